@@ -1,0 +1,41 @@
+/**
+ * A faithful port of the buggy shape, kept for the reproduction and the tests:
+ * the whole input is read, then one fiber per trial is forked at once
+ * (`asyncio.gather` over `create_task`), and a Semaphore of `parallelism`
+ * guards only the agent call. Active calls stay bounded; admitted work does not.
+ *
+ * Do not use it to run evaluations. In effect 4.1.0 the many-waiters semaphore
+ * also makes it quadratic (about 14 s at 40,000 trials).
+ *
+ * @since 0.1.0
+ */
+import { Effect, Semaphore, Stream } from "effect"
+import type { Agent } from "./Agent.ts"
+import { checkParallelism, type InvalidParallelism } from "./Errors.ts"
+import { executeTrial } from "./internal/execute.ts"
+import * as Probe from "./Probe.ts"
+import type { RunOptions } from "./Runner.ts"
+import type { AgentEvalTask, AgentEvalTrial } from "./Trial.ts"
+
+/**
+ * Same signature as `runTrials`; emits trials in input order once all are done.
+ *
+ * @category runners
+ * @since 0.1.0
+ */
+export const runTrialsEager = <E, R, AE, AR>(
+  tasks: Stream.Stream<AgentEvalTask, E, R>,
+  agent: Agent<AE, AR>,
+  options: RunOptions
+): Stream.Stream<AgentEvalTrial, E | InvalidParallelism, R | AR> =>
+  Stream.unwrap(Effect.gen(function*() {
+    const invalid = checkParallelism(options.parallelism)
+    if (invalid) return yield* invalid
+    const probe = options.probe ?? new Probe.Probe()
+    const semaphore = yield* Semaphore.make(options.parallelism)
+    const all = yield* Stream.runCollect(tasks)
+    const trials = yield* Effect.forEach(all, (task) => executeTrial(task, agent, { semaphore, probe }), {
+      concurrency: "unbounded"
+    }).pipe(Probe.trackFibers(probe))
+    return Stream.fromIterable(trials)
+  }))

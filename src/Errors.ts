@@ -1,0 +1,65 @@
+/**
+ * Typed errors of agent-trials. Each carries a message a user can act on.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+
+/**
+ * `parallelism` was not an integer >= 1. Raised before any agent call.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class InvalidParallelism extends Schema.TaggedError<InvalidParallelism>()("InvalidParallelism", {
+  value: Schema.Unknown,
+  source: Schema.String
+}) {
+  override get message(): string {
+    return `Expected ${this.source} to be an integer from 1 and up, got ${formatValue(this.value)}`
+  }
+}
+
+/**
+ * A foreign agent (a Promise function, a module export) threw or rejected.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class AgentError extends Schema.TaggedError<AgentError>()("AgentError", {
+  message: Schema.String,
+  cause: Schema.optionalKey(Schema.Unknown)
+}) {}
+
+/**
+ * An agent returned something that is neither a string nor an `AgentOutput`.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class InvalidAgentOutput extends Schema.TaggedError<InvalidAgentOutput>()("InvalidAgentOutput", {
+  message: Schema.String
+}) {}
+
+/**
+ * Checks a parallelism bound at the boundary: an integer >= 1 and a safe
+ * integer, so `Number.MAX_SAFE_INTEGER` is the largest accepted value.
+ *
+ * @category validation
+ * @since 0.1.0
+ */
+export const checkParallelism = (value: unknown, source = "parallelism"): InvalidParallelism | undefined =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 1
+    ? undefined
+    : new InvalidParallelism({ value, source })
+
+const formatValue = (value: unknown): string => {
+  if (typeof value === "string") return JSON.stringify(value)
+  if (typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") return String(value)
+  if (value === undefined) return "undefined"
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return String(value)
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * The bounded trial runner.
+ *
+ * Trials form an Effect `Stream`, processed by
+ * `Stream.mapEffect(trial, { concurrency: parallelism })` under a Semaphore of
+ * `parallelism` permits. `Stream.mapEffect` forks a fiber per trial only when a
+ * slot is free and pulls the next task only then, so per-trial work in flight
+ * stays bounded by `parallelism` however long the input is, and the input is
+ * read lazily.
+ *
+ * Order: by default trials are emitted as they finish (`ordered: false`), so one
+ * slow trial never holds back the others. `ordered: true` emits in input order;
+ * it keeps at most `parallelism` trials in flight too, but a slow head trial
+ * stalls admission behind it (head-of-line blocking).
+ *
+ * @since 0.1.0
+ */
+import { Config, Context, Effect, Layer, Semaphore, Stream } from "effect"
+import type { Agent } from "./Agent.ts"
+import { checkParallelism, InvalidParallelism } from "./Errors.ts"
+import { executeTrial } from "./internal/execute.ts"
+import * as Probe from "./Probe.ts"
+import type { AgentEvalTask, AgentEvalTrial } from "./Trial.ts"
+
+/**
+ * Options of a run.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RunOptions {
+  /** Upper bound on agent calls in flight and on per-trial units started and not finished. */
+  readonly parallelism: number
+  /** Emit trials in input order (head-of-line blocking) instead of as they finish. Default false. */
+  readonly ordered?: boolean | undefined
+  /** Where the run's counts go; a fresh probe when omitted. */
+  readonly probe?: Probe.Probe | undefined
+}
+
+/**
+ * Runs every task through `agent`, at most `parallelism` at a time, and emits
+ * one `AgentEvalTrial` per task. Agent failures become `failed` trials; the
+ * stream fails only with the source's error `E`, or `InvalidParallelism`
+ * before any agent call.
+ *
+ * @example
+ * ```ts
+ * const trials = runTrials(Stream.fromIterable(tasks), Agent.fromPromise(callMyAgent), { parallelism: 8 })
+ * const all = yield* Stream.runCollect(trials)
+ * ```
+ *
+ * @category runners
+ * @since 0.1.0
+ */
+export const runTrials = <E, R, AE, AR>(
+  tasks: Stream.Stream<AgentEvalTask, E, R>,
+  agent: Agent<AE, AR>,
+  options: RunOptions
+): Stream.Stream<AgentEvalTrial, E | InvalidParallelism, R | AR> =>
+  Stream.unwrap(Effect.gen(function*() {
+    const invalid = checkParallelism(options.parallelism)
+    if (invalid) return yield* invalid
+    const semaphore = yield* Semaphore.make(options.parallelism)
+    return bounded(tasks, agent, {
+      parallelism: options.parallelism,
+      ordered: options.ordered ?? false,
+      semaphore,
+      probe: options.probe ?? new Probe.Probe()
+    })
+  }))
+
+interface BoundedConfig {
+  readonly parallelism: number
+  readonly ordered: boolean
+  readonly semaphore: Semaphore.Semaphore
+  readonly probe: Probe.Probe
+}
+
+const bounded = <E, R, AE, AR>(
+  tasks: Stream.Stream<AgentEvalTask, E, R>,
+  agent: Agent<AE, AR>,
+  config: BoundedConfig
+): Stream.Stream<AgentEvalTrial, E, R | AR> =>
+  tasks.pipe(
+    Stream.mapEffect((task) => executeTrial(task, agent, config), {
+      concurrency: config.parallelism,
+      unordered: !config.ordered
+    }),
+    trackStreamFibers(config.probe)
+  )
+
+/**
+ * Counts every fiber the stream forks (its helpers and one per admitted trial)
+ * in `probe.liveFibers`.
+ *
+ * @internal
+ */
+export const trackStreamFibers = (probe: Probe.Probe) => <A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A, E, R> =>
+  Stream.unwrap(Effect.map(Probe.currentFiberMetrics(probe), (metrics) => Stream.provideService(self, Probe.FiberRuntimeMetrics, metrics)))
+
+/**
+ * The runner as a service: one Semaphore for the life of the layer, so every
+ * run inside it shares one budget of active agent calls, and one probe that
+ * counts across those runs.
+ *
+ * @category services
+ * @since 0.1.0
+ */
+export class Runner extends Context.Service<Runner, {
+  readonly parallelism: number
+  readonly probe: Probe.Probe
+  /** Like `runTrials`, with the service's shared permits. */
+  readonly run: <E, R, AE, AR>(
+    tasks: Stream.Stream<AgentEvalTask, E, R>,
+    agent: Agent<AE, AR>,
+    options?: { readonly ordered?: boolean | undefined }
+  ) => Stream.Stream<AgentEvalTrial, E, R | AR>
+  /** The drop-in for the original `run_tasks`: every trial, in input order. */
+  readonly runTasks: <AE, AR>(
+    tasks: Iterable<AgentEvalTask>,
+    agent: Agent<AE, AR>
+  ) => Effect.Effect<Array<AgentEvalTrial>, never, AR>
+}>()("agent-trials/Runner") {
+  /**
+   * Reads `AGENT_TRIALS_PARALLELISM` (default 8).
+   */
+  static readonly layer: Layer.Layer<Runner, InvalidParallelism | Config.ConfigError> = Layer.effect(
+    Runner,
+    Effect.flatMap(
+      Config.Int("AGENT_TRIALS_PARALLELISM").pipe(Config.withDefault(8)),
+      (parallelism) => make({ parallelism, source: "AGENT_TRIALS_PARALLELISM" })
+    )
+  )
+
+  /** A runner with an explicit parallelism (tests, embedding). */
+  static readonly layerWith = (options: { readonly parallelism: number }): Layer.Layer<Runner, InvalidParallelism> =>
+    Layer.effect(Runner, make(options))
+}
+
+/**
+ * Builds the `Runner` service.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = Effect.fn("Runner.make")(function*(options: {
+  readonly parallelism: number
+  readonly source?: string
+}) {
+  const invalid = checkParallelism(options.parallelism, options.source)
+  if (invalid) return yield* invalid
+  const parallelism = options.parallelism
+  const semaphore = yield* Semaphore.make(parallelism)
+  const probe = new Probe.Probe()
+  const config = (ordered: boolean | undefined): BoundedConfig => ({
+    parallelism,
+    ordered: ordered ?? false,
+    semaphore,
+    probe
+  })
+  const run = <E, R, AE, AR>(
+    tasks: Stream.Stream<AgentEvalTask, E, R>,
+    agent: Agent<AE, AR>,
+    runOptions?: { readonly ordered?: boolean | undefined }
+  ): Stream.Stream<AgentEvalTrial, E, R | AR> => bounded(tasks, agent, config(runOptions?.ordered))
+
+  const runTasks = <AE, AR>(tasks: Iterable<AgentEvalTask>, agent: Agent<AE, AR>) => {
+    const out: Array<AgentEvalTrial> = []
+    const cfg = config(false)
+    // Unordered underneath (no head-of-line stall), placed back by index.
+    return Stream.fromIterable(tasks).pipe(
+      Stream.mapEffect(
+        (task, index) => Effect.map(executeTrial(task, agent, cfg), (trial) => {
+          out[index] = trial
+        }),
+        { concurrency: parallelism, unordered: true }
+      ),
+      trackStreamFibers(probe),
+      Stream.runDrain,
+      Effect.as(out),
+      Effect.withSpan("Runner.runTasks")
+    )
+  }
+  return Runner.of({ parallelism, probe, run, runTasks })
+})
+
+export { InvalidParallelism }

@@ -1,0 +1,105 @@
+/**
+ * The domain of an evaluation run, as Schemas: the same definitions validate
+ * dataset lines, type the code and generate property-test data.
+ *
+ * Field names mirror the original evaluator (`AgentEvalTask`, `AgentOutput`,
+ * `AgentEvalTrial`) so its users recognise them.
+ *
+ * @since 0.1.0
+ */
+import { Schema } from "effect"
+
+/**
+ * One unit of work sent to an agent.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const AgentEvalTask = Schema.Struct({
+  id: Schema.String,
+  inputs: Schema.Record(Schema.String, Schema.Unknown),
+  intent: Schema.optionalKey(Schema.String),
+  reference: Schema.optionalKey(Schema.Unknown),
+  metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+})
+export type AgentEvalTask = typeof AgentEvalTask.Type
+
+/**
+ * What an agent returned for one task.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const AgentOutput = Schema.Struct({
+  output_text: Schema.String,
+  response: Schema.optionalKey(Schema.Unknown),
+  metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+})
+export type AgentOutput = typeof AgentOutput.Type
+
+/**
+ * Why a trial failed: `type` is the error's tag or class name
+ * (`AgentError`, `TypeError`, `Timeout`, `InvalidTask`, ...).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const TrialError = Schema.Struct({
+  type: Schema.String,
+  message: Schema.String,
+  occurred_at: Schema.String
+})
+export type TrialError = typeof TrialError.Type
+
+/**
+ * `completed`: the agent returned an output. `failed`: it did not (the trial
+ * carries an `error`). `partial`: kept from the original evaluator's schema for
+ * agents that report an incomplete output; the core runner never produces it.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const TrialStatus = Schema.Literals(["completed", "failed", "partial"])
+export type TrialStatus = typeof TrialStatus.Type
+
+/**
+ * Timing recorded for every trial, plus whatever a later stage adds.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const TrialMetadata = Schema.StructWithRest(
+  Schema.Struct({
+    started_at: Schema.String,
+    finished_at: Schema.String,
+    latency_ms: Schema.Number
+  }),
+  [Schema.Record(Schema.String, Schema.Unknown)]
+)
+export type TrialMetadata = typeof TrialMetadata.Type
+
+/**
+ * The record of one trial: one line of a results file.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const AgentEvalTrial = Schema.Struct({
+  id: Schema.String,
+  task_id: Schema.String,
+  status: TrialStatus,
+  output: Schema.optionalKey(AgentOutput),
+  error: Schema.optionalKey(TrialError),
+  metadata: TrialMetadata
+})
+export type AgentEvalTrial = typeof AgentEvalTrial.Type
+
+/**
+ * The id of a task's trial: `${task.id}:trial` for a single-epoch run, and
+ * `${task.id}:${epoch}` when a task is tried several times.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const trialId = (taskId: string, epoch?: number): string =>
+  epoch === undefined ? `${taskId}:trial` : `${taskId}:${epoch}`

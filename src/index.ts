@@ -1,0 +1,15 @@
+/**
+ * agent-trials: a bounded, streaming evaluation runner for AI agents.
+ *
+ * @since 0.1.0
+ */
+export * as Agent from "./Agent.ts"
+export * as Errors from "./Errors.ts"
+export * as Probe from "./Probe.ts"
+export * as Runner from "./Runner.ts"
+export * as Trial from "./Trial.ts"
+
+export { runTrialsEager } from "./Eager.ts"
+export { Runner as RunnerService, runTrials } from "./Runner.ts"
+export type { RunOptions } from "./Runner.ts"
+export { AgentEvalTask, AgentEvalTrial, AgentOutput, TrialError } from "./Trial.ts"
