@@ -1,0 +1,9 @@
+/**
+ * `npm run repro`: the counterpart of the original run.py. Logic in src/.
+ */
+import { runMain } from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { Effect } from "effect"
+import { reproCommand, runCommand } from "../src/Cli.ts"
+
+runCommand(reproCommand).pipe(Effect.provide(NodeServices.layer), runMain)

@@ -1,0 +1,74 @@
+import { assert, describe, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Exit, Fiber, Layer, Stream } from "effect"
+import { TestClock } from "effect/testing"
+import * as fs from "node:fs"
+import type { Agent } from "../src/Agent.ts"
+import { Runner } from "../src/Runner.ts"
+import { program } from "./embed.example.ts"
+import { gatedAgent, taskIterable, tasksStream } from "./fixtures.ts"
+
+const withParallelism = (value: unknown) =>
+  Runner.layer.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ AGENT_TRIALS_PARALLELISM: value }))))
+
+describe("Runner service", () => {
+  it.effect("reads AGENT_TRIALS_PARALLELISM, and runs inside it share one budget of active calls", () =>
+    Effect.gen(function*() {
+      const runner = yield* Runner
+      assert.strictEqual(runner.parallelism, 3)
+      const { agent, gate } = yield* gatedAgent()
+      const a = yield* Effect.forkChild(Stream.runCollect(runner.run(tasksStream(20), agent)))
+      const b = yield* Effect.forkChild(Stream.runCollect(runner.run(tasksStream(20), agent)))
+      yield* TestClock.adjust(0)
+      // Each run admits up to 3 units, but only 3 calls run across both.
+      assert.strictEqual(runner.probe.active, 3)
+      assert.strictEqual(runner.probe.outstanding, 6)
+      yield* gate.open
+      yield* TestClock.adjust("30 seconds")
+      const [ra, rb] = [yield* Fiber.join(a), yield* Fiber.join(b)]
+      assert.strictEqual(ra.length + rb.length, 40)
+      assert.strictEqual(runner.probe.peakActive, 3)
+      assert.strictEqual(runner.probe.liveFibers, 0)
+    }).pipe(Effect.provide(withParallelism(3))))
+
+  it.effect("defaults to 8", () =>
+    Effect.gen(function*() {
+      const runner = yield* Runner
+      assert.strictEqual(runner.parallelism, 8)
+    }).pipe(Effect.provide(Runner.layer.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({})))))))
+
+  it.effect("a bad AGENT_TRIALS_PARALLELISM fails the layer, naming the variable and value", () =>
+    Effect.gen(function*() {
+      const exit = yield* Effect.exit(Effect.provide(Runner.use(() => Effect.void), withParallelism(0)))
+      assert.isTrue(Exit.isFailure(exit))
+      assert.include(String(exit), "Expected AGENT_TRIALS_PARALLELISM to be an integer from 1 and up, got 0")
+    }))
+
+  it.effect("runTasks: every trial, in input order, like the original run_tasks", () =>
+    Effect.gen(function*() {
+      const runner = yield* Runner
+      // Later tasks finish first, so input order must be restored.
+      const agent: Agent = (task) => {
+        const i = task.inputs["i"] as number
+        return Effect.as(Effect.sleep(`${100 - i} millis`), { output_text: `o${i}` })
+      }
+      const fiber = yield* Effect.forkChild(runner.runTasks(taskIterable(100), agent))
+      yield* TestClock.adjust("10 seconds")
+      const trials = yield* Fiber.join(fiber)
+      assert.deepStrictEqual(trials.map((t) => t.task_id), Array.from({ length: 100 }, (_, i) => `t${i}`))
+      assert.deepStrictEqual(trials.map((t) => t.output?.output_text), Array.from({ length: 100 }, (_, i) => `o${i}`))
+      assert.strictEqual(runner.probe.peakOutstanding, 4)
+    }).pipe(Effect.provide(Runner.layerWith({ parallelism: 4 }))))
+
+  it.live("the README's embedding example runs as written", () =>
+    Effect.gen(function*() {
+      const readme = fs.readFileSync(new URL("../README.md", import.meta.url), "utf8")
+      const example = fs.readFileSync(new URL("./embed.example.ts", import.meta.url), "utf8")
+      assert.include(readme, example.replace(`from "../src/index.ts"`, `from "agent-trials"`))
+      const result = yield* program.pipe(
+        Effect.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ AGENT_TRIALS_PARALLELISM: 16 })))
+      )
+      assert.deepStrictEqual(result.summary, { completed: 1000, failed: 0 })
+      assert.isAtMost(result.peakActive, 16)
+      assert.isAtLeast(result.peakActive, 1)
+    }))
+})
