@@ -34,7 +34,7 @@ export const runTrialsEager = <E, R, AE, AR>(
     const probe = options.probe ?? new Probe.Probe()
     const semaphore = yield* Semaphore.make(options.parallelism)
     const all = yield* Stream.runCollect(tasks)
-    const trials = yield* Effect.forEach(all, (task) => executeTrial(task, agent, { semaphore, probe }), {
+    const trials = yield* Effect.forEach(all, (task) => executeTrial(task, undefined, agent, { semaphore, probe }), {
       concurrency: "unbounded"
     }).pipe(Probe.trackFibers(probe))
     return Stream.fromIterable(trials)

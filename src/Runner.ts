@@ -35,6 +35,22 @@ export interface RunOptions {
   readonly ordered?: boolean | undefined
   /** Where the run's counts go; a fresh probe when omitted. */
   readonly probe?: Probe.Probe | undefined
+  /**
+   * Trials per task. When set, task `t` gives trials `t:1` ... `t:K` (adjacent
+   * in admission order); when omitted, one trial `t:trial`.
+   */
+  readonly epochs?: number | undefined
+}
+
+/**
+ * One unit of work: a task, and which of its epochs this trial is.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface TrialUnit {
+  readonly task: AgentEvalTask
+  readonly epoch?: number | undefined
 }
 
 /**
@@ -56,12 +72,51 @@ export const runTrials = <E, R, AE, AR>(
   tasks: Stream.Stream<AgentEvalTask, E, R>,
   agent: Agent<AE, AR>,
   options: RunOptions
+): Stream.Stream<AgentEvalTrial, E | InvalidParallelism, R | AR> => {
+  const epochs = options.epochs
+  if (epochs === undefined) {
+    return withRunConfig(options, (config) => bounded(tasks, (task) => executeTrial(task, undefined, agent, config), config))
+  }
+  return runUnits(Stream.mapArray(tasks, (chunk) => expandEpochs(chunk, epochs)), agent, options)
+}
+
+/**
+ * Like `runTrials`, over explicit units (a task and an epoch): what a resumed
+ * run feeds once it has dropped the units already recorded.
+ *
+ * @category runners
+ * @since 0.1.0
+ */
+export const runUnits = <E, R, AE, AR>(
+  units: Stream.Stream<TrialUnit, E, R>,
+  agent: Agent<AE, AR>,
+  options: Omit<RunOptions, "epochs">
 ): Stream.Stream<AgentEvalTrial, E | InvalidParallelism, R | AR> =>
+  withRunConfig(options, (config) => bounded(units, (unit) => executeTrial(unit.task, unit.epoch, agent, config), config))
+
+const expandEpochs = (
+  tasks: ReadonlyArray<AgentEvalTask>,
+  epochs: number
+): [TrialUnit, ...Array<TrialUnit>] => {
+  const out: Array<TrialUnit> = []
+  for (const task of tasks) {
+    for (let epoch = 1; epoch <= epochs; epoch++) out.push({ task, epoch })
+  }
+  return out as [TrialUnit, ...Array<TrialUnit>]
+}
+
+// Checks the options before anything is read or called, then makes the run's
+// Semaphore.
+const withRunConfig = <A, E, R>(
+  options: RunOptions,
+  f: (config: BoundedConfig) => Stream.Stream<A, E, R>
+): Stream.Stream<A, E | InvalidParallelism, R> =>
   Stream.unwrap(Effect.gen(function*() {
-    const invalid = checkParallelism(options.parallelism)
+    const invalid = checkParallelism(options.parallelism) ??
+      (options.epochs === undefined ? undefined : checkParallelism(options.epochs, "epochs"))
     if (invalid) return yield* invalid
     const semaphore = yield* Semaphore.make(options.parallelism)
-    return bounded(tasks, agent, {
+    return f({
       parallelism: options.parallelism,
       ordered: options.ordered ?? false,
       semaphore,
@@ -76,16 +131,13 @@ interface BoundedConfig {
   readonly probe: Probe.Probe
 }
 
-const bounded = <E, R, AE, AR>(
-  tasks: Stream.Stream<AgentEvalTask, E, R>,
-  agent: Agent<AE, AR>,
+const bounded = <A, E, R, AR>(
+  items: Stream.Stream<A, E, R>,
+  trial: (item: A) => Effect.Effect<AgentEvalTrial, never, AR>,
   config: BoundedConfig
 ): Stream.Stream<AgentEvalTrial, E, R | AR> =>
-  tasks.pipe(
-    Stream.mapEffect((task) => executeTrial(task, agent, config), {
-      concurrency: config.parallelism,
-      unordered: !config.ordered
-    }),
+  items.pipe(
+    Stream.mapEffect(trial, { concurrency: config.parallelism, unordered: !config.ordered }),
     trackStreamFibers(config.probe)
   )
 
@@ -162,7 +214,10 @@ export const make = Effect.fn("Runner.make")(function*(options: {
     tasks: Stream.Stream<AgentEvalTask, E, R>,
     agent: Agent<AE, AR>,
     runOptions?: { readonly ordered?: boolean | undefined }
-  ): Stream.Stream<AgentEvalTrial, E, R | AR> => bounded(tasks, agent, config(runOptions?.ordered))
+  ): Stream.Stream<AgentEvalTrial, E, R | AR> => {
+    const cfg = config(runOptions?.ordered)
+    return bounded(tasks, (task) => executeTrial(task, undefined, agent, cfg), cfg)
+  }
 
   const runTasks = <AE, AR>(tasks: Iterable<AgentEvalTask>, agent: Agent<AE, AR>) => {
     const out: Array<AgentEvalTrial> = []
@@ -170,7 +225,7 @@ export const make = Effect.fn("Runner.make")(function*(options: {
     // Unordered underneath (no head-of-line stall), placed back by index.
     return Stream.fromIterable(tasks).pipe(
       Stream.mapEffect(
-        (task, index) => Effect.map(executeTrial(task, agent, cfg), (trial) => {
+        (task, index) => Effect.map(executeTrial(task, undefined, agent, cfg), (trial) => {
           out[index] = trial
         }),
         { concurrency: parallelism, unordered: true }

@@ -27,6 +27,7 @@ export interface ExecuteConfig {
  */
 export const executeTrial = <AE, AR>(
   task: AgentEvalTask,
+  epoch: number | undefined,
   agent: Agent<AE, AR>,
   config: ExecuteConfig
 ): Effect.Effect<AgentEvalTrial, never, AR> => {
@@ -44,7 +45,7 @@ export const executeTrial = <AE, AR>(
             Effect.ensuring(Effect.sync(() => probe.callEnded())),
             Effect.exit,
             Effect.map((exit) => {
-              const trial = toTrial(task, exit, startedMs, startedNs, clock)
+              const trial = toTrial(task, epoch, exit, startedMs, startedNs, clock)
               failed = trial.status === "failed"
               return trial
             })
@@ -69,18 +70,20 @@ const callAgent = <AE, AR>(agent: Agent<AE, AR>, task: AgentEvalTask): Effect.Ef
 
 const toTrial = (
   task: AgentEvalTask,
+  epoch: number | undefined,
   exit: Exit.Exit<AgentOutput, unknown>,
   startedMs: number,
   startedNs: bigint,
   clock: Clock.Clock
 ): AgentEvalTrial => {
   const finishedMs = clock.currentTimeMillisUnsafe()
-  const metadata = {
+  const metadata: AgentEvalTrial["metadata"] = {
     started_at: new Date(startedMs).toISOString(),
     finished_at: new Date(finishedMs).toISOString(),
-    latency_ms: Number(clock.currentTimeNanosUnsafe() - startedNs) / 1e6
+    latency_ms: Number(clock.currentTimeNanosUnsafe() - startedNs) / 1e6,
+    ...(epoch === undefined ? undefined : { epoch })
   }
-  const id = trialId(task.id)
+  const id = trialId(task.id, epoch)
   return Exit.isSuccess(exit)
     ? { id, task_id: task.id, status: "completed", output: exit.value, metadata }
     : { id, task_id: task.id, status: "failed", error: toTrialError(exit.cause, metadata.finished_at), metadata }
