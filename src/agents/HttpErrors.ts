@@ -1,0 +1,63 @@
+/**
+ * Failures of the HTTP agents. They carry only text and numbers (no request,
+ * response or cause objects), so a trial record built from them cannot pick
+ * up a header or a secret by accident.
+ *
+ * @since 0.1.0
+ */
+import { Duration, Result, Schema } from "effect"
+import { Headers } from "effect/http"
+import type { InvalidAgentOutput } from "../Errors.ts"
+
+/**
+ * The agent's server answered with a status outside 2xx. `retryAfterMs` is
+ * its `Retry-After` header, so a retry policy can honour it.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class HttpStatusError extends Schema.TaggedError<HttpStatusError>()("HttpStatusError", {
+  status: Schema.Number,
+  message: Schema.String,
+  retryAfterMs: Schema.optionalKey(Schema.Number)
+}) {}
+
+/**
+ * No HTTP answer: connection refused or reset, DNS failure, invalid URL, a body
+ * cut off mid-way.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class NetworkError extends Schema.TaggedError<NetworkError>()("NetworkError", {
+  message: Schema.String
+}) {}
+
+/**
+ * Everything an HTTP agent fails with.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type HttpAgentError = HttpStatusError | NetworkError | InvalidAgentOutput
+
+/**
+ * Reads a `Retry-After` value (whole seconds or an HTTP date) as milliseconds
+ * from `nowMs`; a past date gives 0, an unreadable value `undefined`.
+ *
+ * @example
+ * ```ts
+ * retryAfterMs("2", Date.now()) // 2000
+ * retryAfterMs("Wed, 21 Oct 2015 07:28:00 GMT", Date.parse("2015-10-21T07:27:00Z")) // 60000
+ * ```
+ *
+ * @category parsing
+ * @since 0.1.0
+ */
+export const retryAfterMs = (value: string | undefined, nowMs: number): number | undefined => {
+  if (value === undefined) return undefined
+  const parsed = Headers.parseRetryAfter(value.trim())
+  return Result.isSuccess(parsed)
+    ? Duration.toMillis(Headers.retryAfterDelay(parsed.success, nowMs))
+    : undefined
+}

@@ -1,0 +1,109 @@
+/**
+ * An agent that is one call to an OpenAI-compatible chat completions
+ * endpoint (OpenAI, vLLM, llama.cpp, Ollama, ...). The API key stays
+ * `Redacted`, and its value is scrubbed from every body and message before a
+ * trial record can see it.
+ *
+ * @since 0.1.0
+ */
+import { Config, Effect, Option, Redacted } from "effect"
+import type { HttpClient } from "effect/http"
+import type { Agent } from "../Agent.ts"
+import { InvalidAgentOutput } from "../Errors.ts"
+import type { AgentEvalTask, AgentOutput } from "../Trial.ts"
+import type { HttpAgentError } from "./HttpErrors.ts"
+import { displayUrl, postJson, preview, scrubber } from "./internal/post.ts"
+
+/**
+ * Options of a chat completions agent.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options {
+  /** e.g. `https://api.openai.com/v1`; `/chat/completions` is appended. */
+  readonly baseUrl: string
+  readonly model: string
+  /** Sent as `Authorization: Bearer <key>`; no header when undefined or empty. */
+  readonly apiKey: Redacted.Redacted<string> | undefined
+}
+
+/**
+ * Sends `task.inputs.instruction` (or, without a string instruction, the JSON
+ * of `task.inputs`) as one user message; the first choice's content is the
+ * output text, the whole body the `response`.
+ *
+ * @example
+ * ```ts
+ * const agent = OpenAiAgent.make({ baseUrl: "https://api.openai.com/v1", model: "gpt-4o-mini", apiKey: yield* OpenAiAgent.keyFromConfig })
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = (options: Options): Agent<HttpAgentError, HttpClient.HttpClient> => {
+  const url = `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`
+  const key = options.apiKey === undefined ? "" : Redacted.value(options.apiKey)
+  const bearer = key === "" ? undefined : options.apiKey
+  const scrub = scrubber(key === "" ? [] : [key])
+  const where = scrub(displayUrl(url))
+  return Effect.fn("OpenAiAgent.call")(function*(task: AgentEvalTask) {
+    const body = yield* postJson({
+      url,
+      body: { model: options.model, messages: [{ role: "user", content: userContent(task) }] },
+      bearer,
+      scrub
+    })
+    return yield* toOutput(body, where)
+  })
+}
+
+/**
+ * `OPENAI_API_KEY` when it is set and not empty.
+ *
+ * @category config
+ * @since 0.1.0
+ */
+export const keyFromConfig: Effect.Effect<Redacted.Redacted<string> | undefined, Config.ConfigError> = Config
+  .Redacted("OPENAI_API_KEY")
+  .pipe(
+    Config.option,
+    Effect.map(Option.filter((key) => Redacted.value(key) !== "")),
+    Effect.map(Option.getOrUndefined)
+  )
+
+const userContent = (task: AgentEvalTask): string => {
+  const instruction = task.inputs["instruction"]
+  return typeof instruction === "string" ? instruction : JSON.stringify(task.inputs)
+}
+
+const toOutput = (body: unknown, where: string): Effect.Effect<AgentOutput, InvalidAgentOutput> => {
+  const message = field(at(field(body, "choices"), 0), "message")
+  const content = field(message, "content")
+  if (typeof content !== "string") {
+    const refusal = field(message, "refusal")
+    const refused = typeof refusal === "string" ? ` (the model refused: ${preview(refusal)})` : ""
+    return Effect.fail(
+      new InvalidAgentOutput({
+        message: `Chat completion from ${where} has no string at choices[0].message.content${refused}: ${
+          preview(JSON.stringify(body) ?? "")
+        }`
+      })
+    )
+  }
+  const metadata: Record<string, unknown> = {}
+  for (const name of ["model", "usage"] as const) {
+    const value = field(body, name)
+    if (value !== undefined) metadata[name] = value
+  }
+  return Effect.succeed({
+    output_text: content,
+    response: body,
+    ...(Object.keys(metadata).length > 0 ? { metadata } : undefined)
+  })
+}
+
+const field = (value: unknown, name: string): unknown =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined
+
+const at = (value: unknown, index: number): unknown => Array.isArray(value) ? value[index] : undefined
