@@ -16,7 +16,19 @@ import { AgentOutput, type AgentEvalTask } from "./Trial.ts"
  * @category models
  * @since 0.1.0
  */
-export type Agent<E = unknown, R = never> = (task: AgentEvalTask) => Effect.Effect<AgentOutput, E, R>
+export type Agent<E = unknown, R = never> = (task: AgentEvalTask, trial?: TrialContext) => Effect.Effect<AgentOutput, E, R>
+
+/**
+ * Which trial a call is for: agents that must behave differently per epoch
+ * (a simulated agent, a sampler with a per-trial seed) read it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface TrialContext {
+  readonly id: string
+  readonly epoch: number | undefined
+}
 
 /**
  * A user's Promise-returning callable. `signal` fires when the trial is
@@ -43,7 +55,7 @@ export type PromiseAgent = (
  * @category constructors
  * @since 0.1.0
  */
-export const fromEffect = <E, R>(f: Agent<E, R>): Agent<E, R> => (task) => Effect.suspend(() => f(task))
+export const fromEffect = <E, R>(f: Agent<E, R>): Agent<E, R> => (task, trial) => Effect.suspend(() => f(task, trial))
 
 /**
  * Adapts a Promise (or plain value) returning callable. A string result becomes

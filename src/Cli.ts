@@ -3,9 +3,11 @@
  *
  * @since 0.1.0
  */
-import { Console, Effect, Runtime, Schema } from "effect"
+import { Config, Console, Effect, Option, Runtime, Schema } from "effect"
 import { CliError, Command, Flag } from "effect/cli"
+import * as OpenAiAgent from "./agents/OpenAi.ts"
 import { formatReport, reproduce } from "./Repro.ts"
+import * as Run from "./Run.ts"
 
 /**
  * The reproduction did not show the bounded runner within its bounds.
@@ -44,6 +46,8 @@ export const reportErrors = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effe
   Effect.tapError(self, (error) =>
     error instanceof UsageError || error instanceof BoundsViolated
       ? Console.error(`agent-trials: ${error.message}`)
+      : error instanceof Run.RunInputError
+      ? Console.error(`agent-trials: ${error.message}`)
       : Effect.void)
 
 /**
@@ -63,7 +67,7 @@ export class ParseFailed extends Schema.TaggedError<ParseFailed>()("ParseFailed"
  * @category running
  * @since 0.1.0
  */
-export const runCommand = <Name extends string, Input, E, R>(command: Command.Command<Name, Input, {}, E, R>) =>
+export const runCli = <Name extends string, Input, E, R>(command: Command.Command<Name, Input, {}, E, R>) =>
   Command.run(command, { version: "0.1.0" }).pipe(
     Effect.catchIf(CliError.isCliError, (error) =>
       error._tag === "ShowHelp" && error.errors.length === 0 ? Effect.void : Effect.fail(new ParseFailed()))
@@ -106,3 +110,115 @@ export const reproCommand = Command.make(
 ).pipe(Command.withDescription(
   "Reproduce the eager-admission bug: run the original shape and agent-trials side by side on a gated local agent"
 ))
+
+const optionalString = (name: string, env: string, description: string) =>
+  Flag.String(name).pipe(
+    Flag.withDescription(description),
+    Flag.withFallbackConfig(Config.String(env)),
+    Flag.optional
+  )
+
+/**
+ * `run`: stream a dataset through an agent, write every result, resume after
+ * a crash. Every flag falls back to an `AGENT_TRIALS_*` environment variable,
+ * then to its default.
+ *
+ * @category commands
+ * @since 0.1.0
+ */
+export const runCommand = Command.make(
+  "run",
+  {
+    tasks: optionalString(
+      "tasks",
+      "AGENT_TRIALS_TASKS",
+      "JSONL file of tasks, one AgentEvalTask per line, read lazily; - reads stdin"
+    ),
+    synthetic: Flag.Int("synthetic").pipe(
+      Flag.withDescription(`Generate N synthetic tasks instead (default when no --tasks: ${Run.DEFAULT_SYNTHETIC})`),
+      Flag.withFallbackConfig(Config.Int("AGENT_TRIALS_SYNTHETIC")),
+      Flag.optional
+    ),
+    agent: Flag.String("agent").pipe(
+      Flag.withDescription(
+        "sim[:latency=20ms,jitter=10ms,fail=0.02,seed=1] | module:PATH[#export] | http(s)://URL | openai:BASE_URL"
+      ),
+      Flag.withFallbackConfig(Config.String("AGENT_TRIALS_AGENT")),
+      Flag.withDefault("sim")
+    ),
+    model: optionalString("model", "AGENT_TRIALS_MODEL", "Model name for openai: agents (required there)"),
+    parallelism: Flag.Int("parallelism").pipe(
+      Flag.withDescription("Agent calls in flight at most, and trials admitted at most (integer >= 1)"),
+      Flag.withFallbackConfig(Config.Int("AGENT_TRIALS_PARALLELISM")),
+      Flag.withDefault(8)
+    ),
+    epochs: Flag.Int("epochs").pipe(
+      Flag.withDescription("Trials per task; trial ids are TASK_ID:EPOCH (1-based)"),
+      Flag.withFallbackConfig(Config.Int("AGENT_TRIALS_EPOCHS")),
+      Flag.withDefault(1)
+    ),
+    out: optionalString("out", "AGENT_TRIALS_OUT", "Results file (JSONL, appended); default runs/<run-id>.jsonl"),
+    resume: Flag.Boolean("resume").pipe(
+      Flag.withDescription("Continue --out: skip recorded trials, repair a torn last line, append the rest"),
+      Flag.withoutNegation,
+      Flag.withDefault(false)
+    ),
+    retryFailed: Flag.Boolean("retry-failed").pipe(
+      Flag.withDescription("With --resume: run the recorded failed trials again (their old lines are removed)"),
+      Flag.withoutNegation,
+      Flag.withDefault(false)
+    ),
+    summary: optionalString("summary", "AGENT_TRIALS_SUMMARY", "Also write the summary as JSON to this file"),
+    noProgress: Flag.Boolean("no-progress").pipe(
+      Flag.withDescription("No progress display (on a terminal a live line, elsewhere a line every 5 s, on stderr)"),
+      Flag.withoutNegation,
+      Flag.withDefault(false)
+    ),
+    onInvalid: Flag.Literals("on-invalid", ["fail", "skip"]).pipe(
+      Flag.withDescription(
+        "A bad dataset line: fail (stop admitting, keep what is recorded, exit 2) or skip (record it as a failed trial of type InvalidTask)"
+      ),
+      Flag.withFallbackConfig(Config.Literals(["fail", "skip"], "AGENT_TRIALS_ON_INVALID")),
+      Flag.withDefault("fail" as const)
+    )
+  },
+  Effect.fn("Cli.run")(function*(flags) {
+    const apiKey = yield* OpenAiAgent.keyFromConfig.pipe(Effect.orElseSucceed(() => undefined))
+    const progressInterval = yield* Config.Int("AGENT_TRIALS_PROGRESS_INTERVAL_MS").pipe(
+      Config.withDefault(0),
+      Effect.orElseSucceed(() => 0)
+    )
+    const tty = process.stderr.isTTY === true
+    yield* Run.run({
+      tasks: Option.getOrUndefined(flags.tasks),
+      synthetic: Option.getOrUndefined(flags.synthetic),
+      agent: flags.agent,
+      model: Option.getOrUndefined(flags.model),
+      apiKey,
+      parallelism: flags.parallelism,
+      epochs: flags.epochs,
+      out: Option.getOrUndefined(flags.out),
+      resume: flags.resume,
+      retryFailed: flags.retryFailed,
+      summary: Option.getOrUndefined(flags.summary),
+      progress: !flags.noProgress,
+      progressInterval: progressInterval > 0 ? progressInterval : tty ? 250 : 5000,
+      tty,
+      onInvalid: flags.onInvalid,
+      cwd: process.cwd()
+    }).pipe(Effect.mapError((e) => e instanceof Run.RunInputError ? new UsageError({ message: e.message }) : e))
+  }, reportErrors)
+).pipe(Command.withDescription(
+  "Run every task of a dataset through an agent, at most --parallelism at a time, appending each trial to --out as it finishes"
+))
+
+/**
+ * `agent-trials`: the root command.
+ *
+ * @category commands
+ * @since 0.1.0
+ */
+export const trialsCommand = Command.make("agent-trials").pipe(
+  Command.withDescription("A bounded, streaming evaluation runner for AI agents"),
+  Command.withSubcommands([runCommand, reproCommand])
+)

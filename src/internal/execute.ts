@@ -6,7 +6,7 @@
  * @internal
  */
 import { Cause, Clock, Effect, Exit, type Semaphore } from "effect"
-import type { Agent } from "../Agent.ts"
+import type { Agent, TrialContext } from "../Agent.ts"
 import { describe } from "../Agent.ts"
 import type { Probe } from "../Probe.ts"
 import type { AgentEvalTask, AgentEvalTrial, AgentOutput, TrialError } from "../Trial.ts"
@@ -34,6 +34,7 @@ export const executeTrial = <AE, AR>(
   const { probe, semaphore } = config
   return Effect.suspend(() => {
     probe.unitStarted()
+    const id = trialId(task.id, epoch)
     let failed = true
     return Effect.clockWith((clock) =>
       semaphore.withPermit(
@@ -41,11 +42,11 @@ export const executeTrial = <AE, AR>(
           const startedMs = clock.currentTimeMillisUnsafe()
           const startedNs = clock.currentTimeNanosUnsafe()
           probe.callStarted()
-          return callAgent(agent, task).pipe(
+          return callAgent(agent, task, { id, epoch }).pipe(
             Effect.ensuring(Effect.sync(() => probe.callEnded())),
             Effect.exit,
             Effect.map((exit) => {
-              const trial = toTrial(task, epoch, exit, startedMs, startedNs, clock)
+              const trial = toTrial(task, id, epoch, exit, startedMs, startedNs, clock)
               failed = trial.status === "failed"
               return trial
             })
@@ -59,10 +60,14 @@ export const executeTrial = <AE, AR>(
 // A callable that throws before returning an Effect must fail its trial, not
 // the fiber that drives the stream (a concurrent Stream.mapEffect is reported
 // to hang on that), so the call happens inside a suspend with its own catch.
-const callAgent = <AE, AR>(agent: Agent<AE, AR>, task: AgentEvalTask): Effect.Effect<AgentOutput, AE, AR> =>
+const callAgent = <AE, AR>(
+  agent: Agent<AE, AR>,
+  task: AgentEvalTask,
+  trial: TrialContext
+): Effect.Effect<AgentOutput, AE, AR> =>
   Effect.suspend(() => {
     try {
-      return agent(task)
+      return agent(task, trial)
     } catch (defect) {
       return Effect.die(defect)
     }
@@ -70,6 +75,7 @@ const callAgent = <AE, AR>(agent: Agent<AE, AR>, task: AgentEvalTask): Effect.Ef
 
 const toTrial = (
   task: AgentEvalTask,
+  id: string,
   epoch: number | undefined,
   exit: Exit.Exit<AgentOutput, unknown>,
   startedMs: number,
@@ -83,7 +89,6 @@ const toTrial = (
     latency_ms: Number(clock.currentTimeNanosUnsafe() - startedNs) / 1e6,
     ...(epoch === undefined ? undefined : { epoch })
   }
-  const id = trialId(task.id, epoch)
   return Exit.isSuccess(exit)
     ? { id, task_id: task.id, status: "completed", output: exit.value, metadata }
     : { id, task_id: task.id, status: "failed", error: toTrialError(exit.cause, metadata.finished_at), metadata }

@@ -1,0 +1,87 @@
+/**
+ * A user's module as an agent: `module:PATH[#export]`. The export (the default
+ * export when none is named) is a callable
+ * `(task, { signal, trial }) => AgentOutput | string | Promise<...> | Effect<...>`.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Schema } from "effect"
+import * as path from "node:path"
+import { pathToFileURL } from "node:url"
+import { type Agent, toAgentOutput } from "../Agent.ts"
+import { AgentError, type InvalidAgentOutput } from "../Errors.ts"
+import { describe } from "../Agent.ts"
+import type { AgentEvalTask } from "../Trial.ts"
+
+/**
+ * The module cannot be loaded, or lacks a callable export of that name.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class ModuleAgentError extends Schema.TaggedError<ModuleAgentError>()("ModuleAgentError", {
+  message: Schema.String
+}) {}
+
+type UserCallable = (
+  task: AgentEvalTask,
+  context: { readonly signal: AbortSignal; readonly trial: { readonly id: string; readonly epoch: number | undefined } }
+) => unknown
+
+/**
+ * Imports `file` (relative to `cwd`) and returns its export `exportName`
+ * (`default` when omitted) as an agent.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const load = Effect.fn("ModuleAgent.load")(function*(file: string, exportName: string | undefined, cwd: string) {
+  const absolute = path.resolve(cwd, file)
+  const name = exportName ?? "default"
+  const mod = yield* Effect.tryPromise({
+    try: () => import(pathToFileURL(absolute).href) as Promise<Record<string, unknown>>,
+    catch: (e) => new ModuleAgentError({ message: `cannot load agent module ${file}: ${describe(e)}` })
+  })
+  let fn = mod[name]
+  // A CommonJS module imported from ESM puts its exports under `default`.
+  if (fn === undefined && exportName !== undefined) {
+    const cjs = mod["default"] as Record<string, unknown> | undefined
+    fn = typeof cjs === "object" && cjs !== null ? cjs[exportName] : undefined
+  }
+  if (typeof fn !== "function") {
+    const exports = Object.keys(mod).filter((k) => k !== "__esModule")
+    return yield* new ModuleAgentError({
+      message: fn === undefined
+        ? `agent module ${file} has no export "${name}" (it exports: ${exports.length > 0 ? exports.join(", ") : "nothing"})`
+        : `export "${name}" of agent module ${file} is a ${typeof fn}, not a function`
+    })
+  }
+  return fromCallable(fn as UserCallable)
+})
+
+const EffectResult = Symbol("agent-trials/ModuleAgent/EffectResult")
+
+/**
+ * A callable that may return a value, a Promise or an Effect.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const fromCallable = (fn: UserCallable): Agent<unknown> => (task, trial) =>
+  Effect.tryPromise({
+    try: (signal: AbortSignal) => {
+      const result = fn(task, { signal, trial: trial ?? { id: task.id, epoch: undefined } })
+      return Effect.isEffect(result)
+        ? Promise.resolve({ [EffectResult]: result as Effect.Effect<unknown, unknown> })
+        : Promise.resolve(result)
+    },
+    catch: (cause) => new AgentError({ message: describe(cause), cause })
+  }).pipe(
+    Effect.flatMap((value): Effect.Effect<unknown, unknown> =>
+      typeof value === "object" && value !== null && EffectResult in value
+        ? (value as { [EffectResult]: Effect.Effect<unknown, unknown> })[EffectResult]
+        : Effect.succeed(value)
+    ),
+    Effect.flatMap((value): Effect.Effect<ReturnType<typeof toAgentOutput> extends Effect.Effect<infer A, any> ? A : never, InvalidAgentOutput> =>
+      toAgentOutput(value))
+  )

@@ -1,0 +1,120 @@
+/**
+ * A simulated agent: latencies and failures drawn deterministically from a
+ * seed and the trial id, so the same run gives the same results whatever the
+ * scheduling, and a resumed run continues it exactly. Time passes on the
+ * Effect Clock (virtual under TestClock).
+ *
+ * @since 0.1.0
+ */
+import { Duration, Effect, Schema } from "effect"
+import type { Agent } from "../Agent.ts"
+
+/**
+ * @category models
+ * @since 0.1.0
+ */
+export interface SimOptions {
+  readonly latencyMs: number
+  readonly jitterMs: number
+  readonly failRate: number
+  readonly seed: number
+}
+
+/** The defaults of `sim`. */
+export const defaults: SimOptions = { latencyMs: 20, jitterMs: 10, failRate: 0.02, seed: 1 }
+
+/**
+ * The failure a simulated trial reports.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class SimulatedFailure extends Schema.TaggedError<SimulatedFailure>()("SimulatedFailure", {
+  message: Schema.String
+}) {}
+
+/**
+ * Parses `latency=20ms,jitter=10ms,fail=0.02,seed=1` (every key optional).
+ * Returns an error message naming the bad part.
+ *
+ * @category parsing
+ * @since 0.1.0
+ */
+export const parseOptions = (text: string): SimOptions | string => {
+  let options = defaults
+  for (const part of text.split(",").map((p) => p.trim()).filter((p) => p !== "")) {
+    const [key, value, ...rest] = part.split("=")
+    if (value === undefined || rest.length > 0) return `expected key=value, got "${part}"`
+    switch (key) {
+      case "latency":
+      case "jitter": {
+        const ms = parseDurationMs(value)
+        if (ms === undefined) return `${key}: expected a duration like 20ms or 1s, got "${value}"`
+        options = key === "latency" ? { ...options, latencyMs: ms } : { ...options, jitterMs: ms }
+        break
+      }
+      case "fail": {
+        const rate = Number(value)
+        if (!(value !== "" && rate >= 0 && rate <= 1)) return `fail: expected a rate from 0 to 1, got "${value}"`
+        options = { ...options, failRate: rate }
+        break
+      }
+      case "seed": {
+        const seed = Number(value)
+        if (!Number.isSafeInteger(seed)) return `seed: expected an integer, got "${value}"`
+        options = { ...options, seed }
+        break
+      }
+      default:
+        return `unknown option "${key}" (known: latency, jitter, fail, seed)`
+    }
+  }
+  return options
+}
+
+/** `20ms`, `1.5s`, `0`, `250 millis` -> milliseconds; undefined when unreadable. */
+export const parseDurationMs = (text: string): number | undefined => {
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/.exec(text.trim())
+  if (m !== null) {
+    const n = Number(m[1])
+    return m[2] === "s" ? n * 1000 : m[2] === "m" ? n * 60_000 : n
+  }
+  const d = Duration.fromInput(text as Duration.Input)
+  return d._tag === "Some" ? Duration.toMillis(d.value) : undefined
+}
+
+/**
+ * The simulated agent. Its output is the task's `reference` when that is a
+ * string (a correct answer), else `sim:<task id>`.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = (options: SimOptions): Agent<SimulatedFailure> => (task, trial) => {
+  const key = trial?.id ?? task.id
+  const u1 = unit(options.seed, key, 1)
+  const u2 = unit(options.seed, key, 2)
+  const ms = Math.max(0, options.latencyMs + options.jitterMs * (2 * u1 - 1))
+  const outcome = u2 < options.failRate
+    ? Effect.fail(new SimulatedFailure({ message: `simulated failure (fail=${options.failRate})` }))
+    : Effect.succeed({
+      output_text: typeof task.reference === "string" ? task.reference : `sim:${task.id}`,
+      metadata: { simulated_latency_ms: Math.round(ms * 1000) / 1000 }
+    })
+  return ms === 0 ? outcome : Effect.andThen(Effect.sleep(ms), outcome)
+}
+
+// A uniform draw in [0, 1) from (seed, key, salt): FNV-1a then an xorshift mix.
+const unit = (seed: number, key: string, salt: number): number => {
+  let h = (0x811c9dc5 ^ seed ^ Math.imul(salt, 0x9e3779b1)) >>> 0
+  for (let i = 0; i < key.length; i++) {
+    h ^= key.charCodeAt(i)
+    h = Math.imul(h, 0x01000193)
+  }
+  h ^= h >>> 16
+  h = Math.imul(h, 0x85ebca6b)
+  h ^= h >>> 13
+  h = Math.imul(h, 0xc2b2ae35)
+  h ^= h >>> 16
+  return (h >>> 0) / 0x100000000
+}
