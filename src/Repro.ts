@@ -9,6 +9,7 @@ import { Effect, Fiber, Latch, Stream } from "effect"
 import type { Agent } from "./Agent.ts"
 import { runTrialsEager } from "./Eager.ts"
 import type { InvalidParallelism } from "./Errors.ts"
+import type { MaxFailuresExceeded } from "./Policy.ts"
 import { Probe } from "./Probe.ts"
 import { runTrials } from "./Runner.ts"
 import type { AgentEvalTask } from "./Trial.ts"
@@ -100,7 +101,7 @@ const settle = (probe: Probe, expectedActive: number) =>
 export const reproduce = (options: {
   readonly tasks: number
   readonly parallelism: number
-}): Effect.Effect<ReproReport, InvalidParallelism> =>
+}): Effect.Effect<ReproReport, InvalidParallelism | MaxFailuresExceeded> =>
   Effect.gen(function*() {
     const eager = yield* measure(runTrialsEager, options.tasks, options.parallelism)
     const bounded = yield* measure(runTrials, options.tasks, options.parallelism)

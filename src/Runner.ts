@@ -15,10 +15,12 @@
  *
  * @since 0.1.0
  */
-import { Config, Context, Effect, Layer, Semaphore, Stream } from "effect"
+import { Config, Context, Duration, Effect, Layer, Semaphore, Stream } from "effect"
 import type { Agent } from "./Agent.ts"
 import { checkParallelism, InvalidParallelism } from "./Errors.ts"
-import { executeTrial } from "./internal/execute.ts"
+import { type ExecuteConfig, executeTrial } from "./internal/execute.ts"
+import * as Policy from "./Policy.ts"
+import { MaxFailuresExceeded } from "./Policy.ts"
 import * as Probe from "./Probe.ts"
 import type { AgentEvalTask, AgentEvalTrial } from "./Trial.ts"
 
@@ -40,6 +42,16 @@ export interface RunOptions {
    * in admission order); when omitted, one trial `t:trial`.
    */
   readonly epochs?: number | undefined
+  /** Per attempt: the call is interrupted and the attempt fails with `Timeout`. */
+  readonly timeout?: Duration.Input | undefined
+  /** Retries of retryable failures (timeouts, network errors, HTTP 408/429/5xx). None when omitted. */
+  readonly retry?: Policy.RetryPolicy | undefined
+  /** At most `limit` call starts per `per`, across the run. */
+  readonly rate?: { readonly limit: number; readonly per: Duration.Input } | undefined
+  /** Halve the concurrency on HTTP 429, raise it back by one at a time (never above `parallelism`). */
+  readonly adaptive?: boolean | undefined
+  /** Stop admitting and fail with `MaxFailuresExceeded` once the budget is exceeded. */
+  readonly maxFailures?: Policy.MaxFailures | undefined
 }
 
 /**
@@ -72,7 +84,7 @@ export const runTrials = <E, R, AE, AR>(
   tasks: Stream.Stream<AgentEvalTask, E, R>,
   agent: Agent<AE, AR>,
   options: RunOptions
-): Stream.Stream<AgentEvalTrial, E | InvalidParallelism, R | AR> => {
+): Stream.Stream<AgentEvalTrial, E | InvalidParallelism | MaxFailuresExceeded, R | AR> => {
   const epochs = options.epochs
   if (epochs === undefined) {
     return withRunConfig(options, (config) => bounded(tasks, (task) => executeTrial(task, undefined, agent, config), config))
@@ -91,7 +103,7 @@ export const runUnits = <E, R, AE, AR>(
   units: Stream.Stream<TrialUnit, E, R>,
   agent: Agent<AE, AR>,
   options: Omit<RunOptions, "epochs">
-): Stream.Stream<AgentEvalTrial, E | InvalidParallelism, R | AR> =>
+): Stream.Stream<AgentEvalTrial, E | InvalidParallelism | MaxFailuresExceeded, R | AR> =>
   withRunConfig(options, (config) => bounded(units, (unit) => executeTrial(unit.task, unit.epoch, agent, config), config))
 
 const expandEpochs = (
@@ -106,29 +118,51 @@ const expandEpochs = (
 }
 
 // Checks the options before anything is read or called, then makes the run's
-// Semaphore.
+// Semaphore (and rate limiter, adaptive limit).
 const withRunConfig = <A, E, R>(
   options: RunOptions,
   f: (config: BoundedConfig) => Stream.Stream<A, E, R>
-): Stream.Stream<A, E | InvalidParallelism, R> =>
+): Stream.Stream<A, E | InvalidParallelism | MaxFailuresExceeded, R> =>
   Stream.unwrap(Effect.gen(function*() {
     const invalid = checkParallelism(options.parallelism) ??
       (options.epochs === undefined ? undefined : checkParallelism(options.epochs, "epochs"))
     if (invalid) return yield* invalid
     const semaphore = yield* Semaphore.make(options.parallelism)
-    return f({
+    const probe = options.probe ?? new Probe.Probe()
+    const config: BoundedConfig = {
       parallelism: options.parallelism,
       ordered: options.ordered ?? false,
       semaphore,
-      probe: options.probe ?? new Probe.Probe()
-    })
+      probe,
+      timeoutMs: options.timeout === undefined ? undefined : Duration.toMillis(options.timeout),
+      retry: options.retry,
+      rate: options.rate === undefined ? undefined : new Policy.RateLimiter(options.rate.limit, options.rate.per),
+      adaptive: options.adaptive === true ? new Policy.AdaptiveLimit(semaphore, options.parallelism) : undefined
+    }
+    const stream = f(config)
+    const maxFailures = options.maxFailures
+    return maxFailures === undefined ? stream : stopOnFailures(stream, probe, maxFailures)
   }))
 
-interface BoundedConfig {
+// Checked as each trial is emitted: failing the stream stops admission and
+// interrupts the trials in flight.
+const stopOnFailures = <A, E, R>(stream: Stream.Stream<A, E, R>, probe: Probe.Probe, limit: Policy.MaxFailures) =>
+  Stream.mapEffect(stream, (a) =>
+    Policy.exceeded(limit, probe.failed, probe.completed)
+      ? Effect.fail(
+        new MaxFailuresExceeded({
+          message: `stopped: ${probe.failed} of ${probe.completed} finished trials failed, more than the limit of ${
+            Policy.describeMaxFailures(limit)
+          }`,
+          failed: probe.failed,
+          finished: probe.completed
+        })
+      )
+      : Effect.succeed(a))
+
+interface BoundedConfig extends ExecuteConfig {
   readonly parallelism: number
   readonly ordered: boolean
-  readonly semaphore: Semaphore.Semaphore
-  readonly probe: Probe.Probe
 }
 
 const bounded = <A, E, R, AR>(

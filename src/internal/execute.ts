@@ -1,13 +1,15 @@
 /**
- * One trial: take an active-call permit, call the agent, turn whatever happens
- * into an `AgentEvalTrial`. Shared by the bounded and the eager runner so the
- * two differ only in how they admit work.
+ * One trial: for each attempt take an active-call permit (and a rate slot),
+ * call the agent under the timeout, and turn whatever happens into an
+ * `AgentEvalTrial`. Shared by the bounded and the eager runner so the two
+ * differ only in how they admit work.
  *
  * @internal
  */
-import { Cause, Clock, Effect, Exit, type Semaphore } from "effect"
+import { Cause, type Clock, Duration, Effect, Exit, type Semaphore } from "effect"
 import type { Agent, TrialContext } from "../Agent.ts"
 import { describe } from "../Agent.ts"
+import * as Policy from "../Policy.ts"
 import type { Probe } from "../Probe.ts"
 import type { AgentEvalTask, AgentEvalTrial, AgentOutput, TrialError } from "../Trial.ts"
 import { trialId } from "../Trial.ts"
@@ -16,12 +18,23 @@ import { trialId } from "../Trial.ts"
 export interface ExecuteConfig {
   readonly semaphore: Semaphore.Semaphore
   readonly probe: Probe
+  readonly timeoutMs?: number | undefined
+  readonly retry?: Policy.RetryPolicy | undefined
+  readonly rate?: Policy.RateLimiter | undefined
+  readonly adaptive?: Policy.AdaptiveLimit | undefined
+}
+
+interface Attempted {
+  readonly exit: Exit.Exit<AgentOutput, unknown>
+  readonly startedMs: number
+  readonly durationMs: number
 }
 
 /**
  * Never fails: agent failures and defects become a `failed` trial. The
- * outstanding unit spans the wait for a permit and the call; the active call
- * spans only the call itself.
+ * outstanding unit spans every attempt and every backoff wait; an active call
+ * (and its permit) spans only one attempt, so a trial waiting to retry keeps
+ * its place without holding a permit.
  *
  * @internal
  */
@@ -30,32 +43,78 @@ export const executeTrial = <AE, AR>(
   epoch: number | undefined,
   agent: Agent<AE, AR>,
   config: ExecuteConfig
-): Effect.Effect<AgentEvalTrial, never, AR> => {
-  const { probe, semaphore } = config
-  return Effect.suspend(() => {
+): Effect.Effect<AgentEvalTrial, never, AR> =>
+  Effect.suspend(() => {
+    const { probe } = config
     probe.unitStarted()
-    const id = trialId(task.id, epoch)
+    const context: TrialContext = { id: trialId(task.id, epoch), epoch }
     let failed = true
-    return Effect.clockWith((clock) =>
-      semaphore.withPermit(
-        Effect.suspend(() => {
-          const startedMs = clock.currentTimeMillisUnsafe()
-          const startedNs = clock.currentTimeNanosUnsafe()
-          probe.callStarted()
-          return callAgent(agent, task, { id, epoch }).pipe(
-            Effect.ensuring(Effect.sync(() => probe.callEnded())),
-            Effect.exit,
-            Effect.map((exit) => {
-              const trial = toTrial(task, id, epoch, exit, startedMs, startedNs, clock)
-              failed = trial.status === "failed"
-              return trial
-            })
-          )
+    return Effect.clockWith((clock) => {
+      const firstStartedMs = clock.currentTimeMillisUnsafe()
+      const delays: Array<number> = []
+      const loop = (attempt: number): Effect.Effect<AgentEvalTrial, never, AR> =>
+        Effect.flatMap(attemptOnce(task, context, agent, config, clock), (result) => {
+          const error = Exit.isFailure(result.exit) ? firstError(result.exit.cause) : undefined
+          const retry = config.retry
+          if (
+            error === undefined || retry === undefined || attempt > retry.retries || !Policy.isRetryable(error.value)
+          ) {
+            const trial = toTrial(task, context, result, firstStartedMs, attempt, delays, clock)
+            failed = trial.status === "failed"
+            return Effect.succeed(trial)
+          }
+          return Effect.flatMap(Policy.jitter, (j) => {
+            const delay = Policy.retryDelayMs(retry, attempt, error.value, j)
+            delays.push(delay)
+            return Effect.andThen(Effect.sleep(delay), loop(attempt + 1))
+          })
+        })
+      return loop(1)
+    }).pipe(Effect.ensuring(Effect.sync(() => probe.unitEnded(failed))))
+  })
+
+const attemptOnce = <AE, AR>(
+  task: AgentEvalTask,
+  context: TrialContext,
+  agent: Agent<AE, AR>,
+  config: ExecuteConfig,
+  clock: Clock.Clock
+): Effect.Effect<Attempted, never, AR> => {
+  const { probe, rate, adaptive } = config
+  const call = Effect.suspend(() => {
+    const startedMs = clock.currentTimeMillisUnsafe()
+    const startedNs = clock.currentTimeNanosUnsafe()
+    const ticket = adaptive?.start() ?? 0
+    probe.callStarted()
+    return withTimeout(callAgent(agent, task, context), config.timeoutMs).pipe(
+      Effect.ensuring(Effect.sync(() => probe.callEnded())),
+      Effect.exit,
+      Effect.tap((exit) =>
+        adaptive === undefined
+          ? Effect.void
+          : adaptive.onOutcome(ticket, Exit.isFailure(exit) && Policy.isThrottled(firstError(exit.cause)?.value))
+      ),
+      Effect.map((exit): Attempted => ({
+        exit,
+        startedMs,
+        durationMs: Number(clock.currentTimeNanosUnsafe() - startedNs) / 1e6
+      }))
+    )
+  })
+  return config.semaphore.withPermit(rate === undefined ? call : Effect.andThen(rate.acquire, call))
+}
+
+const withTimeout = <A, E, R>(self: Effect.Effect<A, E, R>, timeoutMs: number | undefined) =>
+  timeoutMs === undefined ? self : Effect.timeoutOrElse(self, {
+    duration: timeoutMs,
+    orElse: () =>
+      Effect.fail(
+        new Policy.Timeout({
+          message: `the agent call did not finish within ${Duration.format(Duration.millis(timeoutMs))}`,
+          timeout_ms: timeoutMs
         })
       )
-    ).pipe(Effect.ensuring(Effect.sync(() => probe.unitEnded(failed))))
   })
-}
 
 // A callable that throws before returning an Effect must fail its trial, not
 // the fiber that drives the stream (a concurrent Stream.mapEffect is reported
@@ -73,25 +132,33 @@ const callAgent = <AE, AR>(
     }
   })
 
+const firstError = (cause: Cause.Cause<unknown>): { readonly value: unknown } | undefined => {
+  const reason = cause.reasons[0]
+  return reason !== undefined && Cause.isFailReason(reason) ? { value: reason.error } : undefined
+}
+
 const toTrial = (
   task: AgentEvalTask,
-  id: string,
-  epoch: number | undefined,
-  exit: Exit.Exit<AgentOutput, unknown>,
-  startedMs: number,
-  startedNs: bigint,
+  context: TrialContext,
+  last: Attempted,
+  firstStartedMs: number,
+  attempts: number,
+  delays: ReadonlyArray<number>,
   clock: Clock.Clock
 ): AgentEvalTrial => {
-  const finishedMs = clock.currentTimeMillisUnsafe()
+  const finishedAt = new Date(clock.currentTimeMillisUnsafe()).toISOString()
   const metadata: AgentEvalTrial["metadata"] = {
-    started_at: new Date(startedMs).toISOString(),
-    finished_at: new Date(finishedMs).toISOString(),
-    latency_ms: Number(clock.currentTimeNanosUnsafe() - startedNs) / 1e6,
-    ...(epoch === undefined ? undefined : { epoch })
+    started_at: new Date(firstStartedMs).toISOString(),
+    finished_at: finishedAt,
+    latency_ms: last.durationMs,
+    ...(context.epoch === undefined ? undefined : { epoch: context.epoch }),
+    attempts,
+    ...(delays.length === 0 ? undefined : { retry_delays_ms: delays })
   }
+  const exit = last.exit
   return Exit.isSuccess(exit)
-    ? { id, task_id: task.id, status: "completed", output: exit.value, metadata }
-    : { id, task_id: task.id, status: "failed", error: toTrialError(exit.cause, metadata.finished_at), metadata }
+    ? { id: context.id, task_id: task.id, status: "completed", output: exit.value, metadata }
+    : { id: context.id, task_id: task.id, status: "failed", error: toTrialError(exit.cause, finishedAt), metadata }
 }
 
 /**

@@ -1,0 +1,243 @@
+/**
+ * Failure handling around each agent call: a timeout per attempt, retries with
+ * jittered exponential backoff for retryable failures (honouring
+ * `Retry-After`), a cap on call starts per unit of time, an adaptive
+ * concurrency limit that backs off on HTTP 429, and a failure budget.
+ *
+ * All waiting happens on the Effect Clock, so tests drive it with TestClock.
+ *
+ * @since 0.1.0
+ */
+import { Duration, Effect, Random, Schema, type Semaphore } from "effect"
+
+/**
+ * An attempt ran past `timeout`; the call was interrupted.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", {
+  message: Schema.String,
+  timeout_ms: Schema.Number
+}) {}
+
+/**
+ * More trials failed than `maxFailures` allows: the run stopped admitting.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class MaxFailuresExceeded extends Schema.TaggedError<MaxFailuresExceeded>()("MaxFailuresExceeded", {
+  message: Schema.String,
+  failed: Schema.Number,
+  finished: Schema.Number
+}) {}
+
+/**
+ * Retries of retryable failures.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RetryPolicy {
+  /** Retries after the first attempt (so at most `retries + 1` attempts). */
+  readonly retries: number
+  /** Backoff before retry k (1-based) is jitter * min(max, base * 2^(k-1)), jitter in [0.5, 1). */
+  readonly base: Duration.Input
+  readonly max?: Duration.Input | undefined
+  /** Longest wait a `Retry-After` may impose. Default 60 s. */
+  readonly retryAfterMax?: Duration.Input | undefined
+}
+
+/** Defaults of the CLI: 2 retries, 500 ms base, 30 s cap. */
+export const defaultRetry: RetryPolicy = { retries: 2, base: "500 millis", max: "30 seconds", retryAfterMax: "60 seconds" }
+
+/**
+ * Whether a failure is worth another attempt: timeouts, network errors, HTTP
+ * 408, 429 and 5xx, and any error that says `retryable: true` (directly or on
+ * its `cause`, for errors thrown by a user's callable). Everything else (other
+ * 4xx, invalid output, defects) fails at once.
+ *
+ * @category retry
+ * @since 0.1.0
+ */
+export const isRetryable = (error: unknown): boolean => {
+  if (typeof error !== "object" || error === null) return false
+  const e = error as { readonly _tag?: unknown; readonly status?: unknown; readonly retryable?: unknown; readonly cause?: unknown }
+  if (e.retryable === true) return true
+  if (e._tag === "Timeout" || e._tag === "NetworkError") return true
+  if (e._tag === "HttpStatusError" && typeof e.status === "number") {
+    return e.status === 408 || e.status === 429 || e.status >= 500
+  }
+  const cause = e.cause as { readonly retryable?: unknown } | undefined
+  return typeof cause === "object" && cause !== null && cause.retryable === true
+}
+
+/**
+ * How long to wait before retry `attempt` (1 = the first retry) after `error`:
+ * the `Retry-After` of a 429 or 503 when it has one (capped), else the
+ * jittered exponential backoff.
+ *
+ * @category retry
+ * @since 0.1.0
+ */
+export const retryDelayMs = (policy: RetryPolicy, attempt: number, error: unknown, jitter: number): number => {
+  const e = error as { readonly status?: unknown; readonly retryAfterMs?: unknown } | undefined
+  if (
+    e !== undefined && (e.status === 429 || e.status === 503) &&
+    typeof e.retryAfterMs === "number" && e.retryAfterMs >= 0
+  ) {
+    return Math.min(e.retryAfterMs, Duration.toMillis(policy.retryAfterMax ?? "60 seconds"))
+  }
+  const base = Duration.toMillis(policy.base)
+  const max = Duration.toMillis(policy.max ?? "30 seconds")
+  const exponential = Math.min(max, base * 2 ** (attempt - 1))
+  return Math.round(exponential * (0.5 + jitter / 2))
+}
+
+/** A jitter draw in [0, 1) from the Effect `Random` service (seedable in tests). */
+export const jitter: Effect.Effect<number> = Random.next
+
+/**
+ * A cap on call starts: at most `limit` per `per`, spaced evenly (no bursts),
+ * shared by every call of a run.
+ *
+ * @category rate
+ * @since 0.1.0
+ */
+export class RateLimiter {
+  private nextFree = Number.NEGATIVE_INFINITY
+  readonly intervalMs: number
+
+  constructor(readonly limit: number, readonly per: Duration.Input) {
+    this.intervalMs = Duration.toMillis(per) / limit
+  }
+
+  /** Waits for this call's start slot. */
+  readonly acquire: Effect.Effect<void> = Effect.clockWith((clock) =>
+    Effect.suspend(() => {
+      const now = clock.currentTimeMillisUnsafe()
+      const slot = Math.max(now, this.nextFree)
+      this.nextFree = slot + this.intervalMs
+      return slot > now ? Effect.sleep(slot - now) : Effect.void
+    })
+  )
+}
+
+/**
+ * Parses `N/s`, `N/min` (also `N/sec`, `N/m`, `N/h`): a rate for `--rate`.
+ *
+ * @category rate
+ * @since 0.1.0
+ */
+export const parseRate = (text: string): { readonly limit: number; readonly per: Duration.Input } | undefined => {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*\/\s*(s|sec|second|m|min|minute|h|hour)\s*$/.exec(text)
+  if (m === null) return undefined
+  const limit = Number(m[1])
+  if (!(limit > 0)) return undefined
+  const unit = m[2]
+  const per: Duration.Input = unit.startsWith("s") ? "1 second" : unit.startsWith("h") ? "1 hour" : "1 minute"
+  return { limit, per }
+}
+
+/**
+ * Parses `--max-failures`: a count (`25`) or a fraction (`10%`).
+ *
+ * @category failures
+ * @since 0.1.0
+ */
+export const parseMaxFailures = (text: string): MaxFailures | undefined => {
+  const percent = /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(text)
+  if (percent !== null) {
+    const fraction = Number(percent[1]) / 100
+    return fraction >= 0 && fraction <= 1 ? { _tag: "Fraction", fraction } : undefined
+  }
+  const n = Number(text)
+  return text.trim() !== "" && Number.isSafeInteger(n) && n >= 0 ? { _tag: "Count", count: n } : undefined
+}
+
+/**
+ * The failure budget. `Count`: the run stops when more than `count` trials
+ * have failed. `Fraction`: when more than `fraction` of the trials finished so
+ * far have failed, judged from `minFinished` finished trials on (default 20),
+ * so one early failure does not end a run.
+ *
+ * @category failures
+ * @since 0.1.0
+ */
+export type MaxFailures =
+  | { readonly _tag: "Count"; readonly count: number }
+  | { readonly _tag: "Fraction"; readonly fraction: number; readonly minFinished?: number | undefined }
+
+/**
+ * Whether the budget is exceeded after `failed` of `finished` trials.
+ *
+ * @category failures
+ * @since 0.1.0
+ */
+export const exceeded = (limit: MaxFailures, failed: number, finished: number): boolean =>
+  limit._tag === "Count"
+    ? failed > limit.count
+    : finished >= (limit.minFinished ?? 20) && failed > limit.fraction * finished
+
+/**
+ * Describes a budget for messages: `25 failures` or `10% of trials`.
+ *
+ * @category failures
+ * @since 0.1.0
+ */
+export const describeMaxFailures = (limit: MaxFailures): string =>
+  limit._tag === "Count" ? `${limit.count} failed trials` : `${limit.fraction * 100}% failed trials`
+
+/**
+ * Additive-increase / multiplicative-decrease of the run's concurrency on
+ * HTTP 429: the Semaphore's permits are halved on a 429 (at most once per
+ * window: only a call that started after the last decrease can trigger the
+ * next), and raised by one after `limit` successes in a row, never above
+ * `max` nor below 1.
+ *
+ * @category adaptive
+ * @since 0.1.0
+ */
+export class AdaptiveLimit {
+  limit: number
+  lowest: number
+  highest: number
+  private starts = 0
+  private decreasedAt = 0
+  private successes = 0
+
+  constructor(private readonly semaphore: Semaphore.Semaphore, readonly max: number) {
+    this.limit = max
+    this.lowest = max
+    this.highest = max
+  }
+
+  /** Called as a call starts; the ticket is handed back with its outcome. */
+  start(): number {
+    return ++this.starts
+  }
+
+  onOutcome(ticket: number, throttled: boolean): Effect.Effect<void> {
+    if (throttled) {
+      if (ticket <= this.decreasedAt || this.limit === 1) return Effect.void
+      this.decreasedAt = this.starts
+      this.successes = 0
+      return this.set(Math.max(1, Math.floor(this.limit / 2)))
+    }
+    if (this.limit >= this.max || ++this.successes < this.limit) return Effect.void
+    this.successes = 0
+    return this.set(this.limit + 1)
+  }
+
+  private set(limit: number): Effect.Effect<void> {
+    this.limit = limit
+    if (limit < this.lowest) this.lowest = limit
+    if (limit > this.highest) this.highest = limit
+    return this.semaphore.resize(limit)
+  }
+}
+
+/** Whether an error is an HTTP 429. */
+export const isThrottled = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && (error as { readonly status?: unknown }).status === 429
