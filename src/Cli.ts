@@ -36,6 +36,19 @@ export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
 }
 
 /**
+ * The run stopped on its failure budget (`--max-failures`): exit 1.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class RunStopped extends Schema.TaggedError<RunStopped>()("RunStopped", {
+  message: Schema.String
+}) {
+  override readonly [Runtime.errorExitCode] = 1
+  override readonly [Runtime.errorReported] = false
+}
+
+/**
  * Prints a failure of ours as one plain line on stderr (no stack trace): the
  * message already names the flag, file or line at fault.
  *
@@ -44,9 +57,7 @@ export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
  */
 export const reportErrors = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.tapError(self, (error) =>
-    error instanceof UsageError || error instanceof BoundsViolated
-      ? Console.error(`agent-trials: ${error.message}`)
-      : error instanceof Run.RunInputError
+    error instanceof UsageError || error instanceof BoundsViolated || error instanceof RunStopped
       ? Console.error(`agent-trials: ${error.message}`)
       : Effect.void)
 
@@ -180,6 +191,39 @@ export const runCommand = Command.make(
       ),
       Flag.withFallbackConfig(Config.Literals(["fail", "skip"], "AGENT_TRIALS_ON_INVALID")),
       Flag.withDefault("fail" as const)
+    ),
+    timeout: optionalString(
+      "timeout",
+      "AGENT_TRIALS_TIMEOUT",
+      "Per attempt (e.g. 30s): the call is interrupted and the attempt fails with Timeout"
+    ),
+    retries: Flag.Int("retries").pipe(
+      Flag.withDescription("Retries of retryable failures: timeouts, network errors, HTTP 408/429/5xx"),
+      Flag.withFallbackConfig(Config.Int("AGENT_TRIALS_RETRIES")),
+      Flag.withDefault(2)
+    ),
+    backoff: Flag.String("backoff").pipe(
+      Flag.withDescription("Base of the jittered exponential backoff between attempts"),
+      Flag.withFallbackConfig(Config.String("AGENT_TRIALS_BACKOFF")),
+      Flag.withDefault("500ms")
+    ),
+    backoffMax: Flag.String("backoff-max").pipe(
+      Flag.withDescription("Longest backoff wait"),
+      Flag.withFallbackConfig(Config.String("AGENT_TRIALS_BACKOFF_MAX")),
+      Flag.withDefault("30s")
+    ),
+    rate: optionalString("rate", "AGENT_TRIALS_RATE", "Cap on agent call starts across the run: N/s or N/min"),
+    adaptive: Flag.Boolean("adaptive").pipe(
+      Flag.withDescription(
+        "On HTTP 429 halve the concurrency, then raise it back one step at a time (never above --parallelism)"
+      ),
+      Flag.withoutNegation,
+      Flag.withDefault(false)
+    ),
+    maxFailures: optionalString(
+      "max-failures",
+      "AGENT_TRIALS_MAX_FAILURES",
+      "Stop (exit 1) when more than N trials, or more than P% of finished trials, have failed"
     )
   },
   Effect.fn("Cli.run")(function*(flags) {
@@ -205,8 +249,19 @@ export const runCommand = Command.make(
       progressInterval: progressInterval > 0 ? progressInterval : tty ? 250 : 5000,
       tty,
       onInvalid: flags.onInvalid,
-      cwd: process.cwd()
-    }).pipe(Effect.mapError((e) => e instanceof Run.RunInputError ? new UsageError({ message: e.message }) : e))
+      cwd: process.cwd(),
+      timeout: Option.getOrUndefined(flags.timeout),
+      retries: flags.retries,
+      backoff: flags.backoff,
+      backoffMax: flags.backoffMax,
+      rate: Option.getOrUndefined(flags.rate),
+      adaptive: flags.adaptive,
+      maxFailures: Option.getOrUndefined(flags.maxFailures)
+    }).pipe(Effect.mapError((e) =>
+      e instanceof Run.RunInputError
+        ? new UsageError({ message: e.message })
+        : new RunStopped({ message: e.message })
+    ))
   }, reportErrors)
 ).pipe(Command.withDescription(
   "Run every task of a dataset through an agent, at most --parallelism at a time, appending each trial to --out as it finishes"

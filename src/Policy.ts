@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import { Duration, Effect, Random, Schema, type Semaphore } from "effect"
+import type { Probe } from "./Probe.ts"
 
 /**
  * An attempt ran past `timeout`; the call was interrupted.
@@ -125,6 +126,22 @@ export class RateLimiter {
 }
 
 /**
+ * `20ms`, `1.5s`, `0`, `250 millis` -> milliseconds; undefined when unreadable.
+ *
+ * @category parsing
+ * @since 0.1.0
+ */
+export const parseDurationMs = (text: string): number | undefined => {
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/.exec(text.trim())
+  if (m !== null) {
+    const n = Number(m[1])
+    return m[2] === "s" ? n * 1000 : m[2] === "m" ? n * 60_000 : n
+  }
+  const d = Duration.fromInput(text as Duration.Input)
+  return d._tag === "Some" ? Duration.toMillis(d.value) : undefined
+}
+
+/**
  * Parses `N/s`, `N/min` (also `N/sec`, `N/m`, `N/h`): a rate for `--rate`.
  *
  * @category rate
@@ -200,17 +217,22 @@ export const describeMaxFailures = (limit: MaxFailures): string =>
  * @since 0.1.0
  */
 export class AdaptiveLimit {
-  limit: number
-  lowest: number
-  highest: number
   private starts = 0
   private decreasedAt = 0
   private successes = 0
 
-  constructor(private readonly semaphore: Semaphore.Semaphore, readonly max: number) {
-    this.limit = max
-    this.lowest = max
-    this.highest = max
+  constructor(
+    private readonly semaphore: Semaphore.Semaphore,
+    readonly max: number,
+    private readonly probe: Probe
+  ) {
+    probe.limit = max
+    probe.lowestLimit = max
+    probe.highestLimit = max
+  }
+
+  get limit(): number {
+    return this.probe.limit
   }
 
   /** Called as a call starts; the ticket is handed back with its outcome. */
@@ -231,9 +253,10 @@ export class AdaptiveLimit {
   }
 
   private set(limit: number): Effect.Effect<void> {
-    this.limit = limit
-    if (limit < this.lowest) this.lowest = limit
-    if (limit > this.highest) this.highest = limit
+    const probe = this.probe
+    probe.limit = limit
+    if (limit < probe.lowestLimit) probe.lowestLimit = limit
+    if (limit > probe.highestLimit) probe.highestLimit = limit
     return this.semaphore.resize(limit)
   }
 }

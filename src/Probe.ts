@@ -31,6 +31,12 @@ export class Probe {
   started = 0
   completed = 0
   failed = 0
+  /** Attempts after the first, over all trials. */
+  retries = 0
+  /** The concurrency limit in force (changes only with `adaptive`), and its range. */
+  limit = 0
+  lowestLimit = 0
+  highestLimit = 0
 
   callStarted(): void {
     this.started++
@@ -71,7 +77,11 @@ export class Probe {
       peakLiveFibers: this.peakLiveFibers,
       started: this.started,
       completed: this.completed,
-      failed: this.failed
+      failed: this.failed,
+      retries: this.retries,
+      limit: this.limit,
+      lowestLimit: this.lowestLimit,
+      highestLimit: this.highestLimit
     }
   }
 }
@@ -92,6 +102,10 @@ export interface ProbeSnapshot {
   readonly started: number
   readonly completed: number
   readonly failed: number
+  readonly retries: number
+  readonly limit: number
+  readonly lowestLimit: number
+  readonly highestLimit: number
 }
 
 /**

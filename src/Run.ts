@@ -8,12 +8,13 @@
  *
  * @since 0.1.0
  */
-import { Console, Effect, Exit, FileSystem, Path, type Redacted, Schema, Stream } from "effect"
+import { Console, Effect, Exit, FileSystem, Option, Path, type Redacted, Schema, Stream } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Agent } from "./Agent.ts"
 import * as AgentSpec from "./agents/Spec.ts"
 import * as Dataset from "./Dataset.ts"
 import { checkParallelism } from "./Errors.ts"
+import * as Policy from "./Policy.ts"
 import { Probe } from "./Probe.ts"
 import * as Progress from "./Progress.ts"
 import * as Results from "./Results.ts"
@@ -44,6 +45,16 @@ export interface RunConfig {
   readonly tty: boolean
   readonly onInvalid: Dataset.OnInvalid
   readonly cwd: string
+  /** Per attempt, e.g. `30s`; no timeout when undefined. */
+  readonly timeout: string | undefined
+  readonly retries: number
+  readonly backoff: string
+  readonly backoffMax: string
+  /** `N/s` or `N/min`. */
+  readonly rate: string | undefined
+  readonly adaptive: boolean
+  /** `N` or `P%`. */
+  readonly maxFailures: string | undefined
 }
 
 /**
@@ -92,8 +103,35 @@ const validate = (config: RunConfig): RunInputError | undefined => {
   }
   if (config.resume && config.out === undefined) return bad("--resume needs --out FILE: the results file to continue")
   if (config.retryFailed && !config.resume) return bad("--retry-failed needs --resume")
+  if (!(Number.isSafeInteger(config.retries) && config.retries >= 0)) {
+    return bad(`Expected --retries to be an integer from 0 and up, got ${config.retries}`)
+  }
+  for (const [flag, value] of [["--timeout", config.timeout], ["--backoff", config.backoff], ["--backoff-max", config.backoffMax]] as const) {
+    if (value !== undefined && !(Policy.parseDurationMs(value)! > 0)) {
+      return bad(`Expected ${flag} to be a positive duration like 500ms, 30s or 2m, got "${value}"`)
+    }
+  }
+  if (config.rate !== undefined && Policy.parseRate(config.rate) === undefined) {
+    return bad(`Expected --rate to be N/s or N/min with N > 0 (e.g. 10/s, 600/min), got "${config.rate}"`)
+  }
+  if (config.maxFailures !== undefined && Policy.parseMaxFailures(config.maxFailures) === undefined) {
+    return bad(`Expected --max-failures to be a count (e.g. 25) or a percentage (e.g. 10%), got "${config.maxFailures}"`)
+  }
   return undefined
 }
+
+/** The runner options that the failure-handling flags ask for (validated first). */
+const policyOptions = (config: RunConfig) => ({
+  timeout: config.timeout === undefined ? undefined : Policy.parseDurationMs(config.timeout),
+  retry: config.retries === 0 ? undefined : {
+    retries: config.retries,
+    base: Policy.parseDurationMs(config.backoff)!,
+    max: Policy.parseDurationMs(config.backoffMax)!
+  },
+  rate: config.rate === undefined ? undefined : Policy.parseRate(config.rate),
+  adaptive: config.adaptive,
+  maxFailures: config.maxFailures === undefined ? undefined : Policy.parseMaxFailures(config.maxFailures)
+})
 
 /**
  * Runs the job. Fails with `RunInputError` on bad flags or input (after
@@ -185,19 +223,25 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
         { tty: config.tty, interval: config.progressInterval, write: (text) => process.stderr.write(text) }
       ).pipe(Effect.forkScoped)
     }
-    yield* runUnits(units, guarded, { parallelism: config.parallelism, probe }).pipe(
+    yield* runUnits(units, guarded, { parallelism: config.parallelism, probe, ...policyOptions(config) }).pipe(
       Stream.runForEach((trial) => {
         acc.add(trial)
         return writer.append(trial)
       }),
-      Effect.mapError((e) => e instanceof RunInputError ? e : input(e))
+      Effect.mapError((e) => e instanceof RunInputError || e instanceof Policy.MaxFailuresExceeded ? e : input(e))
     )
   })).pipe(
     // The writer's scope is closed (every finished trial flushed) before the
     // summary is printed, whatever the outcome.
     Effect.onExit((exit) =>
       finish(
-        Exit.isSuccess(exit) ? "finished" : Exit.hasInterrupts(exit) ? "interrupted" : "input_error"
+        Exit.isSuccess(exit)
+          ? "finished"
+          : Exit.hasInterrupts(exit)
+          ? "interrupted"
+          : Exit.findErrorOption(exit).pipe(Option.exists((e) => e instanceof Policy.MaxFailuresExceeded))
+          ? "too_many_failures"
+          : "input_error"
       )
     )
   )

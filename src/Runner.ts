@@ -119,16 +119,17 @@ const expandEpochs = (
 
 // Checks the options before anything is read or called, then makes the run's
 // Semaphore (and rate limiter, adaptive limit).
-const withRunConfig = <A, E, R>(
+const withRunConfig = <E, R>(
   options: RunOptions,
-  f: (config: BoundedConfig) => Stream.Stream<A, E, R>
-): Stream.Stream<A, E | InvalidParallelism | MaxFailuresExceeded, R> =>
+  f: (config: BoundedConfig) => Stream.Stream<AgentEvalTrial, E, R>
+): Stream.Stream<AgentEvalTrial, E | InvalidParallelism | MaxFailuresExceeded, R> =>
   Stream.unwrap(Effect.gen(function*() {
     const invalid = checkParallelism(options.parallelism) ??
       (options.epochs === undefined ? undefined : checkParallelism(options.epochs, "epochs"))
     if (invalid) return yield* invalid
     const semaphore = yield* Semaphore.make(options.parallelism)
     const probe = options.probe ?? new Probe.Probe()
+    probe.limit = probe.lowestLimit = probe.highestLimit = options.parallelism
     const config: BoundedConfig = {
       parallelism: options.parallelism,
       ordered: options.ordered ?? false,
@@ -137,28 +138,46 @@ const withRunConfig = <A, E, R>(
       timeoutMs: options.timeout === undefined ? undefined : Duration.toMillis(options.timeout),
       retry: options.retry,
       rate: options.rate === undefined ? undefined : new Policy.RateLimiter(options.rate.limit, options.rate.per),
-      adaptive: options.adaptive === true ? new Policy.AdaptiveLimit(semaphore, options.parallelism) : undefined
+      adaptive: options.adaptive === true ? new Policy.AdaptiveLimit(semaphore, options.parallelism, probe) : undefined
     }
     const stream = f(config)
     const maxFailures = options.maxFailures
-    return maxFailures === undefined ? stream : stopOnFailures(stream, probe, maxFailures)
+    return maxFailures === undefined ? stream : stopOnFailures(stream, maxFailures)
   }))
 
-// Checked as each trial is emitted: failing the stream stops admission and
-// interrupts the trials in flight.
-const stopOnFailures = <A, E, R>(stream: Stream.Stream<A, E, R>, probe: Probe.Probe, limit: Policy.MaxFailures) =>
-  Stream.mapEffect(stream, (a) =>
-    Policy.exceeded(limit, probe.failed, probe.completed)
-      ? Effect.fail(
-        new MaxFailuresExceeded({
-          message: `stopped: ${probe.failed} of ${probe.completed} finished trials failed, more than the limit of ${
-            Policy.describeMaxFailures(limit)
-          }`,
-          failed: probe.failed,
-          finished: probe.completed
-        })
-      )
-      : Effect.succeed(a))
+// Counted on the trials as they are emitted, so the message matches what a
+// consumer recorded. The trial that exceeds the budget is still emitted; then
+// the stream fails, which stops admission and interrupts the trials in flight.
+const stopOnFailures = <E, R>(
+  stream: Stream.Stream<AgentEvalTrial, E, R>,
+  limit: Policy.MaxFailures
+): Stream.Stream<AgentEvalTrial, E | MaxFailuresExceeded, R> =>
+  Stream.suspend(() => {
+    let finished = 0
+    let failed = 0
+    let over = false
+    return stream.pipe(
+      Stream.takeUntil((trial) => {
+        finished++
+        if (trial.status === "failed") failed++
+        over = Policy.exceeded(limit, failed, finished)
+        return over
+      }),
+      Stream.concat(Stream.suspend(() =>
+        over
+          ? Stream.fail(
+            new MaxFailuresExceeded({
+              message: `stopped: ${failed} of ${finished} finished trials failed, more than the limit of ${
+                Policy.describeMaxFailures(limit)
+              }`,
+              failed,
+              finished
+            })
+          )
+          : Stream.empty
+      ))
+    )
+  })
 
 interface BoundedConfig extends ExecuteConfig {
   readonly parallelism: number
@@ -238,6 +257,7 @@ export const make = Effect.fn("Runner.make")(function*(options: {
   const parallelism = options.parallelism
   const semaphore = yield* Semaphore.make(parallelism)
   const probe = new Probe.Probe()
+  probe.limit = probe.lowestLimit = probe.highestLimit = parallelism
   const config = (ordered: boolean | undefined): BoundedConfig => ({
     parallelism,
     ordered: ordered ?? false,

@@ -129,7 +129,7 @@ export const passAtK = (tasksByPasses: ReadonlyArray<number>, k: number): number
 export interface Summary {
   readonly run_id: string
   readonly results_file: string
-  readonly outcome: "finished" | "interrupted" | "input_error"
+  readonly outcome: "finished" | "interrupted" | "input_error" | "too_many_failures"
   readonly trials: {
     readonly this_run: { readonly completed: number; readonly failed: number; readonly partial: number; readonly total: number }
     readonly already_recorded: { readonly completed: number; readonly failed: number; readonly partial: number; readonly total: number }
@@ -143,6 +143,10 @@ export interface Summary {
   readonly peak_active_calls: number
   readonly peak_outstanding: number
   readonly peak_live_fibers: number
+  /** Attempts after the first, over this run's trials. */
+  readonly retries: number
+  /** The concurrency limit's range (it moves only with `--adaptive`). */
+  readonly concurrency_limit: { readonly min: number; readonly max: number }
   readonly epochs: number
   readonly pass_at_k?: {
     readonly tasks_scored: number
@@ -205,6 +209,8 @@ export const make = (input: {
     peak_active_calls: input.probe.peakActive,
     peak_outstanding: input.probe.peakOutstanding,
     peak_live_fibers: input.probe.peakLiveFibers,
+    retries: input.probe.retries,
+    concurrency_limit: { min: input.probe.lowestLimit, max: input.probe.highestLimit },
     epochs: acc.epochs
   }
   if (acc.epochs <= 1) return summary
@@ -237,6 +243,11 @@ export const format = (s: Summary): string => {
     `  wall time ${s.wall_time_s} s, throughput ${s.throughput_per_s} trials/s`,
     `  parallelism ${s.parallelism}: peak active calls ${s.peak_active_calls}, peak outstanding ${s.peak_outstanding}, peak live fibers ${s.peak_live_fibers}`
   ]
+  if (s.retries > 0 || s.concurrency_limit.min !== s.concurrency_limit.max) {
+    lines.push(
+      `  retries ${s.retries}, concurrency limit ${s.concurrency_limit.min}..${s.concurrency_limit.max}`
+    )
+  }
   const errors = Object.entries(s.error_types)
   if (errors.length > 0) lines.push(`  failures by type: ${errors.map(([k, v]) => `${k} ${v}`).join(", ")}`)
   if (s.pass_at_k !== undefined) {

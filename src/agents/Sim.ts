@@ -6,7 +6,8 @@
  *
  * @since 0.1.0
  */
-import { Duration, Effect, Schema } from "effect"
+import { Effect, Schema } from "effect"
+import { parseDurationMs } from "../Policy.ts"
 import type { Agent } from "../Agent.ts"
 
 /**
@@ -70,17 +71,6 @@ export const parseOptions = (text: string): SimOptions | string => {
     }
   }
   return options
-}
-
-/** `20ms`, `1.5s`, `0`, `250 millis` -> milliseconds; undefined when unreadable. */
-export const parseDurationMs = (text: string): number | undefined => {
-  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/.exec(text.trim())
-  if (m !== null) {
-    const n = Number(m[1])
-    return m[2] === "s" ? n * 1000 : m[2] === "m" ? n * 60_000 : n
-  }
-  const d = Duration.fromInput(text as Duration.Input)
-  return d._tag === "Some" ? Duration.toMillis(d.value) : undefined
 }
 
 /**

@@ -66,6 +66,7 @@ export const executeTrial = <AE, AR>(
           return Effect.flatMap(Policy.jitter, (j) => {
             const delay = Policy.retryDelayMs(retry, attempt, error.value, j)
             delays.push(delay)
+            probe.retries++
             return Effect.andThen(Effect.sleep(delay), loop(attempt + 1))
           })
         })
