@@ -143,32 +143,32 @@ export const runCommand = Command.make(
     tasks: optionalString(
       "tasks",
       "AGENT_TRIALS_TASKS",
-      "JSONL file of tasks, one AgentEvalTask per line, read lazily; - reads stdin"
+      "JSONL file of tasks, one AgentEvalTask per line, read lazily; - reads stdin [env AGENT_TRIALS_TASKS]"
     ),
     synthetic: Flag.Int("synthetic").pipe(
-      Flag.withDescription(`Generate N synthetic tasks instead (default when no --tasks: ${Run.DEFAULT_SYNTHETIC})`),
+      Flag.withDescription(`Generate N synthetic tasks instead (default when no --tasks: ${Run.DEFAULT_SYNTHETIC}) [env AGENT_TRIALS_SYNTHETIC]`),
       Flag.withFallbackConfig(Config.Int("AGENT_TRIALS_SYNTHETIC")),
       Flag.optional
     ),
     agent: Flag.String("agent").pipe(
       Flag.withDescription(
-        "sim[:latency=20ms,jitter=10ms,fail=0.02,seed=1] | module:PATH[#export] | http(s)://URL | openai:BASE_URL"
+        "sim[:latency=20ms,jitter=10ms,fail=0.02,seed=1] | module:PATH[#export] | http(s)://URL | openai:BASE_URL (default sim) [env AGENT_TRIALS_AGENT]"
       ),
       Flag.withFallbackConfig(Config.String("AGENT_TRIALS_AGENT")),
       Flag.withDefault("sim")
     ),
-    model: optionalString("model", "AGENT_TRIALS_MODEL", "Model name for openai: agents (required there)"),
+    model: optionalString("model", "AGENT_TRIALS_MODEL", "Model name for openai: agents (required there; the key comes from OPENAI_API_KEY) [env AGENT_TRIALS_MODEL]"),
     parallelism: Flag.Int("parallelism").pipe(
-      Flag.withDescription("Agent calls in flight at most, and trials admitted at most (integer >= 1)"),
+      Flag.withDescription("Agent calls in flight at most, and trials admitted at most (integer >= 1, default 8) [env AGENT_TRIALS_PARALLELISM]"),
       Flag.withFallbackConfig(Config.Int("AGENT_TRIALS_PARALLELISM")),
       Flag.withDefault(8)
     ),
     epochs: Flag.Int("epochs").pipe(
-      Flag.withDescription("Trials per task; trial ids are TASK_ID:EPOCH (1-based)"),
+      Flag.withDescription("Trials per task; trial ids are TASK_ID:EPOCH, EPOCH from 1 (default 1) [env AGENT_TRIALS_EPOCHS]"),
       Flag.withFallbackConfig(Config.Int("AGENT_TRIALS_EPOCHS")),
       Flag.withDefault(1)
     ),
-    out: optionalString("out", "AGENT_TRIALS_OUT", "Results file (JSONL, appended); default runs/<run-id>.jsonl"),
+    out: optionalString("out", "AGENT_TRIALS_OUT", "Results file (JSONL, appended as trials finish; default runs/<run-id>.jsonl) [env AGENT_TRIALS_OUT]"),
     resume: Flag.Boolean("resume").pipe(
       Flag.withDescription("Continue --out: skip recorded trials, repair a torn last line, append the rest"),
       Flag.withoutNegation,
@@ -179,15 +179,15 @@ export const runCommand = Command.make(
       Flag.withoutNegation,
       Flag.withDefault(false)
     ),
-    summary: optionalString("summary", "AGENT_TRIALS_SUMMARY", "Also write the summary as JSON to this file"),
+    summary: optionalString("summary", "AGENT_TRIALS_SUMMARY", "Also write the summary as JSON to this file [env AGENT_TRIALS_SUMMARY]"),
     noProgress: Flag.Boolean("no-progress").pipe(
-      Flag.withDescription("No progress display (on a terminal a live line, elsewhere a line every 5 s, on stderr)"),
+      Flag.withDescription("No progress display (otherwise, on stderr: a live line on a terminal, elsewhere a line every 5 s)"),
       Flag.withoutNegation,
       Flag.withDefault(false)
     ),
     onInvalid: Flag.Literals("on-invalid", ["fail", "skip"]).pipe(
       Flag.withDescription(
-        "A bad dataset line: fail (stop admitting, keep what is recorded, exit 2) or skip (record it as a failed trial of type InvalidTask)"
+        "A bad dataset line: fail (stop admitting, keep what is recorded, exit 2) or skip (record it as a failed trial of type InvalidTask); default fail [env AGENT_TRIALS_ON_INVALID]"
       ),
       Flag.withFallbackConfig(Config.Literals(["fail", "skip"], "AGENT_TRIALS_ON_INVALID")),
       Flag.withDefault("fail" as const)
@@ -195,24 +195,24 @@ export const runCommand = Command.make(
     timeout: optionalString(
       "timeout",
       "AGENT_TRIALS_TIMEOUT",
-      "Per attempt (e.g. 30s): the call is interrupted and the attempt fails with Timeout"
+      "Per attempt (e.g. 30s): the call is interrupted and the attempt fails with Timeout; none by default [env AGENT_TRIALS_TIMEOUT]"
     ),
     retries: Flag.Int("retries").pipe(
-      Flag.withDescription("Retries of retryable failures: timeouts, network errors, HTTP 408/429/5xx"),
+      Flag.withDescription("Retries of retryable failures: timeouts, network errors, HTTP 408/429/5xx (default 2) [env AGENT_TRIALS_RETRIES]"),
       Flag.withFallbackConfig(Config.Int("AGENT_TRIALS_RETRIES")),
       Flag.withDefault(2)
     ),
     backoff: Flag.String("backoff").pipe(
-      Flag.withDescription("Base of the jittered exponential backoff between attempts"),
+      Flag.withDescription("Base of the jittered exponential backoff between attempts (default 500ms) [env AGENT_TRIALS_BACKOFF]"),
       Flag.withFallbackConfig(Config.String("AGENT_TRIALS_BACKOFF")),
       Flag.withDefault("500ms")
     ),
     backoffMax: Flag.String("backoff-max").pipe(
-      Flag.withDescription("Longest backoff wait"),
+      Flag.withDescription("Longest backoff wait (default 30s) [env AGENT_TRIALS_BACKOFF_MAX]"),
       Flag.withFallbackConfig(Config.String("AGENT_TRIALS_BACKOFF_MAX")),
       Flag.withDefault("30s")
     ),
-    rate: optionalString("rate", "AGENT_TRIALS_RATE", "Cap on agent call starts across the run: N/s or N/min"),
+    rate: optionalString("rate", "AGENT_TRIALS_RATE", "Cap on agent call starts across the run: N/s or N/min; none by default [env AGENT_TRIALS_RATE]"),
     adaptive: Flag.Boolean("adaptive").pipe(
       Flag.withDescription(
         "On HTTP 429 halve the concurrency, then raise it back one step at a time (never above --parallelism)"
@@ -223,7 +223,7 @@ export const runCommand = Command.make(
     maxFailures: optionalString(
       "max-failures",
       "AGENT_TRIALS_MAX_FAILURES",
-      "Stop (exit 1) when more than N trials, or more than P% of finished trials, have failed"
+      "Stop (exit 1) when more than N trials, or more than P% of finished trials (from 20 on), have failed; no limit by default [env AGENT_TRIALS_MAX_FAILURES]"
     )
   },
   Effect.fn("Cli.run")(function*(flags) {
