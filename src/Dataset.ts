@@ -75,7 +75,13 @@ export const fromJsonl = (
       items++
       const invalid = (taskId: string | undefined, message: string) =>
         options.onInvalid === "skip"
-          ? { _tag: "Invalid" as const, taskId: taskId ?? `${name}:${line.number}`, message: `${name}:${line.number}: ${message}` }
+          ? {
+            _tag: "Invalid" as const,
+            // The record takes the line's id only while no other line has it,
+            // so trial ids stay unique; otherwise it is named by its line.
+            taskId: taskId !== undefined && seen.add(taskId) ? taskId : `${name}:${line.number}`,
+            message: `${name}:${line.number}: ${message}`
+          }
           : new DatasetError({ path: name, line: line.number, message: `${name}:${line.number}: ${message}` })
       let json: unknown
       try {
