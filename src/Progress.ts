@@ -51,8 +51,7 @@ const formatSeconds = (s: number): string => {
 }
 
 /**
- * Runs the display until interrupted; on a terminal the line is cleared when
- * it stops, so the summary prints on a clean line.
+ * Runs the display until interrupted.
  *
  * @category display
  * @since 0.1.0
@@ -68,5 +67,7 @@ export const display = (
       options.write(options.tty ? `\r\x1b[2K${text}` : `progress: ${text}\n`)
     })
     const loop = Effect.andThen(Effect.sleep(options.interval), tick).pipe(Effect.forever)
-    return options.tty ? Effect.ensuring(loop, Effect.sync(() => options.write("\r\x1b[2K"))) : loop
+    // When the run ends a terminal's live line is cleared for the summary; a
+    // log gets one last line, so even a short run shows where it got to.
+    return Effect.ensuring(loop, options.tty ? Effect.sync(() => options.write("\r\x1b[2K")) : tick)
   })
