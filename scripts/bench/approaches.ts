@@ -1,0 +1,88 @@
+/**
+ * The approaches under comparison. Each one runs the same lazy tasks through
+ * the same user agent with at most `parallelism` calls in flight, and returns
+ * how many trials completed (plus the probe's counts for agent-trials).
+ */
+import { Effect, Stream } from "effect"
+import pLimit from "p-limit"
+import pMap from "p-map"
+import * as Agent from "../../src/Agent.ts"
+import { runTrialsEager } from "../../src/Eager.ts"
+import { Probe, type ProbeSnapshot } from "../../src/Probe.ts"
+import { runTrials } from "../../src/Runner.ts"
+import type { AgentEvalTrial } from "../../src/Trial.ts"
+import { tasks, type UserAgent } from "./agents.ts"
+import type { ApproachName } from "./catalog.ts"
+
+export interface RunInput {
+  readonly agent: UserAgent
+  readonly trials: number
+  readonly parallelism: number
+}
+
+export interface RunOutput {
+  readonly completed: number
+  readonly probe?: ProbeSnapshot
+}
+
+export type Run = (input: RunInput) => Promise<RunOutput>
+
+// A fold with constant state: results are counted, never collected.
+const countCompleted = Stream.runFold(() => 0, (n: number, trial: AgentEvalTrial) => trial.status === "completed" ? n + 1 : n)
+
+type TrialsRunner = typeof runTrials
+
+const viaAgentTrials = (runner: TrialsRunner, ordered: boolean) => async (input: RunInput): Promise<RunOutput> => {
+  const probe = new Probe()
+  const trials = runner(Stream.fromIterable(tasks(input.trials)), Agent.fromPromise(input.agent), {
+    parallelism: input.parallelism,
+    ordered,
+    probe
+  })
+  const completed = await Effect.runPromise(countCompleted(trials))
+  return { completed, probe: probe.snapshot() }
+}
+
+// P async loops pulling from one shared iterator: no library, the floor.
+const rawPool = async ({ agent, trials, parallelism }: RunInput): Promise<RunOutput> => {
+  const source = tasks(trials)
+  const { signal } = new AbortController()
+  let completed = 0
+  const worker = async (): Promise<void> => {
+    for (let next = source.next(); !next.done; next = source.next()) {
+      try {
+        await agent(next.value, { signal })
+        completed++
+      } catch {
+        // A failed trial is counted by its absence.
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: parallelism }, worker))
+  return { completed }
+}
+
+// p-map reads the iterable lazily but keeps a result array of length T
+// (and stops at the first rejection, `stopOnError: true` by default).
+const viaPMap = async ({ agent, trials, parallelism }: RunInput): Promise<RunOutput> => {
+  const { signal } = new AbortController()
+  const results = await pMap(tasks(trials), (task) => agent(task, { signal }), { concurrency: parallelism })
+  return { completed: results.length }
+}
+
+// The common eager shape: one limited promise per input, all created up front.
+const viaPLimitAll = async ({ agent, trials, parallelism }: RunInput): Promise<RunOutput> => {
+  const { signal } = new AbortController()
+  const limit = pLimit(parallelism)
+  const results = await Promise.all(Array.from(tasks(trials), (task) => limit(() => agent(task, { signal }))))
+  return { completed: results.length }
+}
+
+export const approaches: Record<ApproachName, Run> = {
+  unordered: viaAgentTrials(runTrials, false),
+  ordered: viaAgentTrials(runTrials, true),
+  raw: rawPool,
+  pmap: viaPMap,
+  plimit: viaPLimitAll,
+  eager: viaAgentTrials(runTrialsEager, false)
+}

@@ -1,0 +1,206 @@
+/**
+ * `npm run bench`: plans the runs, runs each in its own child process (A B A B
+ * across rounds), and prints the table, the targets, and optionally JSON and
+ * an SVG chart. Partial JSON is rewritten after every run, so a long full run
+ * can go to the background and be read while it goes.
+ */
+import { execFileSync } from "node:child_process"
+import { readFileSync, writeFileSync } from "node:fs"
+import os from "node:os"
+import { parseArgs } from "node:util"
+import { type AgentName, isAgentName } from "./agents.ts"
+import { type ApproachName, catalog, isApproachName } from "./catalog.ts"
+import { type ChildOptions, loaders, prepareWorker, runChild } from "./child.ts"
+import { type Config, expand, fullPlan, quickPlan } from "./plan.ts"
+import { type Meta, render } from "./report.ts"
+import { fmtCount, type RunRecord, summarise } from "./summary.ts"
+import { chart } from "./svg.ts"
+import { targets } from "./targets.ts"
+
+const usage = `npm run bench -- [options]
+  --quick                 the small plan (under two minutes on 2 cores)
+  --rounds N              rounds per configuration (default 2 quick, 3 full)
+  --only a,b              approaches: unordered, ordered, raw, pmap, plimit, eager
+  --agents a,b            agents: noop, tick, sleep1ms
+  --sizes 1e4,1e6         replace the trial counts of every group
+  --parallelism 8,64      replace the parallelisms of every group
+  --eager-cap N           skip runTrialsEager above N trials (default 2e4)
+  --plimit-cap N          skip p-limit+Promise.all above N trials (default: none)
+  --max-old-space MB      child heap limit (default 4096); an OOM is recorded as a result
+  --timeout S             per-child timeout in seconds (default 60 quick, 1800 full)
+  --loader bundle|tsx|strip  how the child loads TypeScript: bundle (default) compiles
+                          worker + src/ once with esbuild to .bench/worker-HASH.mjs; tsx uses
+                          --import tsx (+0.4 s startup, +15-30 MB RSS per child); strip uses
+                          Node 24's type stripping (no parameter properties or enums)
+  --sample-ms N           memory sampling period in the child (default 25)
+  --live-heap-ms N        force a full GC every N ms in the child and report the heap that
+                          survives it ("live heap": retention, not lazy GC); perturbs timing
+  --cpu-prof DIR          write a .cpuprofile per child into DIR
+  --json FILE             write runs, medians and targets (rewritten after every run)
+  --svg FILE              write the chart
+  --report FILE           print the table, targets (and --svg) from a JSON written by --json,
+                          without running anything (a background run's partial JSON works)`
+
+const list = (text: string | undefined) => text?.split(",").map((s) => s.trim()).filter((s) => s.length > 0)
+const numbers = (flag: string, text: string | undefined): Array<number> | undefined =>
+  list(text)?.map((s) => {
+    const n = Number(s)
+    if (!Number.isSafeInteger(n) || n < 1) throw new Error(`Expected ${flag} to hold integers from 1 and up, got ${s}`)
+    return n
+  })
+const names = <A extends string>(flag: string, text: string | undefined, valid: (s: string) => s is A): Array<A> | undefined =>
+  list(text)?.map((s) => {
+    if (!valid(s)) throw new Error(`Unknown name in ${flag}: ${s}`)
+    return s
+  })
+
+// What was measured: the commit, and whether src/ had uncommitted edits.
+const gitState = () => {
+  const git = (...args: Array<string>) => {
+    try {
+      return execFileSync("git", args, { cwd: new URL("../..", import.meta.url), encoding: "utf8" }).trim()
+    } catch {
+      return undefined
+    }
+  }
+  const dirty = git("status", "--porcelain", "--", "src")
+  return { commit: git("rev-parse", "--short", "HEAD"), srcDirty: dirty === undefined ? undefined : dirty.length > 0 }
+}
+
+const versionOf = (pkg: string): string => {
+  const path = new URL(`../../node_modules/${pkg}/package.json`, import.meta.url)
+  return (JSON.parse(readFileSync(path, "utf8")) as { version: string }).version
+}
+
+export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      quick: { type: "boolean", default: false },
+      rounds: { type: "string" },
+      only: { type: "string" },
+      agents: { type: "string" },
+      sizes: { type: "string" },
+      parallelism: { type: "string" },
+      "eager-cap": { type: "string", default: "20000" },
+      "plimit-cap": { type: "string" },
+      "max-old-space": { type: "string", default: "4096" },
+      timeout: { type: "string" },
+      loader: { type: "string", default: "bundle" },
+      "sample-ms": { type: "string", default: "25" },
+      "live-heap-ms": { type: "string" },
+      "cpu-prof": { type: "string" },
+      json: { type: "string" },
+      svg: { type: "string" },
+      report: { type: "string" },
+      help: { type: "boolean", default: false }
+    }
+  })
+  if (values.help) return console.log(usage)
+  if (values.report !== undefined) {
+    const doc = JSON.parse(readFileSync(values.report, "utf8")) as { meta: Meta; runs: Array<RunRecord> }
+    console.log(render(doc.meta, doc.runs))
+    if (values.svg !== undefined) writeFileSync(values.svg, chart(summarise(doc.runs)))
+    return
+  }
+  const quick = values.quick
+  const rounds = numbers("--rounds", values.rounds)?.[0] ?? (quick ? 2 : 3)
+  const caps: Partial<Record<ApproachName, number>> = {
+    eager: numbers("--eager-cap", values["eager-cap"])![0]!,
+    ...(values["plimit-cap"] === undefined ? {} : { plimit: numbers("--plimit-cap", values["plimit-cap"])![0]! })
+  }
+  const loader = loaders.find((l) => l === values.loader)
+  if (loader === undefined) throw new Error(`Expected --loader to be one of ${loaders.join(", ")}, got ${values.loader}`)
+  const childOptions: ChildOptions = {
+    maxOldSpaceMb: numbers("--max-old-space", values["max-old-space"])![0]!,
+    timeoutMs: (numbers("--timeout", values.timeout)?.[0] ?? (quick ? 60 : 1800)) * 1000,
+    loader,
+    workerPath: await prepareWorker(loader),
+    cpuProfDir: values["cpu-prof"]
+  }
+  const sampleMs = numbers("--sample-ms", values["sample-ms"])![0]!
+  const liveHeapMs = numbers("--live-heap-ms", values["live-heap-ms"])?.[0]
+  const configs = expand(quick ? quickPlan : fullPlan, {
+    sizes: numbers("--sizes", values.sizes),
+    parallelism: numbers("--parallelism", values.parallelism),
+    agents: names<AgentName>("--agents", values.agents, isAgentName),
+    only: names<ApproachName>("--only", values.only, isApproachName)
+  })
+  const capOf = (a: ApproachName) => caps[a] ?? Infinity
+  // The quadratic eager runner costs seconds per run for a contrast that does not need a median.
+  const roundsOf = (a: ApproachName) => (quick && a === "eager" ? 1 : rounds)
+  const total = configs.reduce((n, c) => n + c.approaches.filter((a) => c.trials <= capOf(a)).reduce((k, a) => k + roundsOf(a), 0), 0)
+
+  const started = new Date()
+  const meta = {
+    mode: quick ? "quick" : "full",
+    rounds,
+    started: started.toISOString(),
+    node: process.version,
+    effect: versionOf("effect"),
+    pMap: versionOf("p-map"),
+    pLimit: versionOf("p-limit"),
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model,
+    memoryGb: Math.round(os.totalmem() / 2 ** 30),
+    loader: childOptions.loader,
+    maxOldSpaceMb: childOptions.maxOldSpaceMb,
+    timeoutS: childOptions.timeoutMs / 1000,
+    sampleMs,
+    liveHeapMs,
+    caps,
+    roundsOfEager: roundsOf("eager"),
+    ...gitState()
+  }
+  const runs: Array<RunRecord> = []
+  const save = (finished: boolean) => {
+    if (values.json === undefined) return
+    const summary = summarise(runs)
+    const elapsedS = (Date.now() - started.getTime()) / 1000
+    const doc = { meta: { ...meta, finished, elapsedS }, summary, targets: targets(summary), runs }
+    writeFileSync(values.json, `${JSON.stringify(doc, null, 2)}\n`)
+  }
+
+  console.error(`bench: ${meta.mode}, ${configs.length} configurations, ${total} child runs, ${rounds} rounds, node ${meta.node}`)
+  let done = 0
+  for (const config of configs) await runConfig(config)
+  save(true)
+
+  async function runConfig(config: Config): Promise<void> {
+    const at = `${config.agent} T=${fmtCount(config.trials)} P=${config.parallelism}`
+    for (const approach of config.approaches) {
+      if (config.trials > capOf(approach)) {
+        runs.push({ ...base(config, approach, 0), status: "skipped", detail: `above cap (${fmtCount(capOf(approach))} trials)` })
+      }
+    }
+    for (let round = 1; round <= rounds; round++) {
+      for (const approach of config.approaches.filter((a) => config.trials <= capOf(a) && round <= roundsOf(a))) {
+        const load1 = os.loadavg()[0]!
+        const outcome = await runChild(
+          { approach, agent: config.agent, trials: config.trials, parallelism: config.parallelism, sampleMs, liveHeapMs },
+          childOptions
+        )
+        runs.push({ ...base(config, approach, round), load1, ...outcome })
+        done++
+        const said = "result" in outcome
+          ? `${outcome.status} ${(outcome.result.wallMs / 1000).toFixed(2)} s, ` +
+            `${((outcome.result.wallMs * 1000) / config.trials).toFixed(2)} us/trial, ${outcome.result.peakRssMb.toFixed(0)} MB`
+          : `${outcome.status}: ${outcome.detail}`
+        console.error(`[${done}/${total}] ${at} round ${round}/${rounds} ${catalog[approach].label}: ${said}`)
+        save(false)
+      }
+    }
+  }
+
+  console.log(render(meta, runs))
+  if (values.svg !== undefined) writeFileSync(values.svg, chart(summarise(runs)))
+  console.error(`bench: done in ${((Date.now() - started.getTime()) / 1000).toFixed(1)} s`)
+}
+
+const base = (config: Config, approach: ApproachName, round: number) => ({
+  agent: config.agent,
+  trials: config.trials,
+  parallelism: config.parallelism,
+  approach,
+  round
+})

@@ -1,0 +1,66 @@
+/**
+ * What to run: groups of (agent, trial counts, parallelisms, approaches),
+ * expanded into configurations. `--sizes`, `--parallelism`, `--agents` and
+ * `--only` narrow or replace parts of every group.
+ */
+import type { AgentName } from "./agents.ts"
+import { type ApproachName, approachNames } from "./catalog.ts"
+
+export interface Group {
+  readonly purpose: string
+  readonly agent: AgentName
+  readonly trials: ReadonlyArray<number>
+  readonly parallelism: ReadonlyArray<number>
+  readonly approaches: ReadonlyArray<ApproachName>
+}
+
+export interface Config {
+  readonly agent: AgentName
+  readonly trials: number
+  readonly parallelism: number
+  readonly approaches: ReadonlyArray<ApproachName>
+}
+
+const all = approachNames
+const bounded: ReadonlyArray<ApproachName> = ["unordered", "ordered", "raw", "pmap"]
+
+export const quickPlan: ReadonlyArray<Group> = [
+  { purpose: "throughput, tick", agent: "tick", trials: [1e5], parallelism: [64], approaches: all },
+  { purpose: "memory at small T, tick", agent: "tick", trials: [1e4], parallelism: [64], approaches: all },
+  { purpose: "timer-bound agent", agent: "sleep1ms", trials: [2e4], parallelism: [64], approaches: bounded },
+  { purpose: "already-resolved agent", agent: "noop", trials: [1e5], parallelism: [64], approaches: all }
+]
+
+export const fullPlan: ReadonlyArray<Group> = [
+  { purpose: "memory vs T, tick", agent: "tick", trials: [1e4, 1e5, 1e6, 1e7], parallelism: [64], approaches: all },
+  { purpose: "throughput vs parallelism, tick", agent: "tick", trials: [1e5], parallelism: [8, 64, 1024], approaches: all },
+  { purpose: "timer-bound agent", agent: "sleep1ms", trials: [1e5], parallelism: [64], approaches: all },
+  { purpose: "already-resolved agent", agent: "noop", trials: [1e4, 1e5, 1e6], parallelism: [64], approaches: all }
+]
+
+export interface Narrowing {
+  readonly sizes?: ReadonlyArray<number> | undefined
+  readonly parallelism?: ReadonlyArray<number> | undefined
+  readonly agents?: ReadonlyArray<AgentName> | undefined
+  readonly only?: ReadonlyArray<ApproachName> | undefined
+}
+
+/** Expands groups into configurations; a configuration named twice runs once, with the union of approaches. */
+export const expand = (groups: ReadonlyArray<Group>, narrowing: Narrowing): Array<Config> => {
+  const byKey = new Map<string, { agent: AgentName; trials: number; parallelism: number; approaches: Set<ApproachName> }>()
+  for (const group of groups) {
+    if (narrowing.agents && !narrowing.agents.includes(group.agent)) continue
+    const approaches = group.approaches.filter((a) => !narrowing.only || narrowing.only.includes(a))
+    if (approaches.length === 0) continue
+    for (const trials of narrowing.sizes ?? group.trials) {
+      for (const parallelism of narrowing.parallelism ?? group.parallelism) {
+        const key = `${group.agent}/${trials}/${parallelism}`
+        const config = byKey.get(key) ?? { agent: group.agent, trials, parallelism, approaches: new Set() }
+        for (const a of approaches) config.approaches.add(a)
+        byKey.set(key, config)
+      }
+    }
+  }
+  // Keep the catalog's order inside a configuration: raw runs in every round beside the others.
+  return [...byKey.values()].map((c) => ({ ...c, approaches: approachNames.filter((a) => c.approaches.has(a)) }))
+}

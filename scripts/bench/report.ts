@@ -1,0 +1,68 @@
+/**
+ * What `npm run bench` prints: a header saying what was measured and under
+ * what load, the table of medians, and the targets.
+ */
+import { fmtCount, type RunRecord, type Summary, summarise } from "./summary.ts"
+import { printTargets, targets } from "./targets.ts"
+
+/** The part of the JSON's `meta` the header reads. */
+export interface Meta {
+  readonly mode: string
+  readonly rounds: number
+  readonly node: string
+  readonly effect: string
+  readonly cpus: number
+  readonly loader: string
+  readonly commit?: string | undefined
+  readonly srcDirty?: boolean | undefined
+  readonly roundsOfEager: number
+}
+
+const num = (x: number | undefined | null, digits = 1): string =>
+  x === undefined || x === null ? "-" : x.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+const int = (x: number | undefined): string => x === undefined ? "-" : Math.round(x).toLocaleString("en-US")
+
+const columns = [
+  "agent", "T", "P", "approach", "status", "wall ms", "us/trial", "trials/s", "vs raw", "cpu us/t",
+  "base MB", "peak RSS", "peak heap", "live heap", "fibers", "outst", "active", "max gap"
+] as const
+
+export const table = (rows: ReadonlyArray<Summary>): string => {
+  const cells = rows.map((s) => {
+    const f = s.figures
+    return [
+      s.agent, fmtCount(s.trials), String(s.parallelism), s.label, s.status,
+      int(f?.wallMs), num(f?.usPerTrial, 2), int(f?.throughput),
+      f?.vsRaw === undefined || f.vsRaw === null ? "-" : `${(f.vsRaw * 100).toFixed(1)}%`,
+      num(f?.cpuUsPerTrial, 2), num(f?.baseRssMb, 0), num(f?.peakRssMb, 0), num(f?.peakHeapMb, 0), num(f?.peakLiveHeapMb, 0),
+      int(f?.peakLiveFibers), int(f?.peakOutstanding), int(f?.peakActive),
+      f === undefined ? "-" : `${int(f.maxSampleGapMs)}ms`
+    ]
+  })
+  const all = [[...columns], ...cells]
+  const widths = columns.map((_, i) => Math.max(...all.map((r) => r[i]!.length)))
+  const leftAligned = new Set([0, 3, 4])
+  const line = (r: ReadonlyArray<string>) =>
+    r.map((c, i) => leftAligned.has(i) ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)).join("  ").trimEnd()
+  const notes = rows.filter((s) => s.detail !== undefined).map((s) =>
+    `  ${s.agent} T=${fmtCount(s.trials)} P=${s.parallelism} ${s.label}: ${s.status.split(" ")[0]}: ${s.detail}`
+  )
+  return [line(columns), ...cells.map(line), ...(notes.length > 0 ? ["", "notes:", ...notes] : [])].join("\n")
+}
+
+export const render = (meta: Meta, runs: ReadonlyArray<RunRecord>): string => {
+  const summary = summarise(runs)
+  const maxLoad = Math.max(0, ...runs.flatMap((r) => (r.load1 === undefined ? [] : [r.load1])))
+  const header =
+    `${meta.mode} mode, ${meta.rounds} rounds (median), node ${meta.node}, effect ${meta.effect}, ${meta.cpus} cpus, ` +
+    `loader ${meta.loader}, commit ${meta.commit}${meta.srcDirty ? " (src/ has uncommitted edits)" : ""}; ` +
+    `1-min load average before runs: max ${maxLoad.toFixed(2)}` +
+    (meta.roundsOfEager < meta.rounds ? `; runTrialsEager: ${meta.roundsOfEager} round` : "")
+  const warning = maxLoad > meta.cpus
+    ? [
+      `warning: the load average reached ${maxLoad.toFixed(1)} on ${meta.cpus} cpus: other work shared the machine, ` +
+      `so wall times are inflated (cpu us/t is steadier)`
+    ]
+    : []
+  return [header, ...warning, table(summary), "", printTargets(targets(summary))].join("\n")
+}

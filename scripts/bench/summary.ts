@@ -1,0 +1,138 @@
+/**
+ * From runs to figures: one record per child, then medians over rounds per
+ * (agent, T, P, approach). Throughput relative to the raw pool is taken per
+ * round (same round, same configuration), then the median of those fractions.
+ */
+import type { AgentName } from "./agents.ts"
+import { type ApproachName, approachNames, catalog, type ChildResult } from "./catalog.ts"
+import type { Outcome } from "./child.ts"
+
+export type Status = Outcome["status"] | "skipped"
+
+export interface RunRecord {
+  readonly agent: AgentName
+  readonly trials: number
+  readonly parallelism: number
+  readonly approach: ApproachName
+  readonly round: number
+  /** The machine's 1-minute load average just before the child started (other work disturbs timings). */
+  readonly load1?: number
+  readonly status: Status
+  readonly detail?: string
+  readonly result?: ChildResult
+}
+
+export interface Summary {
+  readonly agent: AgentName
+  readonly trials: number
+  readonly parallelism: number
+  readonly approach: ApproachName
+  readonly label: string
+  /** `ok` when every round was; otherwise the first other status, e.g. `oom 2/2`. */
+  readonly status: string
+  readonly detail?: string
+  /** Medians over the rounds that completed (absent when none did). */
+  readonly figures?: {
+    readonly rounds: number
+    readonly wallMs: number
+    readonly usPerTrial: number
+    readonly throughput: number
+    readonly vsRaw: number | null
+    readonly cpuUsPerTrial: number
+    readonly baseRssMb: number
+    readonly peakRssMb: number
+    readonly peakHeapMb: number
+    /** With `--live-heap-ms`: the heap that survived a forced GC, worst over rounds. */
+    readonly peakLiveHeapMb?: number
+    /** Worst over rounds. */
+    readonly maxSampleGapMs: number
+    /** Worst over rounds, agent-trials approaches only. */
+    readonly peakLiveFibers?: number
+    readonly peakOutstanding?: number
+    readonly peakActive?: number
+  }
+}
+
+export const median = (xs: ReadonlyArray<number>): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  const mid = s.length >> 1
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
+}
+
+const key = (r: { agent: string; trials: number; parallelism: number }) => `${r.agent}/${r.trials}/${r.parallelism}`
+const throughputOf = (r: RunRecord) => r.result === undefined ? 0 : r.trials / (r.result.wallMs / 1000)
+
+export const summarise = (runs: ReadonlyArray<RunRecord>): Array<Summary> => {
+  const raw = new Map<string, number>()
+  for (const r of runs) {
+    if (r.approach === "raw" && r.status === "ok") raw.set(`${key(r)}/${r.round}`, throughputOf(r))
+  }
+  const groups = new Map<string, Array<RunRecord>>()
+  for (const r of runs) {
+    const k = `${key(r)}/${r.approach}`
+    groups.set(k, [...(groups.get(k) ?? []), r])
+  }
+  // Configurations in the order they ran, approaches in catalog order.
+  const configOrder = [...new Set(runs.map(key))]
+  const sorted = [...groups.values()].sort((a, b) =>
+    configOrder.indexOf(key(a[0]!)) - configOrder.indexOf(key(b[0]!)) ||
+    approachNames.indexOf(a[0]!.approach) - approachNames.indexOf(b[0]!.approach)
+  )
+  return sorted.map((rs) => {
+    const first = rs[0]!
+    const ok = rs.filter((r) => r.status === "ok")
+    const bad = rs.find((r) => r.status !== "ok")
+    const base = {
+      agent: first.agent,
+      trials: first.trials,
+      parallelism: first.parallelism,
+      approach: first.approach,
+      label: catalog[first.approach].label
+    }
+    const status = bad === undefined
+      ? "ok"
+      : bad.status === "skipped"
+      ? "skipped"
+      : `${bad.status} ${rs.length - ok.length}/${rs.length}`
+    const withStatus = { ...base, status, ...(bad?.detail === undefined ? {} : { detail: bad.detail }) }
+    if (ok.length === 0) return withStatus
+    const results = ok.map((r) => r.result!)
+    const fractions = ok.flatMap((r) => {
+      const rawThroughput = raw.get(`${key(r)}/${r.round}`)
+      return rawThroughput === undefined ? [] : [throughputOf(r) / rawThroughput]
+    })
+    const probes = results.flatMap((r) => r.probe === undefined ? [] : [r.probe])
+    const wallMs = median(results.map((r) => r.wallMs))
+    return {
+      ...withStatus,
+      figures: {
+        rounds: ok.length,
+        wallMs,
+        usPerTrial: (wallMs * 1000) / first.trials,
+        throughput: first.trials / (wallMs / 1000),
+        vsRaw: fractions.length === 0 ? null : median(fractions),
+        cpuUsPerTrial: (median(results.map((r) => r.cpuMs)) * 1000) / first.trials,
+        baseRssMb: median(results.map((r) => r.baseRssMb)),
+        peakRssMb: median(results.map((r) => r.peakRssMb)),
+        peakHeapMb: median(results.map((r) => r.peakHeapMb)),
+        maxSampleGapMs: Math.max(...results.map((r) => r.maxSampleGapMs)),
+        ...(results.some((r) => r.peakLiveHeapMb !== undefined) && {
+          peakLiveHeapMb: Math.max(...results.map((r) => r.peakLiveHeapMb ?? 0))
+        }),
+        ...(probes.length > 0 && {
+          peakLiveFibers: Math.max(...probes.map((p) => p.peakLiveFibers)),
+          peakOutstanding: Math.max(...probes.map((p) => p.peakOutstanding)),
+          peakActive: Math.max(...probes.map((p) => p.peakActive))
+        })
+      }
+    }
+  })
+}
+
+/** `1e5`, `2e4`, `1024`. */
+export const fmtCount = (n: number): string => {
+  if (n < 1e4) return String(n)
+  const exp = Math.floor(Math.log10(n))
+  const mantissa = n / 10 ** exp
+  return Number.isInteger(mantissa) ? `${mantissa}e${exp}` : String(n)
+}
