@@ -1,0 +1,213 @@
+/**
+ * Runs the real command, `tsx scripts/trials.ts run ...`, as a child process,
+ * and reads what it leaves behind. Each child gets its own process group, so
+ * a signal reaches tsx and the node process it starts, as Ctrl-C would.
+ */
+import { assert } from "@effect/vitest"
+import { Schema } from "effect"
+import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { AgentEvalTrial } from "../src/Trial.ts"
+
+export const repoRoot = path.resolve(import.meta.dirname, "..")
+const bin = path.join(repoRoot, "node_modules", ".bin")
+
+export interface CliResult {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+export interface Running {
+  readonly child: ChildProcess
+  readonly result: Promise<CliResult>
+  readonly stdout: () => string
+  readonly stderr: () => string
+  readonly exited: () => boolean
+  /** Signals the child's whole process group (tsx and its node child). */
+  readonly killGroup: (signal: NodeJS.Signals) => void
+}
+
+const live = new Set<Running>()
+
+// The machine's own node is 20: tsx's `#!/usr/bin/env node` must find the
+// Node 24 of node_modules/.bin. Nothing of the caller's agent-trials or
+// OpenAI settings leaks into the child.
+const childEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = {}
+  for (const [key, value] of Object.entries(process.env)) {
+    if (key.startsWith("AGENT_TRIALS_") || key === "OPENAI_API_KEY") continue
+    env[key] = value
+  }
+  env["PATH"] = `${bin}${path.delimiter}${process.env["PATH"] ?? ""}`
+  return { ...env, ...extra }
+}
+
+/**
+ * Starts `agent-trials run ...args`.
+ */
+export const start = (
+  args: ReadonlyArray<string>,
+  options: { readonly env?: Record<string, string>; readonly stdin?: string } = {}
+): Running => {
+  const child = spawn(path.join(bin, "tsx"), ["scripts/trials.ts", "run", ...args], {
+    cwd: repoRoot,
+    env: childEnv(options.env ?? {}),
+    stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    detached: true
+  })
+  let stdout = ""
+  let stderr = ""
+  let exited = false
+  child.stdout!.setEncoding("utf8").on("data", (s: string) => stdout += s)
+  child.stderr!.setEncoding("utf8").on("data", (s: string) => stderr += s)
+  if (options.stdin !== undefined) child.stdin!.end(options.stdin)
+  const result = new Promise<CliResult>((resolve, reject) => {
+    child.on("error", reject)
+    child.on("close", (code, signal) => {
+      exited = true
+      live.delete(running)
+      resolve({ code, signal, stdout, stderr })
+    })
+  })
+  const running: Running = {
+    child,
+    result,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    exited: () => exited,
+    killGroup: (signal) => {
+      if (!exited) process.kill(-child.pid!, signal)
+    }
+  }
+  live.add(running)
+  return running
+}
+
+/** Runs `agent-trials run ...args` to its end. */
+export const run = (
+  args: ReadonlyArray<string>,
+  options: { readonly env?: Record<string, string>; readonly stdin?: string } = {}
+): Promise<CliResult> => start(args, options).result
+
+/** Kills every child still running (for `afterAll`). */
+export const killAll = (): void => {
+  for (const running of live) running.killGroup("SIGKILL")
+}
+
+const dirs: Array<string> = []
+
+/** A fresh temporary folder, removed by `removeTempDirs`. */
+export const tempDir = (): string => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-trials-test-"))
+  dirs.push(dir)
+  return dir
+}
+
+export const removeTempDirs = (): void => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
+}
+
+/** Newline-terminated lines in `file` so far (0 when it does not exist yet). */
+export const lineCount = (file: string): number => {
+  let text: string
+  try {
+    text = fs.readFileSync(file, "utf8")
+  } catch {
+    return 0
+  }
+  let n = 0
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) n++
+  return n
+}
+
+/** Polls `predicate` every `everyMs` until it holds; fails after `timeoutMs`. */
+export const waitFor = async (
+  what: string,
+  predicate: () => boolean,
+  options: { readonly timeoutMs?: number; readonly everyMs?: number } = {}
+): Promise<void> => {
+  const deadline = Date.now() + (options.timeoutMs ?? 60_000)
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, options.everyMs ?? 20))
+  }
+}
+
+const decodeTrial = Schema.decodeUnknownExit(AgentEvalTrial)
+
+/**
+ * Every line of a results file, each checked to be whole, valid JSON and an
+ * `AgentEvalTrial`; the file must end with a newline.
+ */
+export const readTrials = (file: string): Array<AgentEvalTrial> => {
+  const text = fs.readFileSync(file, "utf8")
+  if (text === "") return []
+  assert.isTrue(text.endsWith("\n"), `${file} does not end with a newline: ${JSON.stringify(text.slice(-80))}`)
+  return text.slice(0, -1).split("\n").map((line, i) => {
+    let json: unknown
+    try {
+      json = JSON.parse(line)
+    } catch (e) {
+      assert.fail(`${file}:${i + 1} is not valid JSON (${(e as Error).message}): ${line.slice(0, 120)}`)
+    }
+    const exit = decodeTrial(json)
+    if (exit._tag === "Failure") assert.fail(`${file}:${i + 1} is not an AgentEvalTrial: ${line.slice(0, 120)}`)
+    return exit.value
+  })
+}
+
+/** Asserts that the trial ids are exactly `expected`, each once. */
+export const assertExactlyOnce = (trials: ReadonlyArray<AgentEvalTrial>, expected: ReadonlyArray<string>): void => {
+  const counts = new Map<string, number>()
+  for (const trial of trials) counts.set(trial.id, (counts.get(trial.id) ?? 0) + 1)
+  const duplicated = [...counts].filter(([, n]) => n > 1).map(([id]) => id)
+  assert.deepStrictEqual(duplicated.slice(0, 10), [], "trial ids recorded more than once")
+  const expectedSet = new Set(expected)
+  const unexpected = [...counts.keys()].filter((id) => !expectedSet.has(id))
+  assert.deepStrictEqual(unexpected.slice(0, 10), [], "trial ids that are not part of the run")
+  const missing = expected.filter((id) => !counts.has(id))
+  assert.deepStrictEqual(missing.slice(0, 10), [], "trial ids missing")
+  assert.strictEqual(trials.length, expected.length)
+}
+
+/** `synthetic-0:1` ... for `n` synthetic tasks and `epochs` epochs. */
+export const syntheticIds = (n: number, epochs = 1): Array<string> => {
+  const ids: Array<string> = []
+  for (let i = 0; i < n; i++) {
+    for (let e = 1; e <= epochs; e++) ids.push(`synthetic-${i}:${e}`)
+  }
+  return ids
+}
+
+/** The counts of the summary's `trials this run:` line and its outcome. */
+export const parseSummary = (stdout: string) => {
+  const outcome = /^run (\S+): (finished|interrupted|input_error)$/m.exec(stdout)
+  const thisRun = /^ {2}trials this run: (\d+) \(completed (\d+), failed (\d+), partial (\d+)\)$/m.exec(stdout)
+  const prior = /^ {2}already recorded: (\d+) {4}total in file: (\d+)/m.exec(stdout)
+  assert.isNotNull(outcome, `no summary outcome in stdout:\n${stdout}`)
+  assert.isNotNull(thisRun, `no 'trials this run' line in stdout:\n${stdout}`)
+  assert.isNotNull(prior, `no 'already recorded' line in stdout:\n${stdout}`)
+  return {
+    runId: outcome![1],
+    outcome: outcome![2],
+    total: Number(thisRun![1]),
+    completed: Number(thisRun![2]),
+    failed: Number(thisRun![3]),
+    alreadyRecorded: Number(prior![1]),
+    totalInFile: Number(prior![2])
+  }
+}
+
+/** Writes JSONL: one JSON line per value (strings are written as they are). */
+export const writeJsonl = (file: string, lines: ReadonlyArray<unknown>, eol = "\n"): string => {
+  fs.writeFileSync(file, lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l)) + eol).join(""))
+  return file
+}
+
+/** A short dump of a child's output for assertion messages. */
+export const describeResult = (r: CliResult): string =>
+  `exit ${r.code} signal ${r.signal}\n--- stdout\n${r.stdout.slice(-2000)}\n--- stderr\n${r.stderr.slice(-2000)}`

@@ -1,0 +1,195 @@
+/**
+ * Reading datasets: JSONL files line by line (CRLF, blank lines, chunk
+ * boundaries inside multi-byte characters), the line numbers and fields in
+ * errors, `--on-invalid skip` items, and the line splitter itself against a
+ * reference on random input.
+ */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { Effect, Schema, Stream } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as Dataset from "../src/Dataset.ts"
+import { splitLines } from "../src/internal/lines.ts"
+import type { AgentEvalTask } from "../src/Trial.ts"
+import { removeTempDirs, tempDir } from "./cli-helpers.ts"
+
+afterAll(removeTempDirs)
+
+const fileWith = (content: string | Uint8Array) => {
+  const file = path.join(tempDir(), "tasks.jsonl")
+  fs.writeFileSync(file, content)
+  return file
+}
+
+const read = (file: string, onInvalid: Dataset.OnInvalid = "fail") =>
+  Dataset.fromJsonl(file, { onInvalid }).pipe(Stream.runCollect, Effect.provide(NodeServices.layer))
+
+const tasksOf = (items: ReadonlyArray<Dataset.Item>): Array<AgentEvalTask> =>
+  items.map((item) => {
+    assert.strictEqual(item._tag, "Task")
+    return (item as Extract<Dataset.Item, { _tag: "Task" }>).task
+  })
+
+const errorOf = (file: string) => Effect.flip(read(file))
+
+describe("Dataset.fromJsonl", () => {
+  it.live("reads CRLF lines, skips blank lines, keeps every field", () =>
+    Effect.gen(function*() {
+      const a = { id: "a", inputs: { instruction: "hi", n: [1, { x: null }] }, intent: "greet", reference: { answer: 42 }, metadata: { split: "dev" } }
+      const b = { id: "b é ✓", inputs: {} }
+      const c = { id: "c", inputs: { q: "last line without a newline" } }
+      const file = fileWith(`\r\n${JSON.stringify(a)}\r\n \t \r\n\r\n${JSON.stringify(b)}\n\n${JSON.stringify(c)}`)
+      assert.deepStrictEqual(tasksOf(yield* read(file)), [a, b, c])
+    }))
+
+  it.live("errors name the file and the physical line (blank and CRLF lines counted) and the field", () =>
+    Effect.gen(function*() {
+      const good = JSON.stringify({ id: "a", inputs: {} })
+      const cases = [
+        [`\r\n${good}\r\n\r\n{bad json\r\n`, 4, "not valid JSON"],
+        [`${good}\n\n{"id":"b","inputs":[1]}\n`, 3, "field inputs"],
+        [`${good}\n{"id":"b","inputs":{},"metadata":"x"}\n`, 2, "field metadata"],
+        [`{"inputs":{}}\n`, 1, "field id"],
+        [`{"id":7,"inputs":{}}\n`, 1, "field id"],
+        [`[1,2]\n`, 1, "not an AgentEvalTask"],
+        [`${good}\n${good}\n`, 2, `duplicate task id "a"`]
+      ] as const
+      for (const [content, number, mention] of cases) {
+        const file = fileWith(content)
+        const error = yield* errorOf(file)
+        assert.strictEqual(error._tag, "DatasetError")
+        assert.strictEqual(error.line, number, content)
+        assert.isTrue(error.message.startsWith(`${file}:${number}: `), error.message)
+        assert.include(error.message, mention)
+      }
+    }))
+
+  it.live("an empty file, blank lines only, a missing file and a folder are errors naming the path", () =>
+    Effect.gen(function*() {
+      const empty = fileWith("")
+      const blank = fileWith("\n \r\n\t\n")
+      const missing = path.join(tempDir(), "missing.jsonl")
+      const folder = tempDir()
+      for (const [file, mention] of [[empty, "empty"], [blank, "empty"], [missing, "not found"], [folder, "not a file"]] as const) {
+        const error = yield* errorOf(file)
+        assert.include(error.message, file)
+        assert.include(error.message, mention)
+      }
+    }))
+
+  it.live("a bad line stops the stream after the tasks before it", () =>
+    Effect.gen(function*() {
+      const file = fileWith(["a", "b"].map((id) => JSON.stringify({ id, inputs: {} })).join("\n") + "\n{oops\n" + JSON.stringify({ id: "c", inputs: {} }))
+      const seen: Array<string> = []
+      const error = yield* Dataset.fromJsonl(file, { onInvalid: "fail" }).pipe(
+        Stream.runForEach((item) => Effect.sync(() => seen.push(item._tag === "Task" ? item.task.id : "?"))),
+        Effect.flip,
+        Effect.provide(NodeServices.layer)
+      )
+      assert.strictEqual(error.line, 3)
+      assert.deepStrictEqual(seen, ["a", "b"])
+    }))
+
+  it.live("skip: bad lines become Invalid items with unique task ids and messages naming the line", () =>
+    Effect.gen(function*() {
+      const file = fileWith([
+        JSON.stringify({ id: "a", inputs: {} }),
+        `{"id":"a","inputs":"dup and bad"}`,
+        `{nope`,
+        `{"id":"b","inputs":[]}`,
+        JSON.stringify({ id: "b", inputs: {} }),
+        JSON.stringify({ id: "a", inputs: {} }),
+        JSON.stringify({ id: "c", inputs: {} })
+      ].join("\n"))
+      const items = yield* read(file, "skip")
+      assert.strictEqual(items.length, 7)
+      const ids = items.map((item) => item._tag === "Task" ? item.task.id : item.taskId)
+      assert.strictEqual(new Set(ids).size, ids.length, ids.join(", "))
+      assert.deepStrictEqual(items.map((item) => item._tag), ["Task", "Invalid", "Invalid", "Invalid", "Invalid", "Invalid", "Task"])
+      items.forEach((item, i) => {
+        if (item._tag === "Invalid") assert.isTrue(item.message.startsWith(`${file}:${i + 1}: `), item.message)
+      })
+      assert.deepStrictEqual(ids, ["a", `${file}:2`, `${file}:3`, "b", `${file}:5`, `${file}:6`, "c"])
+    }))
+
+  it.live("reads a file bigger than a read chunk, with multi-byte characters across chunk boundaries", () =>
+    Effect.gen(function*() {
+      const tasks = Array.from({ length: 3000 }, (_, i) => ({
+        id: `t${i}-${"é😀✓".repeat(i % 7)}`,
+        inputs: { text: "ünïcödé 😀 ".repeat(i % 13), i }
+      }))
+      const file = fileWith(tasks.map((t) => JSON.stringify(t)).join("\r\n"))
+      assert.isAbove(fs.statSync(file).size, 200_000)
+      assert.deepStrictEqual(tasksOf(yield* read(file)), tasks)
+    }))
+})
+
+describe("Dataset.synthetic and countLines", () => {
+  it.live("synthetic(n): n tasks synthetic-0.. with an instruction and the reference answer", () =>
+    Effect.gen(function*() {
+      const tasks = tasksOf(yield* Stream.runCollect(Dataset.synthetic(5)))
+      assert.deepStrictEqual(tasks.map((t) => [t.id, t.inputs["instruction"], t.reference]), [
+        ["synthetic-0", "What is 0 + 0?", "0"],
+        ["synthetic-1", "What is 1 + 1?", "2"],
+        ["synthetic-2", "What is 2 + 2?", "4"],
+        ["synthetic-3", "What is 3 + 3?", "6"],
+        ["synthetic-4", "What is 4 + 4?", "8"]
+      ])
+      assert.deepStrictEqual(yield* Stream.runCollect(Dataset.synthetic(0)), [])
+    }))
+
+  it.live("countLines counts non-blank lines; undefined for stdin and a missing file", () =>
+    Effect.gen(function*() {
+      const count = (file: string) => Dataset.countLines(file).pipe(Effect.provide(NodeServices.layer))
+      assert.strictEqual(yield* count(fileWith("a\n\n b \r\n  \nc")), 3)
+      assert.strictEqual(yield* count("-"), undefined)
+      assert.strictEqual(yield* count(path.join(tempDir(), "missing")), undefined)
+    }))
+})
+
+// A small deterministic PRNG for the random cases.
+const mulberry32 = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+
+describe("splitLines", () => {
+  it.effect.prop(
+    "matches a reference split for random text in random chunks: text, numbers, byte ends, terminated",
+    { seed: Schema.Int },
+    ({ seed }) =>
+      Effect.gen(function*() {
+        const random = mulberry32(seed)
+        const pieces = ["a", "bc", " ", "é", "😀", "✓", "\n", "\n", "\r\n", "{\"x\":1}"]
+        let text = ""
+        const length = Math.floor(random() * 60)
+        for (let i = 0; i < length; i++) text += pieces[Math.floor(random() * pieces.length)]
+        const bytes = new TextEncoder().encode(text)
+        const chunks: Array<Uint8Array> = []
+        for (let start = 0; start < bytes.length;) {
+          const size = 1 + Math.floor(random() * 7)
+          chunks.push(bytes.subarray(start, start + size))
+          start += size
+        }
+        const lines = yield* Stream.runCollect(splitLines(Stream.fromIterable(chunks)))
+
+        const parts = text.split("\n")
+        const last = parts.pop()!
+        const expected: Array<{ text: string; number: number; end: number; terminated: boolean }> = []
+        let end = 0
+        for (const part of parts) {
+          end += new TextEncoder().encode(part).length + 1
+          expected.push({ text: part.replace(/\r$/, ""), number: expected.length + 1, end, terminated: true })
+        }
+        if (last !== "") {
+          end += new TextEncoder().encode(last).length
+          expected.push({ text: last.replace(/\r$/, ""), number: expected.length + 1, end, terminated: false })
+        }
+        assert.deepStrictEqual(lines.map((l) => ({ ...l })), expected, JSON.stringify(text))
+      }),
+    { arbitrary: { runs: 300 } }
+  )
+})

@@ -1,0 +1,207 @@
+/**
+ * The end-of-run summary: histogram percentiles against exact ones, pass@k
+ * against a brute-force count over subsets, the accumulator's counts, and the
+ * progress line.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Schema } from "effect"
+import { Probe } from "../src/Probe.ts"
+import * as Progress from "../src/Progress.ts"
+import * as Summary from "../src/Summary.ts"
+import type { AgentEvalTrial } from "../src/Trial.ts"
+
+const mulberry32 = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+
+/** The nearest-rank quantile of sorted values. */
+const exactQuantile = (sorted: ReadonlyArray<number>, q: number) => sorted[Math.max(1, Math.ceil(q * sorted.length)) - 1]
+
+describe("LatencyHistogram", () => {
+  const distributions: Record<string, (random: () => number) => number> = {
+    "uniform 1..100 ms": (r) => 1 + 99 * r(),
+    "log-uniform 0.01 ms..60 s": (r) => 0.01 * Math.exp(r() * Math.log(6e6)),
+    "long tail (Pareto)": (r) => 5 / Math.pow(1 - r(), 1 / 1.5),
+    "two modes": (r) => (r() < 0.9 ? 20 + r() * 5 : 2000 + r() * 500),
+    "a few distinct values": (r) => [3, 3, 3, 17, 250][Math.floor(r() * 5)]
+  }
+
+  it.effect.prop(
+    "p50, p95, p99 within 2.5% of the exact values on random data (the buckets grow by 5%)",
+    { seed: Schema.Int, n: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 5000 })) },
+    ({ n, seed }) =>
+      Effect.sync(() => {
+        for (const [name, draw] of Object.entries(distributions)) {
+          const random = mulberry32(seed)
+          const histogram = new Summary.LatencyHistogram()
+          const values: Array<number> = []
+          for (let i = 0; i < n; i++) {
+            const ms = draw(random)
+            values.push(ms)
+            histogram.record(ms)
+          }
+          values.sort((a, b) => a - b)
+          for (const q of [0.5, 0.95, 0.99]) {
+            const exact = exactQuantile(values, q)
+            const estimate = histogram.quantile(q)!
+            assert.isTrue(Math.abs(estimate - exact) <= 0.025 * exact, `${name}, n=${n}, q=${q}: ${estimate} vs exact ${exact}`)
+          }
+          assert.strictEqual(histogram.max, values[values.length - 1])
+          assert.strictEqual(histogram.total, n)
+        }
+      }),
+    { arbitrary: { runs: 40 } }
+  )
+
+  it("an empty histogram has no quantiles; one value is its own quantiles", () => {
+    const histogram = new Summary.LatencyHistogram()
+    assert.isUndefined(histogram.quantile(0.5))
+    histogram.record(42)
+    for (const q of [0, 0.5, 0.99, 1]) assert.closeTo(histogram.quantile(q)!, 42, 42 * 0.05)
+  })
+})
+
+// pass@k by counting: over every k-subset of a task's n trials, the share that
+// holds at least one completed trial; averaged over tasks.
+const bruteForcePassAtK = (tasksByPasses: ReadonlyArray<number>, k: number): number | undefined => {
+  const n = tasksByPasses.length - 1
+  const tasks = tasksByPasses.reduce((a, b) => a + b, 0)
+  if (tasks === 0 || k < 1 || k > n) return undefined
+  let sum = 0
+  tasksByPasses.forEach((count, c) => {
+    let subsets = 0
+    let passing = 0
+    for (let mask = 0; mask < 1 << n; mask++) {
+      let bits = 0
+      let pass = false
+      for (let i = 0; i < n; i++) {
+        if (mask & (1 << i)) {
+          bits++
+          if (i < c) pass = true
+        }
+      }
+      if (bits !== k) continue
+      subsets++
+      if (pass) passing++
+    }
+    sum += count * (passing / subsets)
+  })
+  return sum / tasks
+}
+
+describe("passAtK", () => {
+  it.effect.prop(
+    "equals the brute-force count over subsets",
+    {
+      counts: Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 50 }))).check(
+        Schema.isMinLength(2),
+        Schema.isMaxLength(9)
+      )
+    },
+    ({ counts }) =>
+      Effect.sync(() => {
+        const n = counts.length - 1
+        for (let k = 0; k <= n + 1; k++) {
+          const expected = bruteForcePassAtK(counts, k)
+          const actual = Summary.passAtK(counts, k)
+          if (expected === undefined) assert.isUndefined(actual, `k=${k} counts=${counts}`)
+          else assert.closeTo(actual!, expected, 1e-12, `k=${k} counts=${counts}`)
+        }
+      }),
+    { arbitrary: { runs: 200 } }
+  )
+
+  it("known values", () => {
+    assert.strictEqual(Summary.passAtK([0, 0, 4], 1), 1)
+    assert.strictEqual(Summary.passAtK([4, 0, 0], 2), 0)
+    assert.closeTo(Summary.passAtK([0, 1, 0], 1)!, 0.5, 1e-12)
+    assert.strictEqual(Summary.passAtK([0, 1, 0], 2), 1)
+    assert.isUndefined(Summary.passAtK([0, 0, 0], 1))
+  })
+})
+
+const trial = (taskId: string, epoch: number, status: "completed" | "failed", latencyMs = 10, errorType = "AgentError"): AgentEvalTrial => ({
+  id: `${taskId}:${epoch}`,
+  task_id: taskId,
+  status,
+  ...(status === "failed" ? { error: { type: errorType, message: "x", occurred_at: "2026-01-01T00:00:00.000Z" } } : { output: { output_text: "y" } }),
+  metadata: { started_at: "2026-01-01T00:00:00.000Z", finished_at: "2026-01-01T00:00:00.010Z", latency_ms: latencyMs, epoch }
+})
+
+describe("Accumulator and make", () => {
+  it("counts this run and prior trials apart, scores tasks once all epochs are in, leaves InvalidTask out", () => {
+    const acc = new Summary.Accumulator(3)
+    // Task a: 3/3 (one prior); b: 1/3; c: 0/3; d: 2 of 3 recorded (incomplete); an invalid line.
+    acc.add(trial("a", 1, "completed", 5), true)
+    acc.add(trial("a", 2, "completed"))
+    acc.add(trial("a", 3, "completed"))
+    acc.add(trial("b", 1, "failed"))
+    acc.add(trial("b", 2, "completed"))
+    acc.add(trial("b", 3, "failed"), true)
+    for (let e = 1; e <= 3; e++) acc.add(trial("c", e, "failed", 10, "Timeout"))
+    acc.add(trial("d", 1, "completed"))
+    acc.add(trial("d", 2, "failed"))
+    acc.add(trial("tasks.jsonl:9", 1, "failed", 0, "InvalidTask"))
+
+    assert.deepStrictEqual(acc.thisRun, { completed: 4, failed: 6, partial: 0 })
+    assert.deepStrictEqual(acc.prior, { completed: 1, failed: 1, partial: 0 })
+    assert.deepStrictEqual(acc.tasksByPasses, [1, 1, 0, 1])
+    assert.strictEqual(acc.incompleteTasks, 1)
+    assert.deepStrictEqual(Object.fromEntries(acc.errorTypes), { AgentError: 2, Timeout: 3, InvalidTask: 1 })
+    assert.strictEqual(acc.latency.total, 10, "prior trials are not this run's latencies")
+
+    const summary = Summary.make({
+      runId: "r",
+      resultsFile: "out.jsonl",
+      outcome: "finished",
+      acc,
+      probe: new Probe().snapshot(),
+      wallMs: 2000,
+      parallelism: 4
+    })
+    assert.deepStrictEqual(summary.trials.total, { completed: 5, failed: 7, partial: 0, total: 12 })
+    assert.strictEqual(summary.throughput_per_s, 5)
+    assert.deepStrictEqual(summary.pass_at_k!.tasks_by_passes, [1, 1, 0, 1])
+    assert.strictEqual(summary.pass_at_k!.tasks_scored, 3)
+    assert.strictEqual(summary.pass_at_k!.tasks_incomplete, 1)
+    assert.closeTo(summary.pass_at_k!.estimates["pass@1"]!, 4 / 9, 1e-4)
+    assert.strictEqual(summary.pass_at_k!.estimates["pass@3"], round4(Summary.passAtK([1, 1, 0, 1], 3)!))
+    const text = Summary.format(summary)
+    assert.include(text, "run r: finished")
+    assert.include(text, "trials this run: 10 (completed 4, failed 6, partial 0)")
+    assert.include(text, "3 epochs: 3 tasks scored (1 incomplete)")
+    assert.include(text, "results: out.jsonl")
+  })
+
+  it("one epoch: no pass@k section", () => {
+    const acc = new Summary.Accumulator(1)
+    acc.add(trial("a", 1, "completed"))
+    const summary = Summary.make({ runId: "r", resultsFile: "f", outcome: "interrupted", acc, probe: new Probe().snapshot(), wallMs: 0, parallelism: 1 })
+    assert.isUndefined(summary.pass_at_k)
+    assert.strictEqual(summary.throughput_per_s, 0)
+    assert.notInclude(Summary.format(summary), "epochs")
+  })
+})
+
+const round4 = (x: number) => Math.round(x * 1e4) / 1e4
+
+describe("Progress.line", () => {
+  it("shows done/total with percent, rate, ETA, active calls and failures; done/total counts skipped trials", () => {
+    const probe = new Probe()
+    for (let i = 0; i < 30; i++) {
+      probe.unitStarted()
+      probe.unitEnded(i < 3)
+    }
+    probe.callStarted()
+    probe.callStarted()
+    const source = { probe, skipped: () => 20, total: () => 200, parallelism: 8 }
+    assert.strictEqual(Progress.line(source, 10_000), "50/200 (25%)  3.0/s  ETA 50s  active 2/8  failed 3")
+    assert.strictEqual(
+      Progress.line({ ...source, total: () => undefined }, 10_000),
+      "50 done  3.0/s  active 2/8  failed 3"
+    )
+  })
+})
