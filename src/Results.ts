@@ -202,7 +202,9 @@ export const writer = Effect.fn("Results.writer")(function*(
     if (pending.length === 0) return Effect.void
     const lines = pending
     pending = []
-    return file.writeAll(encoder.encode(lines.join(""))).pipe(
+    // Uninterruptible: a write cut short would leave a torn line mid-file
+    // once the final flush appends after it.
+    return Effect.uninterruptible(file.writeAll(encoder.encode(lines.join("")))).pipe(
       Effect.tap(() => Effect.sync(() => written += lines.length)),
       Effect.mapError((e) => new ResultsError({ path, message: `cannot write ${path}: ${e.message}` }))
     )

@@ -171,9 +171,13 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   const probe = new Probe()
   const invalid = new WeakMap<AgentEvalTask, string>()
   let skipped = 0
+  let invalidLines = 0
   const units = itemsOf(config).pipe(
     Stream.mapError(input),
-    Stream.mapArray((items) => toUnits(items, config.epochs, invalid)),
+    Stream.mapArray((items) => {
+      for (const item of items) if (item._tag === "Invalid") invalidLines++
+      return toUnits(items, config.epochs, invalid)
+    }),
     Stream.filter((unit) => {
       if (!recorded.ids.has(trialId(unit.task.id, unit.epoch))) return true
       skipped++
@@ -219,7 +223,13 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
         )
       }
       yield* Progress.display(
-        { probe, skipped: () => skipped, total: () => total, parallelism: config.parallelism },
+        {
+          probe,
+          skipped: () => skipped,
+          // A bad line is one record whatever the epochs; the count saw it as a task.
+          total: () => total === undefined ? undefined : total - invalidLines * (config.epochs - 1),
+          parallelism: config.parallelism
+        },
         { tty: config.tty, interval: config.progressInterval, write: (text) => process.stderr.write(text) }
       ).pipe(Effect.forkScoped)
     }
