@@ -166,7 +166,8 @@ export const parseRate = (text: string): { readonly limit: number; readonly per:
 export const parseMaxFailures = (text: string): MaxFailures | undefined => {
   const percent = /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(text)
   if (percent !== null) {
-    const fraction = Number(percent[1]) / 100
+    // Read as `Ne-2`, the nearest double to N/100 (`0.7 / 100` is not).
+    const fraction = Number(`${percent[1]}e-2`)
     return fraction >= 0 && fraction <= 1 ? { _tag: "Fraction", fraction } : undefined
   }
   const n = Number(text)
@@ -195,7 +196,10 @@ export type MaxFailures =
 export const exceeded = (limit: MaxFailures, failed: number, finished: number): boolean =>
   limit._tag === "Count"
     ? failed > limit.count
-    : finished >= (limit.minFinished ?? 20) && failed > limit.fraction * finished
+    // Compare quotients, not a product: 0.29 * 100 is 28.999999999999996, which
+    // would count 29 failures of 100 as more than 29%. Both sides are the
+    // nearest doubles to their ratios, so equal ratios compare equal.
+    : finished >= (limit.minFinished ?? 20) && failed / finished > limit.fraction
 
 /**
  * Describes a budget for messages: `25 failures` or `10% of trials`.
