@@ -208,7 +208,10 @@ export const exceeded = (limit: MaxFailures, failed: number, finished: number): 
  * @since 0.1.0
  */
 export const describeMaxFailures = (limit: MaxFailures): string =>
-  limit._tag === "Count" ? `${limit.count} failed trials` : `${limit.fraction * 100}% failed trials`
+  limit._tag === "Count"
+    ? `${limit.count} failed trials`
+    // 0.07 * 100 is 7.000000000000001: round off the binary noise.
+    : `${Number((limit.fraction * 100).toPrecision(12))}% failed trials`
 
 /**
  * Additive-increase / multiplicative-decrease of the run's concurrency on
