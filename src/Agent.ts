@@ -73,16 +73,49 @@ export const fromEffect = <E, R>(f: Agent<E, R>): Agent<E, R> => (task, trial) =
  * @category constructors
  * @since 0.1.0
  */
-export const fromPromise = (f: PromiseAgent): Agent<AgentError | InvalidAgentOutput> => (task) =>
-  Effect.flatMap(
-    Effect.tryPromise({
-      // The parameter must be declared: Effect only creates the AbortSignal for
-      // functions that take one.
-      try: (signal: AbortSignal) => Promise.resolve(f(task, { signal })),
-      catch: (cause) => new AgentError({ message: describe(cause), cause })
-    }),
-    toAgentOutput
-  )
+export const fromPromise = (f: PromiseAgent): Agent<AgentError | InvalidAgentOutput> =>
+  fromCallable(f) as Agent<AgentError | InvalidAgentOutput>
+
+/**
+ * A foreign callable that may return a value, a Promise or an Effect, called
+ * as `f(task, { signal, trial })`: what `module:` agents export. Throws and
+ * rejections become `AgentError`, a wrong shape `InvalidAgentOutput`.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const fromCallable = (
+  f: (task: AgentEvalTask, context: { readonly signal: AbortSignal; readonly trial: TrialContext }) => unknown
+): Agent<unknown> => (task, trial) =>
+  Effect.callback<AgentOutput, unknown>((resume) => {
+    const context = new CallContext(trial ?? { id: task.id, epoch: undefined })
+    const onError = (cause: unknown) => resume(Effect.fail(new AgentError({ message: describe(cause), cause })))
+    try {
+      const result = f(task, context)
+      if (Effect.isEffect(result)) resume(Effect.flatMap(result as Effect.Effect<unknown, unknown>, toAgentOutput))
+      else if (isPromiseLike(result)) result.then((value) => resume(toAgentOutput(value)), onError)
+      else resume(toAgentOutput(result))
+    } catch (cause) {
+      onError(cause)
+    }
+    return Effect.sync(() => context.abort())
+  })
+
+// The AbortController is made only if the callable reads `signal`: most do
+// not, and making one costs about a microsecond per call.
+class CallContext {
+  private controller: AbortController | undefined
+  constructor(readonly trial: TrialContext) {}
+  get signal(): AbortSignal {
+    return (this.controller ??= new AbortController()).signal
+  }
+  abort(): void {
+    this.controller?.abort()
+  }
+}
+
+const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
+  typeof u === "object" && u !== null && typeof (u as { then?: unknown }).then === "function"
 
 const decodeOutput = Schema.decodeUnknownExit(AgentOutput)
 
@@ -95,6 +128,7 @@ const decodeOutput = Schema.decodeUnknownExit(AgentOutput)
  */
 export const toAgentOutput = (value: unknown): Effect.Effect<AgentOutput, InvalidAgentOutput> => {
   if (typeof value === "string") return Effect.succeed({ output_text: value })
+  if (isPlainOutput(value)) return Effect.succeed(value)
   const exit = decodeOutput(value)
   if (exit._tag === "Success") return Effect.succeed(exit.value)
   return Effect.fail(
@@ -102,6 +136,19 @@ export const toAgentOutput = (value: unknown): Effect.Effect<AgentOutput, Invali
       message: `Agent returned ${preview(value)}, expected a string or { output_text: string, ... }`
     })
   )
+}
+
+// The common shape, checked without the Schema machinery: a string output and,
+// if present, a plain-object metadata. Anything else takes the Schema path.
+const isPlainOutput = (value: unknown): value is AgentOutput => {
+  if (typeof value !== "object" || value === null) return false
+  const o = value as { readonly output_text?: unknown; readonly metadata?: unknown }
+  if (typeof o.output_text !== "string") return false
+  for (const key in o) {
+    if (key !== "output_text" && key !== "metadata" && key !== "response") return false
+  }
+  const m = o.metadata
+  return m === undefined ? !("metadata" in o) : typeof m === "object" && m !== null && !Array.isArray(m)
 }
 
 /** A one-line description of anything thrown. */

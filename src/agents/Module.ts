@@ -8,9 +8,7 @@
 import { Effect, Schema } from "effect"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
-import { type Agent, toAgentOutput } from "../Agent.ts"
-import { AgentError, type InvalidAgentOutput } from "../Errors.ts"
-import { describe } from "../Agent.ts"
+import { describe, fromCallable } from "../Agent.ts"
 import type { AgentEvalTask } from "../Trial.ts"
 
 /**
@@ -58,30 +56,3 @@ export const load = Effect.fn("ModuleAgent.load")(function*(file: string, export
   }
   return fromCallable(fn as UserCallable)
 })
-
-const EffectResult = Symbol("agent-trials/ModuleAgent/EffectResult")
-
-/**
- * A callable that may return a value, a Promise or an Effect.
- *
- * @category constructors
- * @since 0.1.0
- */
-export const fromCallable = (fn: UserCallable): Agent<unknown> => (task, trial) =>
-  Effect.tryPromise({
-    try: (signal: AbortSignal) => {
-      const result = fn(task, { signal, trial: trial ?? { id: task.id, epoch: undefined } })
-      return Effect.isEffect(result)
-        ? Promise.resolve({ [EffectResult]: result as Effect.Effect<unknown, unknown> })
-        : Promise.resolve(result)
-    },
-    catch: (cause) => new AgentError({ message: describe(cause), cause })
-  }).pipe(
-    Effect.flatMap((value): Effect.Effect<unknown, unknown> =>
-      typeof value === "object" && value !== null && EffectResult in value
-        ? (value as { [EffectResult]: Effect.Effect<unknown, unknown> })[EffectResult]
-        : Effect.succeed(value)
-    ),
-    Effect.flatMap((value): Effect.Effect<ReturnType<typeof toAgentOutput> extends Effect.Effect<infer A, any> ? A : never, InvalidAgentOutput> =>
-      toAgentOutput(value))
-  )

@@ -6,7 +6,7 @@
  *
  * @internal
  */
-import { Cause, type Clock, Duration, Effect, Exit, type Semaphore } from "effect"
+import { Cause, type Clock, Duration, Effect, type Exit, type Semaphore } from "effect"
 import type { Agent, TrialContext } from "../Agent.ts"
 import { describe } from "../Agent.ts"
 import * as Policy from "../Policy.ts"
@@ -24,12 +24,6 @@ export interface ExecuteConfig {
   readonly adaptive?: Policy.AdaptiveLimit | undefined
 }
 
-interface Attempted {
-  readonly exit: Exit.Exit<AgentOutput, unknown>
-  readonly startedMs: number
-  readonly durationMs: number
-}
-
 /**
  * Never fails: agent failures and defects become a `failed` trial. The
  * outstanding unit spans every attempt and every backoff wait; an active call
@@ -45,68 +39,119 @@ export const executeTrial = <AE, AR>(
   config: ExecuteConfig
 ): Effect.Effect<AgentEvalTrial, never, AR> =>
   Effect.suspend(() => {
-    const { probe } = config
-    probe.unitStarted()
-    const context: TrialContext = { id: trialId(task.id, epoch), epoch }
-    let failed = true
-    return Effect.clockWith((clock) => {
-      const firstStartedMs = clock.currentTimeMillisUnsafe()
-      const delays: Array<number> = []
-      const loop = (attempt: number): Effect.Effect<AgentEvalTrial, never, AR> =>
-        Effect.flatMap(attemptOnce(task, context, agent, config, clock), (result) => {
-          const error = Exit.isFailure(result.exit) ? firstError(result.exit.cause) : undefined
-          const retry = config.retry
-          if (
-            error === undefined || retry === undefined || attempt > retry.retries || !Policy.isRetryable(error.value)
-          ) {
-            const trial = toTrial(task, context, result, firstStartedMs, attempt, delays, clock)
-            failed = trial.status === "failed"
-            return Effect.succeed(trial)
-          }
-          return Effect.flatMap(Policy.jitter, (j) => {
-            const delay = Policy.retryDelayMs(retry, attempt, error.value, j)
-            delays.push(delay)
-            probe.retries++
-            return Effect.andThen(Effect.sleep(delay), loop(attempt + 1))
-          })
-        })
-      return loop(1)
-    }).pipe(Effect.ensuring(Effect.sync(() => probe.unitEnded(failed))))
+    const trial = new TrialRun(task, epoch, agent, config)
+    return Effect.onExit(Effect.clockWith((clock) => trial.start(clock)), () => trial.end())
   })
 
-const attemptOnce = <AE, AR>(
-  task: AgentEvalTask,
-  context: TrialContext,
-  agent: Agent<AE, AR>,
-  config: ExecuteConfig,
-  clock: Clock.Clock
-): Effect.Effect<Attempted, never, AR> => {
-  const { probe, rate, adaptive } = config
-  const call = Effect.suspend(() => {
-    const startedMs = clock.currentTimeMillisUnsafe()
-    const startedNs = clock.currentTimeNanosUnsafe()
-    const ticket = adaptive?.start() ?? 0
-    probe.callStarted()
-    return withTimeout(callAgent(agent, task, context), config.timeoutMs).pipe(
-      Effect.ensuring(Effect.sync(() => probe.callEnded())),
-      Effect.exit,
-      Effect.tap((exit) =>
-        adaptive === undefined
-          ? Effect.void
-          : adaptive.onOutcome(ticket, Exit.isFailure(exit) && Policy.isThrottled(firstError(exit.cause)?.value))
-      ),
-      Effect.map((exit): Attempted => ({
-        exit,
-        startedMs,
-        durationMs: Number(clock.currentTimeNanosUnsafe() - startedNs) / 1e6
-      }))
+// One object per trial instead of a closure per step: this is the hot path,
+// run once per trial, and its cost adds to every trial of every run.
+class TrialRun<AE, AR> {
+  readonly context: TrialContext
+  readonly delays: Array<number> = []
+  clock!: Clock.Clock
+  firstStartedMs = 0
+  attempt = 0
+  callOpen = false
+  failed = true
+  startedMs = 0
+  startedNs = BigInt(0)
+  ticket = 0
+
+  constructor(
+    readonly task: AgentEvalTask,
+    readonly epoch: number | undefined,
+    readonly agent: Agent<AE, AR>,
+    readonly config: ExecuteConfig
+  ) {
+    config.probe.unitStarted()
+    this.context = { id: trialId(task.id, epoch), epoch }
+  }
+
+  start(clock: Clock.Clock): Effect.Effect<AgentEvalTrial, never, AR> {
+    this.clock = clock
+    this.firstStartedMs = clock.currentTimeMillisUnsafe()
+    return this.next()
+  }
+
+  // Counts are settled here whatever ended the trial, interruption included.
+  end(): Effect.Effect<void> {
+    if (this.callOpen) this.config.probe.callEnded()
+    this.config.probe.unitEnded(this.failed)
+    return Effect.void
+  }
+
+  next(): Effect.Effect<AgentEvalTrial, never, AR> {
+    this.attempt++
+    const { semaphore, rate } = this.config
+    const call = Effect.suspend(() => this.call())
+    return Effect.flatMap(
+      semaphore.withPermit(rate === undefined ? call : Effect.andThen(rate.acquire, call)),
+      (exit) => this.settle(exit)
     )
-  })
-  return config.semaphore.withPermit(rate === undefined ? call : Effect.andThen(rate.acquire, call))
+  }
+
+  call(): Effect.Effect<Exit.Exit<AgentOutput, unknown>, never, AR> {
+    const { clock, config } = this
+    this.startedMs = clock.currentTimeMillisUnsafe()
+    this.startedNs = clock.currentTimeNanosUnsafe()
+    if (config.adaptive !== undefined) this.ticket = config.adaptive.start()
+    this.callOpen = true
+    config.probe.callStarted()
+    // A callable that throws before returning an Effect must fail its trial,
+    // not the fiber that drives the stream (a concurrent Stream.mapEffect is
+    // reported to hang on that).
+    let effect: Effect.Effect<AgentOutput, unknown, AR>
+    try {
+      effect = this.agent(this.task, this.context)
+    } catch (defect) {
+      effect = Effect.die(defect)
+    }
+    return Effect.exit(config.timeoutMs === undefined ? effect : withTimeout(effect, config.timeoutMs))
+  }
+
+  settle(exit: Exit.Exit<AgentOutput, unknown>): Effect.Effect<AgentEvalTrial, never, AR> {
+    const { config } = this
+    const durationMs = Number(this.clock.currentTimeNanosUnsafe() - this.startedNs) / 1e6
+    this.callOpen = false
+    config.probe.callEnded()
+    const error = exit._tag === "Failure" ? firstError(exit.cause) : undefined
+    const adapted = config.adaptive === undefined
+      ? undefined
+      : config.adaptive.onOutcome(this.ticket, error !== undefined && Policy.isThrottled(error.value))
+    const retry = config.retry
+    if (error === undefined || retry === undefined || this.attempt > retry.retries || !Policy.isRetryable(error.value)) {
+      const trial = this.toTrial(exit, durationMs)
+      this.failed = trial.status === "failed"
+      return adapted === undefined ? Effect.succeed(trial) : Effect.as(adapted, trial)
+    }
+    const backoff = Effect.flatMap(Policy.jitter, (j) => {
+      const delay = Policy.retryDelayMs(retry, this.attempt, error.value, j)
+      this.delays.push(delay)
+      config.probe.retries++
+      return Effect.andThen(Effect.sleep(delay), this.next())
+    })
+    return adapted === undefined ? backoff : Effect.andThen(adapted, backoff)
+  }
+
+  toTrial(exit: Exit.Exit<AgentOutput, unknown>, durationMs: number): AgentEvalTrial {
+    const { context, task } = this
+    const finishedAt = isoTime(this.clock.currentTimeMillisUnsafe())
+    const metadata: AgentEvalTrial["metadata"] = {
+      started_at: isoTime(this.firstStartedMs),
+      finished_at: finishedAt,
+      latency_ms: durationMs,
+      ...(context.epoch === undefined ? undefined : { epoch: context.epoch }),
+      attempts: this.attempt,
+      ...(this.delays.length === 0 ? undefined : { retry_delays_ms: this.delays })
+    }
+    return exit._tag === "Success"
+      ? { id: context.id, task_id: task.id, status: "completed", output: exit.value, metadata }
+      : { id: context.id, task_id: task.id, status: "failed", error: toTrialError(exit.cause, finishedAt), metadata }
+  }
 }
 
-const withTimeout = <A, E, R>(self: Effect.Effect<A, E, R>, timeoutMs: number | undefined) =>
-  timeoutMs === undefined ? self : Effect.timeoutOrElse(self, {
+const withTimeout = <A, E, R>(self: Effect.Effect<A, E, R>, timeoutMs: number) =>
+  Effect.timeoutOrElse(self, {
     duration: timeoutMs,
     orElse: () =>
       Effect.fail(
@@ -117,49 +162,26 @@ const withTimeout = <A, E, R>(self: Effect.Effect<A, E, R>, timeoutMs: number | 
       )
   })
 
-// A callable that throws before returning an Effect must fail its trial, not
-// the fiber that drives the stream (a concurrent Stream.mapEffect is reported
-// to hang on that), so the call happens inside a suspend with its own catch.
-const callAgent = <AE, AR>(
-  agent: Agent<AE, AR>,
-  task: AgentEvalTask,
-  trial: TrialContext
-): Effect.Effect<AgentOutput, AE, AR> =>
-  Effect.suspend(() => {
-    try {
-      return agent(task, trial)
-    } catch (defect) {
-      return Effect.die(defect)
-    }
-  })
+// `Date#toISOString` costs about a microsecond; timestamps of one run share
+// their first 17 characters for a minute, so only the seconds are formatted.
+let isoMinute = Number.NaN
+let isoPrefix = ""
+/** @internal */
+export const isoTime = (ms: number): string => {
+  const minute = Math.floor(ms / 60_000)
+  if (minute !== isoMinute) {
+    isoMinute = minute
+    isoPrefix = new Date(minute * 60_000).toISOString().slice(0, 17)
+  }
+  const rest = ms - minute * 60_000
+  const seconds = Math.floor(rest / 1000)
+  const millis = Math.floor(rest - seconds * 1000)
+  return `${isoPrefix}${seconds < 10 ? "0" : ""}${seconds}.${millis < 10 ? "00" : millis < 100 ? "0" : ""}${millis}Z`
+}
 
 const firstError = (cause: Cause.Cause<unknown>): { readonly value: unknown } | undefined => {
   const reason = cause.reasons[0]
   return reason !== undefined && Cause.isFailReason(reason) ? { value: reason.error } : undefined
-}
-
-const toTrial = (
-  task: AgentEvalTask,
-  context: TrialContext,
-  last: Attempted,
-  firstStartedMs: number,
-  attempts: number,
-  delays: ReadonlyArray<number>,
-  clock: Clock.Clock
-): AgentEvalTrial => {
-  const finishedAt = new Date(clock.currentTimeMillisUnsafe()).toISOString()
-  const metadata: AgentEvalTrial["metadata"] = {
-    started_at: new Date(firstStartedMs).toISOString(),
-    finished_at: finishedAt,
-    latency_ms: last.durationMs,
-    ...(context.epoch === undefined ? undefined : { epoch: context.epoch }),
-    attempts,
-    ...(delays.length === 0 ? undefined : { retry_delays_ms: delays })
-  }
-  const exit = last.exit
-  return Exit.isSuccess(exit)
-    ? { id: context.id, task_id: task.id, status: "completed", output: exit.value, metadata }
-    : { id: context.id, task_id: task.id, status: "failed", error: toTrialError(exit.cause, finishedAt), metadata }
 }
 
 /**
