@@ -124,10 +124,9 @@ export const chart = (rows: ReadonlyArray<Summary>): string => {
     `<g transform="translate(${20 + i * 160},${H + 10})"><rect width="14" height="14" fill="${colors[a]}"/>` +
     `<text x="20" y="12" font-size="12">${esc(catalog[a].label)}</text></g>`
   )
-  const skipped = tick.filter((s) => s.status === "skipped")
-    .map((s) => `${s.label} at T=${fmtCount(s.trials)} P=${s.parallelism}`)
+  const skipped = [...new Set(tick.filter((s) => s.status === "skipped").map((s) => `${s.label} ${s.detail ?? "skipped"}`))]
   const note = skipped.length === 0 ? [] : [
-    `<text x="20" y="${H + 48}" font-size="11" fill="#555">${esc(`not run (above cap): ${skipped.join("; ")}`)}</text>`
+    `<text x="20" y="${H + 48}" font-size="11" fill="#555">${esc(`not run: ${skipped.join("; ")}`)}</text>`
   ]
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${2 * W}" height="${H + 60}" font-family="sans-serif" font-size="13">`,

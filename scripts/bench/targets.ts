@@ -94,9 +94,12 @@ const overhead = (rows: ReadonlyArray<Summary>): Target => {
     if (pmap === undefined) return []
     const ratio = s.figures!.usPerTrial / pmap.usPerTrial
     checks.push(ratio <= 1.5)
+    // Decided on wall time, as the target says; CPU time is shown because it moves less with other load.
+    const cpuRatio = s.figures!.cpuUsPerTrial / pmap.cpuUsPerTrial
     return [
       `${catalog[s.approach].label} ${where(s)}: ${num(s.figures!.usPerTrial, 2)} us vs p-map ${num(pmap.usPerTrial, 2)} us ` +
-      `= ${ratio.toFixed(2)}x (limit 1.5x) -> ${ratio <= 1.5 ? "PASS" : "FAIL"}`
+      `= ${ratio.toFixed(2)}x (limit 1.5x; cpu ${num(s.figures!.cpuUsPerTrial, 2)} vs ${num(pmap.cpuUsPerTrial, 2)} us ` +
+      `= ${cpuRatio.toFixed(2)}x) -> ${ratio <= 1.5 ? "PASS" : "FAIL"}`
     ]
   })
   return { name: "(d) tick agent: per-trial overhead <= 1.5x p-map's", verdict: verdictOf(checks), lines }
