@@ -212,6 +212,11 @@ export const runCommand = Command.make(
       Flag.withFallbackConfig(Config.String("AGENT_TRIALS_BACKOFF_MAX")),
       Flag.withDefault("30s")
     ),
+    retryAfterMax: Flag.String("retry-after-max").pipe(
+      Flag.withDescription("Longest wait a Retry-After header of a 429 or 503 may impose (default 60s) [env AGENT_TRIALS_RETRY_AFTER_MAX]"),
+      Flag.withFallbackConfig(Config.String("AGENT_TRIALS_RETRY_AFTER_MAX")),
+      Flag.withDefault("60s")
+    ),
     rate: optionalString("rate", "AGENT_TRIALS_RATE", "Cap on agent call starts across the run: N/s or N/min; none by default [env AGENT_TRIALS_RATE]"),
     adaptive: Flag.Boolean("adaptive").pipe(
       Flag.withDescription(
@@ -254,6 +259,7 @@ export const runCommand = Command.make(
       retries: flags.retries,
       backoff: flags.backoff,
       backoffMax: flags.backoffMax,
+      retryAfterMax: flags.retryAfterMax,
       rate: Option.getOrUndefined(flags.rate),
       adaptive: flags.adaptive,
       maxFailures: Option.getOrUndefined(flags.maxFailures)

@@ -50,6 +50,7 @@ export interface RunConfig {
   readonly retries: number
   readonly backoff: string
   readonly backoffMax: string
+  readonly retryAfterMax: string
   /** `N/s` or `N/min`. */
   readonly rate: string | undefined
   readonly adaptive: boolean
@@ -106,7 +107,14 @@ const validate = (config: RunConfig): RunInputError | undefined => {
   if (!(Number.isSafeInteger(config.retries) && config.retries >= 0)) {
     return bad(`Expected --retries to be an integer from 0 and up, got ${config.retries}`)
   }
-  for (const [flag, value] of [["--timeout", config.timeout], ["--backoff", config.backoff], ["--backoff-max", config.backoffMax]] as const) {
+  for (
+    const [flag, value] of [
+      ["--timeout", config.timeout],
+      ["--backoff", config.backoff],
+      ["--backoff-max", config.backoffMax],
+      ["--retry-after-max", config.retryAfterMax]
+    ] as const
+  ) {
     if (value !== undefined && !(Policy.parseDurationMs(value)! > 0)) {
       return bad(`Expected ${flag} to be a positive duration like 500ms, 30s or 2m, got "${value}"`)
     }
@@ -126,7 +134,8 @@ const policyOptions = (config: RunConfig) => ({
   retry: config.retries === 0 ? undefined : {
     retries: config.retries,
     base: Policy.parseDurationMs(config.backoff)!,
-    max: Policy.parseDurationMs(config.backoffMax)!
+    max: Policy.parseDurationMs(config.backoffMax)!,
+    retryAfterMax: Policy.parseDurationMs(config.retryAfterMax)!
   },
   rate: config.rate === undefined ? undefined : Policy.parseRate(config.rate),
   adaptive: config.adaptive,

@@ -71,4 +71,39 @@ describe("Runner service", () => {
       assert.isAtMost(result.peakActive, 16)
       assert.isAtLeast(result.peakActive, 1)
     }))
+
+  it.effect("failure handling from the environment: timeout, retries, failure budget", () =>
+    Effect.gen(function*() {
+      const runner = yield* Runner
+      let calls = 0
+      // Hangs past the timeout on its first call, answers on the second.
+      const agent: Agent = (task) =>
+        Effect.suspend(() => ++calls % 2 === 1 ? Effect.never : Effect.succeed({ output_text: task.id }))
+      const fiber = yield* Effect.forkChild(runner.runTasks(taskIterable(1), agent))
+      yield* TestClock.adjust("10 seconds")
+      const [trial] = yield* Fiber.join(fiber)
+      assert.strictEqual(trial.status, "completed")
+      assert.strictEqual(trial.metadata["attempts"], 2)
+      assert.strictEqual(runner.probe.retries, 1)
+
+      const failing: Agent<string> = () => Effect.fail("no")
+      const exit = yield* Effect.exit(runner.runTasks(taskIterable(10), failing))
+      assert.isTrue(Exit.isFailure(exit))
+      assert.include(String(exit), "stopped: 2 of 2 finished trials failed, more than the limit of 1 failed trials")
+    }).pipe(Effect.provide(Runner.layer.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({
+      AGENT_TRIALS_PARALLELISM: 1,
+      AGENT_TRIALS_TIMEOUT: "1s",
+      AGENT_TRIALS_RETRIES: 2,
+      AGENT_TRIALS_BACKOFF: "100ms",
+      AGENT_TRIALS_MAX_FAILURES: "1"
+    })))))))
+
+  it.effect("a bad AGENT_TRIALS_RATE fails the layer, naming it", () =>
+    Effect.gen(function*() {
+      const layer = Runner.layer.pipe(
+        Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ AGENT_TRIALS_RATE: "fast" })))
+      )
+      const exit = yield* Effect.exit(Effect.provide(Runner.use(() => Effect.void), layer))
+      assert.include(String(exit), `Expected AGENT_TRIALS_RATE to be N/s or N/min, got "fast"`)
+    }))
 })
