@@ -1,5 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Effect, Stream } from "effect"
+import * as Agent from "../src/Agent.ts"
 import { isoTime } from "../src/internal/execute.ts"
+import { Probe } from "../src/Probe.ts"
+import { runTrials } from "../src/Runner.ts"
+import { tasksStream } from "./fixtures.ts"
 
 describe("isoTime", () => {
   it("matches Date#toISOString across minutes, seconds and milliseconds", () => {
@@ -13,4 +18,28 @@ describe("isoTime", () => {
       assert.strictEqual(isoTime(fixed), new Date(fixed).toISOString())
     }
   })
+})
+
+describe("an agent that answers at once", () => {
+  it.live("does not starve the event loop: a macrotask runs while the run goes on", () =>
+    Effect.gen(function*() {
+      const probe = new Probe()
+      const n = 20_000
+      let completedWhenImmediateRan = -1
+      // Scheduled once the run is under way. Without the runner's heartbeat,
+      // an already-resolved promise per call drives the whole run on
+      // microtasks, and this runs only after the last trial.
+      const agent = Agent.fromPromise(async (task) => {
+        if (task.id === "t1000") {
+          setImmediate(() => {
+            completedWhenImmediateRan = probe.completed
+          })
+        }
+        return task.id
+      })
+      yield* Stream.runDrain(runTrials(tasksStream(n), agent, { parallelism: 64, probe }))
+      assert.strictEqual(probe.completed, n)
+      assert.isAtLeast(completedWhenImmediateRan, 1000)
+      assert.isBelow(completedWhenImmediateRan, n)
+    }))
 })

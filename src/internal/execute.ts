@@ -122,7 +122,8 @@ class TrialRun<AE, AR> {
     if (error === undefined || retry === undefined || this.attempt > retry.retries || !Policy.isRetryable(error.value)) {
       const trial = this.toTrial(exit, durationMs)
       this.failed = trial.status === "failed"
-      return adapted === undefined ? Effect.succeed(trial) : Effect.as(adapted, trial)
+      const done = adapted === undefined ? Effect.succeed(trial) : Effect.as(adapted, trial)
+      return eventLoopStarved() ? Effect.andThen(Effect.yieldNow, done) : done
     }
     const backoff = Effect.flatMap(Policy.jitter, (j) => {
       const delay = Policy.retryDelayMs(retry, this.attempt, error.value, j)
@@ -148,6 +149,30 @@ class TrialRun<AE, AR> {
       ? { id: context.id, task_id: task.id, status: "completed", output: exit.value, metadata }
       : { id: context.id, task_id: task.id, status: "failed", error: toTrialError(exit.cause, finishedAt), metadata }
   }
+}
+
+// Agents that answer at once (a cache hit, an already-resolved promise) can
+// keep the run going on microtasks alone: timers (progress, the results
+// writer's flush), I/O and signal handlers then never run, and work scheduled
+// for the next macrotask piles up in memory. A heartbeat on setImmediate
+// tells when the event loop last got a turn; once that is more than a few
+// milliseconds ago, every trial that ends yields to the scheduler (a
+// macrotask) before handing its result on, so the loop gets its turn within
+// one round of trials. A run whose agent waits on real I/O or timers never
+// pays for this beyond one clock read per trial.
+const STARVED_MS = 10
+let lastTurn = performance.now()
+let heartbeat = false
+const beat = () => {
+  heartbeat = false
+  lastTurn = performance.now()
+}
+const eventLoopStarved = (): boolean => {
+  if (!heartbeat) {
+    heartbeat = true
+    setImmediate(beat)
+  }
+  return performance.now() - lastTurn > STARVED_MS
 }
 
 const withTimeout = <A, E, R>(self: Effect.Effect<A, E, R>, timeoutMs: number) =>
