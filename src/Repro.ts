@@ -11,7 +11,7 @@ import { runTrialsEager } from "./Eager.ts"
 import type { InvalidParallelism } from "./Errors.ts"
 import type { MaxFailuresExceeded } from "./Policy.ts"
 import { Probe } from "./Probe.ts"
-import { runTrials } from "./Runner.ts"
+import { helperFibers, runTrials } from "./Runner.ts"
 import type { AgentEvalTask } from "./Trial.ts"
 
 /**
@@ -45,7 +45,7 @@ export interface ReproReport {
 }
 
 /** Unordered `Stream.mapEffect` runs one helper fiber beside the trial fibers. */
-export const BOUNDED_HELPER_FIBERS = 1
+export const BOUNDED_HELPER_FIBERS = helperFibers(false)
 
 /** Controlled tasks: `repro-0`, `repro-1`, ... generated on demand. */
 export const controlledTasks = (n: number): Stream.Stream<AgentEvalTask> =>

@@ -55,6 +55,17 @@ export interface RunOptions {
 }
 
 /**
+ * The fibers a run keeps besides one per admitted trial: `Stream.mapEffect`'s
+ * loop that pulls the next task when a slot frees (unordered), plus, in
+ * ordered mode, the fiber that hands results on in input order. With a
+ * `timeout`, each active call also runs in a race of two fibers.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const helperFibers = (ordered: boolean): number => (ordered ? 2 : 1)
+
+/**
  * One unit of work: a task, and which of its epochs this trial is.
  *
  * @category models
