@@ -7,24 +7,25 @@ import { Effect, Fiber, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { runTrialsEager } from "../src/Eager.ts"
 import { Probe } from "../src/Probe.ts"
-import { runTrials } from "../src/Runner.ts"
+import { helperFibers, runTrials } from "../src/Runner.ts"
 import { gatedAgent, tasksStream } from "./fixtures.ts"
 
 const PARALLELISM = 8
 // Unordered Stream.mapEffect forks one helper fiber (the loop that pulls the
 // next task once a slot is free) besides the per-trial fibers.
-const HELPER_FIBERS = 1
+const HELPER_FIBERS = helperFibers(false)
 
 const gateRun = (
   runner: typeof runTrials,
   taskCount: number,
-  waves: number
+  waves: number,
+  ordered = false
 ) =>
   Effect.gen(function*() {
     const probe = new Probe()
     const { agent, gate } = yield* gatedAgent()
     const completed: Array<number> = []
-    const fiber = yield* runner(tasksStream(taskCount), agent, { parallelism: PARALLELISM, probe }).pipe(
+    const fiber = yield* runner(tasksStream(taskCount), agent, { parallelism: PARALLELISM, probe, ordered }).pipe(
       Stream.runForEach(() => Effect.sync(() => completed.push(1))),
       Effect.forkChild
     )
@@ -90,5 +91,23 @@ describe("gate: 512 tasks, parallelism 8, every call held", () => {
       assert.strictEqual(probe.liveFibers, 0)
       assert.strictEqual(probe.outstanding, 0)
       assert.strictEqual(probe.active, 0)
+    }))
+
+  it.effect("bounded, ordered mode: at most 8 admitted, fibers within 8 + 2 helpers", () =>
+    Effect.gen(function*() {
+      const { held, afterWave, fiber, probe, completed } = yield* gateRun(runTrials, 512, 3, true)
+      // Ordered Stream.mapEffect keeps N-2 results queued behind the one being
+      // awaited and forks the next only once it can queue it: with every call
+      // held, 7 of the 8 slots are in use.
+      assert.strictEqual(held.peakActive, PARALLELISM - 1)
+      assert.strictEqual(held.outstanding, PARALLELISM - 1)
+      assert.strictEqual(held.liveFibers, PARALLELISM - 1 + helperFibers(true))
+      assert.deepStrictEqual(afterWave, [8, 16, 24])
+      yield* TestClock.adjust("64 seconds")
+      yield* Fiber.join(fiber)
+      assert.strictEqual(completed.length, 512)
+      assert.isAtMost(probe.peakOutstanding, PARALLELISM)
+      assert.isAtMost(probe.peakLiveFibers, PARALLELISM + helperFibers(true))
+      assert.strictEqual(probe.liveFibers, 0)
     }))
 })
