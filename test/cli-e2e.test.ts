@@ -18,8 +18,7 @@ import {
   repoRoot,
   run,
   syntheticIds,
-  tempDir,
-  writeJsonl
+  tempDir
 } from "./cli-helpers.ts"
 import { json, serve } from "./http-server.ts"
 
