@@ -129,13 +129,26 @@ const decodeOutput = Schema.decodeUnknownExit(AgentOutput)
 export const toAgentOutput = (value: unknown): Effect.Effect<AgentOutput, InvalidAgentOutput> => {
   if (typeof value === "string") return Effect.succeed({ output_text: value })
   if (isPlainOutput(value)) return Effect.succeed(value)
-  const exit = decodeOutput(value)
+  const exit = decodeOutput(withoutUndefined(value))
   if (exit._tag === "Success") return Effect.succeed(exit.value)
   return Effect.fail(
     new InvalidAgentOutput({
       message: `Agent returned ${preview(value)}, expected a string or { output_text: string, ... }`
     })
   )
+}
+
+// `{ output_text, metadata: undefined }` is what JavaScript callers often
+// write for "no metadata": treat an undefined optional field as absent.
+const withoutUndefined = (value: unknown): unknown => {
+  if (typeof value !== "object" || value === null) return value
+  const o = value as Record<string, unknown>
+  if (!("metadata" in o && o["metadata"] === undefined) && !("response" in o && o["response"] === undefined)) {
+    return value
+  }
+  const copy: Record<string, unknown> = {}
+  for (const key in o) if (o[key] !== undefined) copy[key] = o[key]
+  return copy
 }
 
 // The common shape, checked without the Schema machinery: a string output and,

@@ -183,3 +183,23 @@ describe("ordered and unordered modes", () => {
       assert.isAtMost(probe.peakOutstanding, 4)
     }))
 })
+
+describe("agent outputs", () => {
+  it.effect("a string, an AgentOutput, extra keys dropped, undefined optional fields; wrong shapes rejected", () =>
+    Effect.gen(function*() {
+      const ok = (value: unknown) => Effect.runSync(Agent.toAgentOutput(value))
+      const bad = (value: unknown) => Effect.runSync(Effect.flip(Agent.toAgentOutput(value)))._tag
+      assert.deepStrictEqual(ok("text"), { output_text: "text" })
+      assert.deepStrictEqual(ok({ output_text: "a", metadata: { k: 1 }, response: { r: 1 } }), {
+        output_text: "a",
+        metadata: { k: 1 },
+        response: { r: 1 }
+      })
+      assert.deepStrictEqual(ok({ output_text: "a", extra: 1 }), { output_text: "a" })
+      assert.deepStrictEqual(ok({ output_text: "a", metadata: undefined }), { output_text: "a" })
+      assert.strictEqual(bad({ output_text: "a", metadata: [] }), "InvalidAgentOutput")
+      assert.strictEqual(bad({ output_text: 1 }), "InvalidAgentOutput")
+      assert.strictEqual(bad(null), "InvalidAgentOutput")
+      assert.strictEqual(bad(42), "InvalidAgentOutput")
+    }))
+})
