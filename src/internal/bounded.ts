@@ -1,0 +1,109 @@
+/**
+ * The bounded stream under both `runTrials` and the `Runner` service:
+ * `Stream.mapEffect` with the run's concurrency, the fiber count, the policies
+ * built from a run's options, and the failure budget.
+ *
+ * @internal
+ */
+import { Duration, Effect, type Semaphore, Stream } from "effect"
+import * as Policy from "../Policy.ts"
+import { MaxFailuresExceeded } from "../Policy.ts"
+import * as Probe from "../Probe.ts"
+import type { AgentEvalTrial } from "../Trial.ts"
+import type { ExecuteConfig } from "./execute.ts"
+
+/**
+ * The failure-handling options of a run, shared by `runTrials` and the
+ * `Runner` service.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PolicyOptions {
+  /** Per attempt: the call is interrupted and the attempt fails with `Timeout`. */
+  readonly timeout?: Duration.Input | undefined
+  /** Retries of retryable failures (timeouts, network errors, HTTP 408/429/5xx). None when omitted. */
+  readonly retry?: Policy.RetryPolicy | undefined
+  /** At most `limit` call starts per `per`, across the run. */
+  readonly rate?: { readonly limit: number; readonly per: Duration.Input } | undefined
+  /** Halve the concurrency on HTTP 429, raise it back by one at a time (never above `parallelism`). */
+  readonly adaptive?: boolean | undefined
+  /** Stop admitting and fail with `MaxFailuresExceeded` once the budget is exceeded. */
+  readonly maxFailures?: Policy.MaxFailures | undefined
+}
+
+// Counted on the trials as they are emitted, so the message matches what a
+// consumer recorded. The trial that exceeds the budget is still emitted; then
+// the stream fails, which stops admission and interrupts the trials in flight.
+export const stopOnFailures = <E, R>(
+  stream: Stream.Stream<AgentEvalTrial, E, R>,
+  limit: Policy.MaxFailures
+): Stream.Stream<AgentEvalTrial, E | MaxFailuresExceeded, R> =>
+  Stream.suspend(() => {
+    let finished = 0
+    let failed = 0
+    let over = false
+    return stream.pipe(
+      Stream.takeUntil((trial) => {
+        finished++
+        if (trial.status === "failed") failed++
+        over = Policy.exceeded(limit, failed, finished)
+        return over
+      }),
+      Stream.concat(Stream.suspend(() =>
+        over
+          ? Stream.fail(
+            new MaxFailuresExceeded({
+              message: `stopped: ${failed} of ${finished} finished trials failed, more than the limit of ${
+                Policy.describeMaxFailures(limit)
+              }`,
+              failed,
+              finished
+            })
+          )
+          : Stream.empty
+      ))
+    )
+  })
+
+/** @internal */
+export const policyConfig = (
+  options: PolicyOptions & { readonly parallelism: number },
+  semaphore: Semaphore.Semaphore,
+  probe: Probe.Probe
+): Omit<BoundedConfig, "ordered"> => ({
+  parallelism: options.parallelism,
+  semaphore,
+  probe,
+  timeoutMs: options.timeout === undefined ? undefined : Duration.toMillis(options.timeout),
+  retry: options.retry,
+  rate: options.rate === undefined ? undefined : new Policy.RateLimiter(options.rate.limit, options.rate.per),
+  adaptive: options.adaptive === true ? new Policy.AdaptiveLimit(semaphore, options.parallelism, probe) : undefined
+})
+
+/** @internal */
+export interface BoundedConfig extends ExecuteConfig {
+  readonly parallelism: number
+  readonly ordered: boolean
+}
+
+/** @internal */
+export const bounded = <A, E, R, AR>(
+  items: Stream.Stream<A, E, R>,
+  trial: (item: A) => Effect.Effect<AgentEvalTrial, never, AR>,
+  config: BoundedConfig
+): Stream.Stream<AgentEvalTrial, E, R | AR> =>
+  items.pipe(
+    Stream.mapEffect(trial, { concurrency: config.parallelism, unordered: !config.ordered }),
+    trackStreamFibers(config.probe)
+  )
+
+/**
+ * Counts every fiber the stream forks (its helpers and one per admitted trial)
+ * in `probe.liveFibers`.
+ *
+ * @internal
+ */
+export const trackStreamFibers = (probe: Probe.Probe) => <A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A, E, R> =>
+  Stream.unwrap(Effect.map(Probe.currentFiberMetrics(probe), (metrics) => Stream.provideService(self, Probe.FiberRuntimeMetrics, metrics)))
+
