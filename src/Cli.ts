@@ -122,12 +122,34 @@ export const reproCommand = Command.make(
   "Reproduce the eager-admission bug: run the original shape and agent-trials side by side on a gated local agent"
 ))
 
-const optionalString = (name: string, env: string, description: string) =>
+// Every run flag falls back to AGENT_TRIALS_<FLAG>, then to its default; the
+// help text names the variable.
+const envName = (flag: string) => `AGENT_TRIALS_${flag.toUpperCase().replaceAll("-", "_")}`
+const described = (flag: string, description: string) => `${description} [env ${envName(flag)}]`
+
+const optionalString = (name: string, description: string) =>
   Flag.String(name).pipe(
-    Flag.withDescription(description),
-    Flag.withFallbackConfig(Config.String(env)),
+    Flag.withDescription(described(name, description)),
+    Flag.withFallbackConfig(Config.String(envName(name))),
     Flag.optional
   )
+
+const stringFlag = (name: string, fallback: string, description: string) =>
+  Flag.String(name).pipe(
+    Flag.withDescription(described(name, description)),
+    Flag.withFallbackConfig(Config.String(envName(name))),
+    Flag.withDefault(fallback)
+  )
+
+const intFlag = (name: string, fallback: number, description: string) =>
+  Flag.Int(name).pipe(
+    Flag.withDescription(described(name, description)),
+    Flag.withFallbackConfig(Config.Int(envName(name))),
+    Flag.withDefault(fallback)
+  )
+
+const switchFlag = (name: string, description: string) =>
+  Flag.Boolean(name).pipe(Flag.withDescription(description), Flag.withoutNegation, Flag.withDefault(false))
 
 /**
  * `run`: stream a dataset through an agent, write every result, resume after
@@ -140,95 +162,65 @@ const optionalString = (name: string, env: string, description: string) =>
 export const runCommand = Command.make(
   "run",
   {
-    tasks: optionalString(
-      "tasks",
-      "AGENT_TRIALS_TASKS",
-      "JSONL file of tasks, one AgentEvalTask per line, read lazily; - reads stdin [env AGENT_TRIALS_TASKS]"
-    ),
+    tasks: optionalString("tasks", "JSONL file of tasks, one AgentEvalTask per line, read lazily; - reads stdin"),
     synthetic: Flag.Int("synthetic").pipe(
-      Flag.withDescription(`Generate N synthetic tasks instead (default when no --tasks: ${Run.DEFAULT_SYNTHETIC}) [env AGENT_TRIALS_SYNTHETIC]`),
-      Flag.withFallbackConfig(Config.Int("AGENT_TRIALS_SYNTHETIC")),
+      Flag.withDescription(
+        described("synthetic", `Generate N synthetic tasks instead (default when no --tasks: ${Run.DEFAULT_SYNTHETIC})`)
+      ),
+      Flag.withFallbackConfig(Config.Int(envName("synthetic"))),
       Flag.optional
     ),
-    agent: Flag.String("agent").pipe(
-      Flag.withDescription(
-        "sim[:latency=20ms,jitter=10ms,fail=0.02,seed=1] | module:PATH[#export] | http(s)://URL | openai:BASE_URL (default sim) [env AGENT_TRIALS_AGENT]"
-      ),
-      Flag.withFallbackConfig(Config.String("AGENT_TRIALS_AGENT")),
-      Flag.withDefault("sim")
+    agent: stringFlag(
+      "agent",
+      "sim",
+      "sim[:latency=20ms,jitter=10ms,fail=0.02,seed=1] | module:PATH[#export] | http(s)://URL | openai:BASE_URL (default sim)"
     ),
-    model: optionalString("model", "AGENT_TRIALS_MODEL", "Model name for openai: agents (required there; the key comes from OPENAI_API_KEY) [env AGENT_TRIALS_MODEL]"),
-    parallelism: Flag.Int("parallelism").pipe(
-      Flag.withDescription("Agent calls in flight at most, and trials admitted at most (integer >= 1, default 8) [env AGENT_TRIALS_PARALLELISM]"),
-      Flag.withFallbackConfig(Config.Int("AGENT_TRIALS_PARALLELISM")),
-      Flag.withDefault(8)
+    model: optionalString("model", "Model name for openai: agents (required there; the key comes from OPENAI_API_KEY)"),
+    parallelism: intFlag(
+      "parallelism",
+      8,
+      "Agent calls in flight at most, and trials admitted at most (integer >= 1, default 8)"
     ),
-    epochs: Flag.Int("epochs").pipe(
-      Flag.withDescription("Trials per task; trial ids are TASK_ID:EPOCH, EPOCH from 1 (default 1) [env AGENT_TRIALS_EPOCHS]"),
-      Flag.withFallbackConfig(Config.Int("AGENT_TRIALS_EPOCHS")),
-      Flag.withDefault(1)
+    epochs: intFlag("epochs", 1, "Trials per task; trial ids are TASK_ID:EPOCH, EPOCH from 1 (default 1)"),
+    out: optionalString("out", "Results file (JSONL, appended as trials finish; default runs/<run-id>.jsonl)"),
+    resume: switchFlag("resume", "Continue --out: skip recorded trials, repair a torn last line, append the rest"),
+    retryFailed: switchFlag(
+      "retry-failed",
+      "With --resume: run the recorded failed trials again (their old lines are removed)"
     ),
-    out: optionalString("out", "AGENT_TRIALS_OUT", "Results file (JSONL, appended as trials finish; default runs/<run-id>.jsonl) [env AGENT_TRIALS_OUT]"),
-    resume: Flag.Boolean("resume").pipe(
-      Flag.withDescription("Continue --out: skip recorded trials, repair a torn last line, append the rest"),
-      Flag.withoutNegation,
-      Flag.withDefault(false)
-    ),
-    retryFailed: Flag.Boolean("retry-failed").pipe(
-      Flag.withDescription("With --resume: run the recorded failed trials again (their old lines are removed)"),
-      Flag.withoutNegation,
-      Flag.withDefault(false)
-    ),
-    summary: optionalString("summary", "AGENT_TRIALS_SUMMARY", "Also write the summary as JSON to this file [env AGENT_TRIALS_SUMMARY]"),
-    noProgress: Flag.Boolean("no-progress").pipe(
-      Flag.withDescription("No progress display (otherwise, on stderr: a live line on a terminal, elsewhere a line every 5 s)"),
-      Flag.withoutNegation,
-      Flag.withDefault(false)
+    summary: optionalString("summary", "Also write the summary as JSON to this file"),
+    noProgress: switchFlag(
+      "no-progress",
+      "No progress display (otherwise, on stderr: a live line on a terminal, elsewhere a line every 5 s)"
     ),
     onInvalid: Flag.Literals("on-invalid", ["fail", "skip"]).pipe(
-      Flag.withDescription(
-        "A bad dataset line: fail (stop admitting, keep what is recorded, exit 2) or skip (record it as a failed trial of type InvalidTask); default fail [env AGENT_TRIALS_ON_INVALID]"
-      ),
-      Flag.withFallbackConfig(Config.Literals(["fail", "skip"], "AGENT_TRIALS_ON_INVALID")),
+      Flag.withDescription(described(
+        "on-invalid",
+        "A bad dataset line: fail (stop admitting, keep what is recorded, exit 2) or skip (record it as a failed trial of type InvalidTask); default fail"
+      )),
+      Flag.withFallbackConfig(Config.Literals(["fail", "skip"], envName("on-invalid"))),
       Flag.withDefault("fail" as const)
     ),
     timeout: optionalString(
       "timeout",
-      "AGENT_TRIALS_TIMEOUT",
-      "Per attempt (e.g. 30s): the call is interrupted and the attempt fails with Timeout; none by default [env AGENT_TRIALS_TIMEOUT]"
+      "Per attempt (e.g. 30s): the call is interrupted and the attempt fails with Timeout; none by default"
     ),
-    retries: Flag.Int("retries").pipe(
-      Flag.withDescription("Retries of retryable failures: timeouts, network errors, HTTP 408/429/5xx (default 2) [env AGENT_TRIALS_RETRIES]"),
-      Flag.withFallbackConfig(Config.Int("AGENT_TRIALS_RETRIES")),
-      Flag.withDefault(2)
+    retries: intFlag("retries", 2, "Retries of retryable failures: timeouts, network errors, HTTP 408/429/5xx (default 2)"),
+    backoff: stringFlag("backoff", "500ms", "Base of the jittered exponential backoff between attempts (default 500ms)"),
+    backoffMax: stringFlag("backoff-max", "30s", "Longest backoff wait (default 30s)"),
+    retryAfterMax: stringFlag(
+      "retry-after-max",
+      "60s",
+      "Longest wait a Retry-After header of a 429 or 503 may impose (default 60s)"
     ),
-    backoff: Flag.String("backoff").pipe(
-      Flag.withDescription("Base of the jittered exponential backoff between attempts (default 500ms) [env AGENT_TRIALS_BACKOFF]"),
-      Flag.withFallbackConfig(Config.String("AGENT_TRIALS_BACKOFF")),
-      Flag.withDefault("500ms")
-    ),
-    backoffMax: Flag.String("backoff-max").pipe(
-      Flag.withDescription("Longest backoff wait (default 30s) [env AGENT_TRIALS_BACKOFF_MAX]"),
-      Flag.withFallbackConfig(Config.String("AGENT_TRIALS_BACKOFF_MAX")),
-      Flag.withDefault("30s")
-    ),
-    retryAfterMax: Flag.String("retry-after-max").pipe(
-      Flag.withDescription("Longest wait a Retry-After header of a 429 or 503 may impose (default 60s) [env AGENT_TRIALS_RETRY_AFTER_MAX]"),
-      Flag.withFallbackConfig(Config.String("AGENT_TRIALS_RETRY_AFTER_MAX")),
-      Flag.withDefault("60s")
-    ),
-    rate: optionalString("rate", "AGENT_TRIALS_RATE", "Cap on agent call starts across the run: N/s or N/min; none by default [env AGENT_TRIALS_RATE]"),
-    adaptive: Flag.Boolean("adaptive").pipe(
-      Flag.withDescription(
-        "On HTTP 429 halve the concurrency, then raise it back one step at a time (never above --parallelism)"
-      ),
-      Flag.withoutNegation,
-      Flag.withDefault(false)
+    rate: optionalString("rate", "Cap on agent call starts across the run: N/s or N/min; none by default"),
+    adaptive: switchFlag(
+      "adaptive",
+      "On HTTP 429 halve the concurrency, then raise it back one step at a time (never above --parallelism)"
     ),
     maxFailures: optionalString(
       "max-failures",
-      "AGENT_TRIALS_MAX_FAILURES",
-      "Stop (exit 1) when more than N trials, or more than P% of finished trials (from 20 on), have failed; no limit by default [env AGENT_TRIALS_MAX_FAILURES]"
+      "Stop (exit 1) when more than N trials, or more than P% of finished trials (from 20 on), have failed; no limit by default"
     )
   },
   Effect.fn("Cli.run")(function*(flags) {

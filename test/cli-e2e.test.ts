@@ -103,6 +103,28 @@ describe.concurrent("agent-trials run: sim agent", () => {
     assert.include(result.stdout, `3 epochs: ${tasks} tasks scored (0 incomplete)`)
   })
 
+  it("flags fall back to AGENT_TRIALS_* variables, and a flag beats its variable", async () => {
+    const dir = tempDir()
+    const out = path.join(dir, "out.jsonl")
+    const summaryFile = path.join(dir, "summary.json")
+    const result = await run(["--out", out, "--no-progress", "--epochs", "1"], {
+      env: {
+        AGENT_TRIALS_SYNTHETIC: "30",
+        AGENT_TRIALS_PARALLELISM: "3",
+        AGENT_TRIALS_EPOCHS: "2",
+        AGENT_TRIALS_AGENT: "sim:fail=0",
+        AGENT_TRIALS_SUMMARY: summaryFile
+      }
+    })
+    assert.strictEqual(result.code, 0, describeResult(result))
+    assertExactlyOnce(readTrials(out), syntheticIds(30))
+    const summary = JSON.parse(fs.readFileSync(summaryFile, "utf8"))
+    assert.strictEqual(summary.parallelism, 3)
+    assert.strictEqual(summary.peak_active_calls, 3)
+    assert.strictEqual(summary.epochs, 1)
+    assert.deepStrictEqual(summary.trials.total, { completed: 30, failed: 0, partial: 0, total: 30 })
+  })
+
   it("without --out writes runs/<run-id>.jsonl and prints that path", async () => {
     const result = await run(["--synthetic", "5", "--no-progress"])
     const printed = /^results: (runs\/(\S+)\.jsonl)$/m.exec(result.stdout)
