@@ -228,15 +228,13 @@ export class AdaptiveLimit {
   private decreasedAt = 0
   private successes = 0
 
+  // The probe's limit and range start at `max` (set where the run's policies
+  // are built); this only moves them.
   constructor(
     private readonly semaphore: Semaphore.Semaphore,
     readonly max: number,
     private readonly probe: Probe
-  ) {
-    probe.limit = max
-    probe.lowestLimit = max
-    probe.highestLimit = max
-  }
+  ) {}
 
   get limit(): number {
     return this.probe.limit

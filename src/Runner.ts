@@ -133,7 +133,6 @@ const withRunConfig = <E, R>(
     if (invalid) return yield* invalid
     const semaphore = yield* Semaphore.make(options.parallelism)
     const probe = options.probe ?? new Probe.Probe()
-    probe.limit = probe.lowestLimit = probe.highestLimit = options.parallelism
     const config: BoundedConfig = {
       ...policyConfig(options, semaphore, probe),
       ordered: options.ordered ?? false

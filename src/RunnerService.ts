@@ -7,7 +7,7 @@
 import { Config, Context, Effect, Layer, Option, Schema, Semaphore, Stream } from "effect"
 import type { Agent } from "./Agent.ts"
 import { checkParallelism, type InvalidParallelism } from "./Errors.ts"
-import { bounded, type BoundedConfig, policyConfig, type PolicyOptions, stopOnFailures, trackStreamFibers } from "./internal/bounded.ts"
+import { bounded, type BoundedConfig, policyConfig, type PolicyOptions, stopOnFailures } from "./internal/bounded.ts"
 import { executeTrial } from "./internal/execute.ts"
 import * as Policy from "./Policy.ts"
 import type { MaxFailuresExceeded } from "./Policy.ts"
@@ -78,7 +78,6 @@ export const make = Effect.fn("Runner.make")(function*(
   const parallelism = options.parallelism
   const semaphore = yield* Semaphore.make(parallelism)
   const probe = new Probe.Probe()
-  probe.limit = probe.lowestLimit = probe.highestLimit = parallelism
   // One rate limiter and one adaptive limit for the life of the service.
   const shared = policyConfig(options, semaphore, probe)
   const ordered: BoundedConfig = { ...shared, ordered: true }
@@ -99,17 +98,16 @@ export const make = Effect.fn("Runner.make")(function*(
     Effect.suspend(() => {
       const out: Array<AgentEvalTrial> = []
       // Unordered underneath (no head-of-line stall), placed back by index.
-      return Stream.fromIterable(tasks).pipe(
-        Stream.mapEffect(
-          (task, index) =>
-            Effect.map(executeTrial(task, undefined, agent, unordered), (trial) => {
-              out[index] = trial
-              return trial
-            }),
-          { concurrency: parallelism, unordered: true }
-        ),
-        trackStreamFibers(probe),
-        withBudget,
+      const trials = bounded(
+        Stream.fromIterable(tasks),
+        (task, index) =>
+          Effect.map(executeTrial(task, undefined, agent, unordered), (trial) => {
+            out[index] = trial
+            return trial
+          }),
+        unordered
+      )
+      return withBudget(trials).pipe(
         Stream.runDrain,
         Effect.as(out),
         Effect.withSpan("Runner.runTasks")

@@ -66,20 +66,28 @@ export const stopOnFailures = <E, R>(
     )
   })
 
-/** @internal */
+/**
+ * Builds a run's policies; the probe's concurrency limit starts at
+ * `parallelism` (only `adaptive` moves it).
+ *
+ * @internal
+ */
 export const policyConfig = (
   options: PolicyOptions & { readonly parallelism: number },
   semaphore: Semaphore.Semaphore,
   probe: Probe.Probe
-): Omit<BoundedConfig, "ordered"> => ({
-  parallelism: options.parallelism,
-  semaphore,
-  probe,
-  timeoutMs: options.timeout === undefined ? undefined : Duration.toMillis(options.timeout),
-  retry: options.retry,
-  rate: options.rate === undefined ? undefined : new Policy.RateLimiter(options.rate.limit, options.rate.per),
-  adaptive: options.adaptive === true ? new Policy.AdaptiveLimit(semaphore, options.parallelism, probe) : undefined
-})
+): Omit<BoundedConfig, "ordered"> => {
+  probe.limit = probe.lowestLimit = probe.highestLimit = options.parallelism
+  return {
+    parallelism: options.parallelism,
+    semaphore,
+    probe,
+    timeoutMs: options.timeout === undefined ? undefined : Duration.toMillis(options.timeout),
+    retry: options.retry,
+    rate: options.rate === undefined ? undefined : new Policy.RateLimiter(options.rate.limit, options.rate.per),
+    adaptive: options.adaptive === true ? new Policy.AdaptiveLimit(semaphore, options.parallelism, probe) : undefined
+  }
+}
 
 /** @internal */
 export interface BoundedConfig extends ExecuteConfig {
@@ -90,7 +98,7 @@ export interface BoundedConfig extends ExecuteConfig {
 /** @internal */
 export const bounded = <A, E, R, AR>(
   items: Stream.Stream<A, E, R>,
-  trial: (item: A) => Effect.Effect<AgentEvalTrial, never, AR>,
+  trial: (item: A, index: number) => Effect.Effect<AgentEvalTrial, never, AR>,
   config: BoundedConfig
 ): Stream.Stream<AgentEvalTrial, E, R | AR> =>
   items.pipe(
