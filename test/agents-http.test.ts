@@ -5,10 +5,11 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Deferred, Effect, Exit, Fiber, Redacted, Stream } from "effect"
-import type { HttpClient } from "effect/http"
+import { Headers, type HttpClient } from "effect/http"
 import type { Agent } from "../src/Agent.ts"
 import * as HttpAgent from "../src/agents/Http.ts"
 import { HttpStatusError, retryAfterMs } from "../src/agents/HttpErrors.ts"
+import { redactUrl, scrubber, urlSecrets } from "../src/agents/internal/redact.ts"
 import * as OpenAiAgent from "../src/agents/OpenAi.ts"
 import { runTrials } from "../src/Runner.ts"
 import type { AgentEvalTask, AgentEvalTrial } from "../src/Trial.ts"
@@ -311,5 +312,204 @@ describe("OpenAiAgent", () => {
       assert.notInclude(String(key), KEY)
       assert.isUndefined(yield* read({}))
       assert.isUndefined(yield* read({ OPENAI_API_KEY: "" }))
+    }))
+})
+
+describe("redactUrl", () => {
+  it("replaces userinfo and every query and fragment value; names, host and path stay as written", () => {
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ["http://127.0.0.1:8080/agent", "http://127.0.0.1:8080/agent"],
+      ["ftp://x", "ftp://x"],
+      ["https://me:pw@Host.example:8443/v1/", "https://<redacted>@Host.example:8443/v1/"],
+      ["https://ghp_TOKEN@host/x", "https://<redacted>@host/x"],
+      ["http:me:pw@host/x", "http:<redacted>@host/x"],
+      [
+        "http://h/a?api_key=sk-1&mode=fast&empty=&debug&&x=1=2",
+        "http://h/a?api_key=<redacted>&mode=<redacted>&empty=&<redacted>&&x=<redacted>"
+      ],
+      ["http://h/a?key=sk%2D1%20x&q=a+b&%6Bey=v%3D", "http://h/a?key=<redacted>&q=<redacted>&%6Bey=<redacted>"],
+      [
+        "http://h/cb?state=s1#access_token=tok&token_type=bearer",
+        "http://h/cb?state=<redacted>#access_token=<redacted>&token_type=<redacted>"
+      ],
+      ["http://h/page#section", "http://h/page#<redacted>"],
+      // An @ after the host is part of the path or query, not userinfo.
+      ["http://host/users/@me?x=a@b", "http://host/users/@me?x=<redacted>"]
+    ]
+    for (const [url, shown] of cases) assert.strictEqual(redactUrl(url), shown, url)
+  })
+
+  it("redacts text that is not a valid URL too, hiding more when unsure where the userinfo ends", () => {
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ["http://user:SECRET@[bad", "http://<redacted>@[bad"],
+      // The URL parser would end the authority at ? or #: that text is invalid, and all of it is hidden.
+      ["http://user:pa?SECRET#x@host/p?k=v", "http://<redacted>@host/p?k=<redacted>"],
+      ["http://:SECRET@", "http://<redacted>@"],
+      ["not a url ?token=SECRET", "not a url ?token=<redacted>"]
+    ]
+    for (const [url, shown] of cases) assert.strictEqual(redactUrl(url), shown, url)
+  })
+
+  it("no secret survives, wherever it sits and however it is spelled", () => {
+    const secret = "S3CR3T-v4lue"
+    const spellings = [secret, encodeURIComponent(`${secret}/+ x`), `${secret}%3D%3D`]
+    const templates = [
+      (s: string) => `https://${s}@h/p`,
+      (s: string) => `https://u:${s}@h/p`,
+      (s: string) => `https://u:${s}@[::1/p`,
+      (s: string) => `https://h/p?${s}`,
+      (s: string) => `https://h/p?a=1&b=${s}&c`,
+      (s: string) => `https://h/p?a=1;b=${s}`,
+      (s: string) => `https://h/p#t=${s}`,
+      (s: string) => `openai-typo://u:${s}@h?x=${s}`
+    ]
+    for (const template of templates) {
+      for (const spelling of spellings) {
+        const url = template(spelling)
+        assert.notInclude(redactUrl(url), secret, url)
+        assert.include(redactUrl(url), "<redacted>", url)
+      }
+    }
+  })
+})
+
+describe("urlSecrets", () => {
+  it("feeds the scrubber the password, credential-named values and other long values, in every spelling", () => {
+    const scrub = scrubber(urlSecrets(
+      "http://bob:pw1@h/a?api_key=k9&v=1&format=json&session=abcdefghij&q=LONG%2FVALUE+1&x=a b"
+    ))
+    // Server-side spellings: as sent, decoded, JSON-escaped.
+    assert.strictEqual(scrub("pw1|k9|abcdefghij|LONG%2FVALUE+1|LONG/VALUE 1"), "<redacted>|<redacted>|<redacted>|<redacted>|<redacted>")
+    // Short values that are no credential, and the user name, are left alone:
+    // scrubbing them would rewrite every "1" or "json" of an output.
+    assert.strictEqual(scrub("bob asked for v=1 in json, a b"), "bob asked for v=1 in json, a b")
+    // The parser sends "a b" as "a%20b"; a long one is scrubbed in both spellings.
+    const spaced = scrubber(urlSecrets("http://h/?q=long value here"))
+    assert.strictEqual(spaced("long value here / long%20value%20here"), "<redacted> / <redacted>")
+    assert.deepStrictEqual(urlSecrets("http://h/agent?v=1"), [])
+  })
+
+  it("a short value counts as a credential by the words of its name, not by substrings", () => {
+    const scrub = scrubber(urlSecrets(
+      "http://h/?accessToken=t1&X-Amz-Signature=s2&AWSAccessKeyId=a3&apikey=k4&sig=g5&keyword=cats&author=me&monkey=m6"
+    ))
+    assert.strictEqual(scrub("t1 s2 a3 k4 g5"), "<redacted> <redacted> <redacted> <redacted> <redacted>")
+    assert.strictEqual(scrub("cats, me and m6"), "cats, me and m6")
+  })
+})
+
+// Every credential of these tests contains "SECRET", so one check covers them all.
+const SECRET_URL_PARTS = "alice:pw-SECRET-1@"
+const SECRET_QUERY = "api_key=SECRET&sig=SECRET-sig%2B2&v=1"
+
+// Echoes everything a careless server could: the request line (raw and
+// decoded) and every header, in an error or, for mode 200, in the output.
+const echo: Handler = (request, res) => {
+  const seen = `${request.path} ${decodeURIComponent(request.path)} ${JSON.stringify(request.headers)}`
+  const mode = (JSON.parse(request.body) as { inputs?: { mode?: string }; messages?: Array<{ content: string }> })
+  const which = mode.inputs?.mode ?? mode.messages?.[0]?.content
+  switch (which) {
+    case "200":
+      return json(res, 200, { output_text: `you called ${seen}`, choices: [{ message: { content: `you called ${seen}` } }] })
+    case "400":
+      return json(res, 400, `bad request ${seen}`, { location: request.path })
+    default:
+      return json(res, 500, { error: { message: `failed ${seen}` } })
+  }
+}
+
+const assertNoSecret = (trials: ReadonlyMap<string, AgentEvalTrial>) => {
+  const record = JSON.stringify([...trials.values()])
+  assert.notInclude(record, "SECRET", record)
+}
+
+describe("secrets in the agent URL and headers", () => {
+  it.live("http agent: an echoing server's 500, 400 and 200 bodies keep no URL secret or credential header", () =>
+    Effect.gen(function*() {
+      const server = yield* serve(echo)
+      const agent = HttpAgent.make(`http://${SECRET_URL_PARTS}127.0.0.1:${server.port}/agent?${SECRET_QUERY}`, {
+        headers: { "X-Api-Key": "xk-SECRET-3", Authorization: "Bearer SECRET-bearer-4" }
+      })
+      const trials = yield* run(["500", "400", "200"].map((mode) => task(mode, mode)), agent)
+      assert.strictEqual(server.received.length, 3)
+      // The secrets did reach the server (so the echo carried them)...
+      assert.include(server.received[0]!.path, "api_key=SECRET&sig=SECRET-sig%2B2")
+      assert.strictEqual(server.received[0]!.headers["x-api-key"], "xk-SECRET-3")
+      // ...and none came back into a trial.
+      assertNoSecret(trials)
+      const shown = `http://<redacted>@127.0.0.1:${server.port}/agent?api_key=<redacted>&sig=<redacted>&v=<redacted>`
+      assert.strictEqual(failure(trials.get("500")!).type, "HttpStatusError")
+      assert.isTrue(failure(trials.get("500")!).message.startsWith(`HTTP 500 from ${shown}: failed /agent?api_key=<redacted>&sig=<redacted>&v=1`))
+      assert.isTrue(failure(trials.get("400")!).message.startsWith(`HTTP 400 from ${shown}: bad request /agent?`))
+      assert.include(trials.get("200")!.output!.output_text, "you called /agent?api_key=<redacted>&sig=<redacted>&v=1")
+      assert.include(trials.get("200")!.output!.output_text, `"x-api-key":"<redacted>","authorization":"<redacted>"`)
+    }))
+
+  it.live("http agent: a closed port's NetworkError names the URL without its secrets", () =>
+    Effect.gen(function*() {
+      const port = yield* closedPort
+      const trials = yield* run([task("x", "500")], HttpAgent.make(`http://${SECRET_URL_PARTS}127.0.0.1:${port}/agent?${SECRET_QUERY}`))
+      assertNoSecret(trials)
+      const error = failure(trials.get("x")!)
+      assert.strictEqual(error.type, "NetworkError")
+      assert.include(error.message, `POST http://<redacted>@127.0.0.1:${port}/agent?api_key=<redacted>&sig=<redacted>&v=<redacted> failed`)
+      assert.include(error.message, "ECONNREFUSED")
+    }))
+
+  it.live("http agent: the header names come from Headers.CurrentRedactedNames, so a program's own list is obeyed", () =>
+    Effect.gen(function*() {
+      const server = yield* serve(echo)
+      const agent = HttpAgent.make(`${server.base}/agent`, {
+        headers: { "x-api-key": "xk-SECRET-3", "X-Tenant-Token": "tt-SECRET-5", "x-trace": "visible-trace-id" }
+      })
+      const byDefault = failure((yield* run([task("d", "500")], agent)).get("d")!).message
+      assert.include(byDefault, "<redacted>", "x-api-key is on Effect's default list")
+      assert.notInclude(byDefault, "xk-SECRET-3")
+      assert.include(byDefault, "tt-SECRET-5", "a header Effect does not list is left alone by default")
+
+      const names = [...Headers.CurrentRedactedNames.defaultValue(), /-token$/i]
+      const trials = yield* run([task("c", "500"), task("c2", "400")], agent).pipe(
+        Effect.provideService(Headers.CurrentRedactedNames, names)
+      )
+      assertNoSecret(trials)
+      assert.include(failure(trials.get("c")!).message, "visible-trace-id")
+    }))
+
+  it.live("openai agent: base URL secrets and the key stay out of every trial; the query follows the path", () =>
+    Effect.gen(function*() {
+      const server = yield* serve(echo)
+      const agent = OpenAiAgent.make({
+        baseUrl: `http://${SECRET_URL_PARTS}127.0.0.1:${server.port}/v1/?${SECRET_QUERY}`,
+        model: "m",
+        apiKey: Redacted.make("sk-SECRET-6")
+      })
+      const trials = yield* run(["500", "400", "200"].map((mode) => ({ id: mode, inputs: { instruction: mode } })), agent)
+      assert.deepStrictEqual(
+        server.received.map((r) => r.path),
+        Array(3).fill(`/v1/chat/completions?${SECRET_QUERY}`)
+      )
+      assert.strictEqual(server.received[0]!.headers.authorization, "Bearer sk-SECRET-6")
+      assertNoSecret(trials)
+      assert.include(
+        failure(trials.get("500")!).message,
+        `HTTP 500 from http://<redacted>@127.0.0.1:${server.port}/v1/chat/completions?api_key=<redacted>&sig=<redacted>&v=<redacted>: `
+      )
+      assert.include(trials.get("200")!.output!.output_text, `"authorization":"Bearer <redacted>"`)
+
+      const port = yield* closedPort
+      const closed = yield* one(
+        { id: "x", inputs: {} },
+        OpenAiAgent.make({ baseUrl: `http://${SECRET_URL_PARTS}127.0.0.1:${port}/v1?${SECRET_QUERY}`, model: "m", apiKey: undefined })
+      )
+      assert.notInclude(JSON.stringify(closed), "SECRET")
+      assert.include(failure(closed).message, `POST http://<redacted>@127.0.0.1:${port}/v1/chat/completions?api_key=<redacted>`)
+    }))
+
+  it.live("a 2xx body is scrubbed after parsing: a secret that looks like a number leaves valid JSON behind", () =>
+    Effect.gen(function*() {
+      const server = yield* serve((_request, res) => json(res, 200, `{"output_text": "n=12345678901", "metadata": {"n": 12345678901}}`))
+      const trial = yield* one(task("x", "200"), HttpAgent.make(`${server.base}/agent?project=12345678901`))
+      assert.strictEqual(trial.status, "completed")
+      assert.deepStrictEqual(trial.output, { output_text: "n=<redacted>", metadata: { n: 12345678901 } })
     }))
 })

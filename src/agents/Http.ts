@@ -6,12 +6,13 @@
  * @since 0.1.0
  */
 import { Effect, Schema } from "effect"
-import type { HttpClient } from "effect/http"
+import { Headers, type HttpClient } from "effect/http"
 import type { Agent } from "../Agent.ts"
 import { InvalidAgentOutput } from "../Errors.ts"
 import { AgentOutput, type AgentEvalTask } from "../Trial.ts"
 import type { HttpAgentError } from "./HttpErrors.ts"
-import { displayUrl, postJson, preview, scrubber } from "./internal/post.ts"
+import { postJson, preview } from "./internal/post.ts"
+import { redactUrl, scrubber, urlSecrets } from "./internal/redact.ts"
 
 /**
  * Options of an HTTP agent.
@@ -20,7 +21,11 @@ import { displayUrl, postJson, preview, scrubber } from "./internal/post.ts"
  * @since 0.1.0
  */
 export interface Options {
-  /** Sent with every request. Values of credential headers are scrubbed from error messages. */
+  /**
+   * Sent with every request. Values of the headers named in
+   * `Headers.CurrentRedactedNames` (Effect's list of secret headers) are
+   * scrubbed from every body and message.
+   */
   readonly headers?: Record<string, string> | undefined
 }
 
@@ -30,7 +35,9 @@ const decodeOutput = Schema.decodeUnknownExit(AgentOutput)
  * POSTs each task as JSON to `url`. A 2xx body must be an `AgentOutput`
  * (`{ output_text, response?, metadata? }`); anything else is
  * `InvalidAgentOutput`, a non-2xx status `HttpStatusError`, no answer
- * `NetworkError`.
+ * `NetworkError`. Messages show the URL through `redactUrl` (no userinfo,
+ * no query values), and its password and query values are scrubbed from
+ * every body, as are credential header values.
  *
  * @example
  * ```ts
@@ -43,9 +50,23 @@ const decodeOutput = Schema.decodeUnknownExit(AgentOutput)
  */
 export const make = (url: string, options?: Options): Agent<HttpAgentError, HttpClient.HttpClient> => {
   const headers = options?.headers ?? {}
-  const scrub = scrubber(credentialValues(headers))
-  const where = scrub(displayUrl(url))
+  const fromUrl = urlSecrets(url)
+  // The list is read per call, so a program that provides its own is obeyed;
+  // the scrubber is rebuilt only when the list changes.
+  let built: {
+    readonly names: ReadonlyArray<string | RegExp>
+    readonly scrub: (text: string) => string
+    readonly where: string
+  } | undefined
+  const scrubFor = (names: ReadonlyArray<string | RegExp>) => {
+    if (built?.names !== names) {
+      const scrub = scrubber([...fromUrl, ...credentialValues(headers, names)])
+      built = { names, scrub, where: scrub(redactUrl(url)) }
+    }
+    return built
+  }
   return Effect.fn("HttpAgent.call")(function*(task: AgentEvalTask) {
+    const { scrub, where } = scrubFor(yield* Headers.CurrentRedactedNames)
     const body = yield* postJson({ url, body: task, headers, scrub })
     const exit = decodeOutput(body)
     if (exit._tag === "Success") return exit.value
@@ -57,12 +78,12 @@ export const make = (url: string, options?: Options): Agent<HttpAgentError, Http
   })
 }
 
-// Header values that are credentials, and for `Scheme token` values the bare
-// token too, since a server may echo either.
-const credentialValues = (headers: Record<string, string>): Array<string> => {
+// Values of the headers Effect treats as secret, and for `Scheme token` values
+// the bare token too, since a server may echo either.
+const credentialValues = (headers: Record<string, string>, names: ReadonlyArray<string | RegExp>): Array<string> => {
   const out: Array<string> = []
   for (const [name, value] of Object.entries(headers)) {
-    if (!/^(authorization|proxy-authorization|cookie|x-api-key|api-key)$/i.test(name)) continue
+    if (!Headers.isRedactedName(name, names)) continue
     out.push(value)
     const token = /^\S+\s+(\S+)$/.exec(value.trim())?.[1]
     if (token !== undefined) out.push(token)

@@ -12,7 +12,8 @@ import type { Agent } from "../Agent.ts"
 import { InvalidAgentOutput } from "../Errors.ts"
 import type { AgentEvalTask, AgentOutput } from "../Trial.ts"
 import type { HttpAgentError } from "./HttpErrors.ts"
-import { displayUrl, postJson, preview, scrubber } from "./internal/post.ts"
+import { postJson, preview } from "./internal/post.ts"
+import { redactUrl, scrubber, urlSecrets } from "./internal/redact.ts"
 
 /**
  * Options of a chat completions agent.
@@ -21,7 +22,10 @@ import { displayUrl, postJson, preview, scrubber } from "./internal/post.ts"
  * @since 0.1.0
  */
 export interface Options {
-  /** e.g. `https://api.openai.com/v1`; `/chat/completions` is appended. */
+  /**
+   * e.g. `https://api.openai.com/v1`; `/chat/completions` is appended to its
+   * path (before any query). Shown in messages only through `redactUrl`.
+   */
   readonly baseUrl: string
   readonly model: string
   /** Sent as `Authorization: Bearer <key>`; no header when undefined or empty. */
@@ -42,11 +46,11 @@ export interface Options {
  * @since 0.1.0
  */
 export const make = (options: Options): Agent<HttpAgentError, HttpClient.HttpClient> => {
-  const url = `${options.baseUrl.replace(/\/+$/, "")}/chat/completions`
+  const url = chatCompletionsUrl(options.baseUrl)
   const key = options.apiKey === undefined ? "" : Redacted.value(options.apiKey)
   const bearer = key === "" ? undefined : options.apiKey
-  const scrub = scrubber(key === "" ? [] : [key])
-  const where = scrub(displayUrl(url))
+  const scrub = scrubber(key === "" ? urlSecrets(url) : [key, ...urlSecrets(url)])
+  const where = scrub(redactUrl(url))
   return Effect.fn("OpenAiAgent.call")(function*(task: AgentEvalTask) {
     const body = yield* postJson({
       url,
@@ -71,6 +75,15 @@ export const keyFromConfig: Effect.Effect<Redacted.Redacted<string> | undefined,
     Effect.map(Option.filter((key) => Redacted.value(key) !== "")),
     Effect.map(Option.getOrUndefined)
   )
+
+// Into the path, so a base URL's query (`?api-version=...`) stays a query.
+// Text that is no URL is kept as it is: the request then fails as a NetworkError.
+const chatCompletionsUrl = (baseUrl: string): string => {
+  if (!URL.canParse(baseUrl)) return `${baseUrl.replace(/\/+$/, "")}/chat/completions`
+  const url = new URL(baseUrl)
+  url.pathname = `${url.pathname.replace(/\/+$/, "")}/chat/completions`
+  return url.href
+}
 
 const userContent = (task: AgentEvalTask): string => {
   const instruction = task.inputs["instruction"]

@@ -12,6 +12,7 @@ import { Effect, type Redacted } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Agent } from "../Agent.ts"
 import * as HttpAgent from "./Http.ts"
+import { redactUrl } from "./internal/redact.ts"
 import * as ModuleAgent from "./Module.ts"
 import * as OpenAiAgent from "./OpenAi.ts"
 import * as Sim from "./Sim.ts"
@@ -29,7 +30,8 @@ export type AgentSpec =
   | { readonly _tag: "OpenAi"; readonly baseUrl: string }
 
 /**
- * Parses a spec; a string result is the problem, worded for `--agent`.
+ * Parses a spec; a string result is the problem, worded for `--agent`. A URL
+ * is echoed only through `redactUrl` (no userinfo, no query values).
  *
  * @category parsing
  * @since 0.1.0
@@ -49,16 +51,16 @@ export const parse = (spec: string): AgentSpec | string => {
     return { _tag: "Module", file, exportName }
   }
   if (spec.startsWith("http://") || spec.startsWith("https://")) {
-    return validUrl(spec) ? { _tag: "Http", url: spec } : `--agent ${spec}: not a valid URL`
+    return validUrl(spec) ? { _tag: "Http", url: spec } : `--agent ${redactUrl(spec)}: not a valid URL`
   }
   if (spec.startsWith("openai:")) {
     const baseUrl = spec.slice("openai:".length)
     return validUrl(baseUrl) && /^https?:/.test(baseUrl)
       ? { _tag: "OpenAi", baseUrl }
-      : `--agent ${spec}: expected openai:BASE_URL with an http(s) URL, e.g. openai:https://api.openai.com/v1`
+      : `--agent openai:${redactUrl(baseUrl)}: expected openai:BASE_URL with an http(s) URL, e.g. openai:https://api.openai.com/v1`
   }
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(spec)?.[1]
-  return `--agent ${spec}: unknown agent ${scheme === undefined ? "spec" : `scheme "${scheme}:"`} ` +
+  return `--agent ${redactUrl(spec)}: unknown agent ${scheme === undefined ? "spec" : `scheme "${scheme}:"`} ` +
     `(expected sim[:...], module:PATH[#export], http(s)://URL or openai:BASE_URL)`
 }
 
@@ -89,7 +91,7 @@ export const build = (
       return Effect.succeed(HttpAgent.make(spec.url))
     case "OpenAi":
       return options.model === undefined || options.model === ""
-        ? Effect.fail(`--agent openai:${spec.baseUrl} needs --model NAME`)
+        ? Effect.fail(`--agent openai:${redactUrl(spec.baseUrl)} needs --model NAME`)
         : Effect.succeed(OpenAiAgent.make({ baseUrl: spec.baseUrl, model: options.model, apiKey: options.apiKey }))
     case "Module":
       return ModuleAgent.load(spec.file, spec.exportName, options.cwd).pipe(

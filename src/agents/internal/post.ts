@@ -1,8 +1,9 @@
 /**
  * One JSON POST as the HTTP agents make it: send, read the whole body, turn
  * every way it can go wrong into an `HttpAgentError`. Secrets are scrubbed
- * from the raw body before anything is parsed or quoted, so neither an error
- * message nor the parsed response can carry them.
+ * from every body and message (a 2xx body string by string after parsing,
+ * anything else as text before it is quoted), and a URL is only ever shown
+ * through `redactUrl`, so no record or message can carry them.
  *
  * @internal
  */
@@ -10,6 +11,7 @@ import { Clock, Effect, type Redacted } from "effect"
 import { HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
 import { InvalidAgentOutput } from "../../Errors.ts"
 import { HttpStatusError, NetworkError, retryAfterMs } from "../HttpErrors.ts"
+import { redactUrl } from "./redact.ts"
 
 /** @internal */
 export interface PostOptions {
@@ -31,16 +33,17 @@ export const postJson = (
 ): Effect.Effect<unknown, HttpStatusError | NetworkError | InvalidAgentOutput, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     const { scrub, url } = options
-    const where = scrub(displayUrl(url))
+    const where = scrub(redactUrl(url))
     let request = HttpClientRequest.post(url, { headers: options.headers ?? {}, acceptJson: true })
     if (options.bearer !== undefined) request = HttpClientRequest.bearerToken(request, options.bearer)
     // Tasks are JSON by construction; a BigInt or a cycle is a bug of the caller (a defect).
     request = yield* Effect.orDie(HttpClientRequest.bodyJson(request, options.body))
     const client = yield* HttpClient.HttpClient
     const response = yield* client.execute(request).pipe(Effect.mapError((e) => toNetworkError(e, where, scrub)))
-    const text = scrub(yield* response.text.pipe(Effect.mapError((e) => toNetworkError(e, where, scrub))))
+    const raw = yield* response.text.pipe(Effect.mapError((e) => toNetworkError(e, where, scrub)))
 
     if (response.status < 200 || response.status >= 300) {
+      const text = scrub(raw)
       const detail = errorMessageOf(text) ?? (text.trim() === "" ? "(empty body)" : preview(text))
       const delay = retryAfterMs(response.headers["retry-after"], yield* Clock.currentTimeMillis)
       return yield* new HttpStatusError({
@@ -49,34 +52,36 @@ export const postJson = (
         ...(delay === undefined ? undefined : { retryAfterMs: delay })
       })
     }
+    // Parsed first and scrubbed string by string: a secret that looks like a
+    // number or spans a quote cannot break the JSON a trial records.
+    let body: unknown
     try {
-      return JSON.parse(text) as unknown
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error)
+      body = JSON.parse(raw)
+    } catch {
+      // The reason quotes the text around the fault: take it from the scrubbed text.
+      const text = scrub(raw)
       return yield* new InvalidAgentOutput({
-        message: `Response from ${where} is not JSON (${reason}): ${preview(text)}`
+        message: `Response from ${where} is not JSON (${jsonError(text)}): ${preview(text)}`
       })
     }
+    return scrubJson(body, scrub)
   })
 
-/**
- * Replaces every occurrence of each secret (raw, JSON-escaped and
- * percent-encoded, as a server may echo it) with `<redacted>`.
- *
- * @internal
- */
-export const scrubber = (secrets: ReadonlyArray<string>): (text: string) => string => {
-  const forms = new Set<string>()
-  for (const secret of secrets) {
-    if (secret.length === 0) continue
-    forms.add(secret)
-    forms.add(JSON.stringify(secret).slice(1, -1))
-    forms.add(encodeURIComponent(secret))
+const jsonError = (text: string): string => {
+  try {
+    JSON.parse(text)
+    return "invalid JSON"
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error)
   }
-  // Longest first, so a secret that contains another is removed whole.
-  const ordered = [...forms].sort((a, b) => b.length - a.length)
-  if (ordered.length === 0) return (text) => text
-  return (text) => ordered.reduce((acc, form) => acc.replaceAll(form, "<redacted>"), text)
+}
+
+const scrubJson = (value: unknown, scrub: (text: string) => string): unknown => {
+  if (typeof value === "string") return scrub(value)
+  if (Array.isArray(value)) return value.map((item) => scrubJson(item, scrub))
+  if (typeof value !== "object" || value === null) return value
+  // fromEntries defines own properties, so a "__proto__" key stays data.
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [scrub(key), scrubJson(item, scrub)]))
 }
 
 /**
@@ -103,7 +108,7 @@ const errorMessageOf = (text: string): string | undefined => {
 const toNetworkError = (error: HttpClientError.HttpClientError, where: string, scrub: (text: string) => string) => {
   const cause: unknown = error.reason.cause
   const detail = cause instanceof Error ? describeCause(cause) : error.reason._tag
-  return new NetworkError({ message: scrub(`POST ${where} failed: ${detail}`) })
+  return new NetworkError({ message: `POST ${where} failed: ${scrub(detail)}` })
 }
 
 // undici reports "fetch failed"-style wrappers; the useful words (ECONNREFUSED,
@@ -118,21 +123,4 @@ const describeCause = (error: Error): string => {
     current = current.cause
   }
   return preview(parts.join(": "))
-}
-
-/**
- * The URL as messages show it: without credentials (`https://user:pass@host`).
- *
- * @internal
- */
-export const displayUrl = (url: string): string => {
-  try {
-    const parsed = new URL(url)
-    if (parsed.username === "" && parsed.password === "") return url
-    parsed.username = ""
-    parsed.password = ""
-    return parsed.toString()
-  } catch {
-    return url
-  }
 }
