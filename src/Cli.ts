@@ -3,9 +3,11 @@
  *
  * @since 0.1.0
  */
-import { Config, Console, Effect, Option, Runtime, Schema } from "effect"
-import { CliError, Command, Flag } from "effect/cli"
+import { Config, Console, Duration, Effect, Option, Runtime, Schema } from "effect"
+import { CliError, CliOutput, Command, Flag } from "effect/cli"
 import * as OpenAiAgent from "./agents/OpenAi.ts"
+import * as SimAgent from "./agents/Sim.ts"
+import * as Options from "./Options.ts"
 import { formatReport, reproduce } from "./Repro.ts"
 import * as Run from "./Run.ts"
 
@@ -36,7 +38,8 @@ export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
 }
 
 /**
- * The run stopped on its failure budget (`--max-failures`): exit 1.
+ * The run stopped before its end: its failure budget (`--max-failures`) was
+ * exceeded, or the results file could not be written. Exit 1.
  *
  * @category errors
  * @since 0.1.0
@@ -72,6 +75,17 @@ export class ParseFailed extends Schema.TaggedError<ParseFailed>()("ParseFailed"
   override readonly [Runtime.errorReported] = false
 }
 
+// A refused value is one line on stderr, like every other usage error (the
+// message names the flag or variable and what is expected); anything else
+// (an unknown flag, a missing value) still gets the help text.
+const presenter: CliOutput.Presenter = {
+  present: (event) =>
+    event._tag === "InvalidInvocation" &&
+      event.errors.every((e) => e._tag === "ValidationError" || e._tag === "InvalidValue")
+      ? Console.error(event.errors.map((e) => `agent-trials: ${e.message}`).join("\n"))
+      : CliOutput.defaultPresenter.present(event)
+}
+
 /**
  * Runs a command on the process arguments: `--help` exits 0, a parse error 2.
  *
@@ -80,6 +94,7 @@ export class ParseFailed extends Schema.TaggedError<ParseFailed>()("ParseFailed"
  */
 export const runCli = <Name extends string, Input, E, R>(command: Command.Command<Name, Input, {}, E, R>) =>
   Command.run(command, { version: "0.1.0" }).pipe(
+    Effect.provideService(CliOutput.Presenter, presenter),
     Effect.catchIf(CliError.isCliError, (error) =>
       error._tag === "ShowHelp" && error.errors.length === 0 ? Effect.void : Effect.fail(new ParseFailed()))
   )
@@ -134,18 +149,32 @@ const optionalString = (name: string, description: string) =>
     Flag.optional
   )
 
-const stringFlag = (name: string, fallback: string, description: string) =>
+const refused = (e: Options.InvalidOption) => new CliError.ValidationError({ message: e.message })
+
+// The flag's text decoded by the option's Schema; without the flag, the
+// variable decoded by the same Schema; without either, `fallback`. A refused
+// value fails the parse with the Schema's words, naming the flag or the
+// variable it came from. Not `Flag.withSchema` / `withFallbackConfig`: they
+// word it `Invalid value for flag --timeout: "5". Expected: Schema validation
+// failed: ...`, and a bad variable as `--timeout: "config". Expected:
+// SchemaError(... at ["AGENT_TRIALS_TIMEOUT"])` over two lines.
+const optionFlag = <A, const D>(
+  name: string,
+  metavar: string,
+  schema: Schema.Codec<A, string>,
+  fallback: D,
+  description: string
+): Flag.Flag<A | D> =>
   Flag.String(name).pipe(
     Flag.withDescription(described(name, description)),
-    Flag.withFallbackConfig(Config.String(envName(name))),
-    Flag.withDefault(fallback)
-  )
-
-const intFlag = (name: string, fallback: number, description: string) =>
-  Flag.Int(name).pipe(
-    Flag.withDescription(described(name, description)),
-    Flag.withFallbackConfig(Config.Int(envName(name))),
-    Flag.withDefault(fallback)
+    Flag.withMetavar(metavar),
+    Flag.mapEffect((text) => Effect.mapError(Options.decode(schema, `--${name}`)(text), refused)),
+    Flag.withDefault(
+      Options.fromConfig(schema, envName(name)).pipe(
+        Effect.map(Option.getOrElse((): A | D => fallback)),
+        Effect.mapError(refused)
+      )
+    )
   )
 
 const switchFlag = (name: string, description: string) =>
@@ -163,25 +192,35 @@ export const runCommand = Command.make(
   "run",
   {
     tasks: optionalString("tasks", "JSONL file of tasks, one AgentEvalTask per line, read lazily; - reads stdin"),
-    synthetic: Flag.Int("synthetic").pipe(
-      Flag.withDescription(
-        described("synthetic", `Generate N synthetic tasks instead (default when no --tasks: ${Run.DEFAULT_SYNTHETIC})`)
-      ),
-      Flag.withFallbackConfig(Config.Int(envName("synthetic"))),
-      Flag.optional
+    synthetic: optionFlag(
+      "synthetic",
+      "N",
+      Options.Count,
+      undefined,
+      `Generate N synthetic tasks instead (default when no --tasks: ${Run.DEFAULT_SYNTHETIC})`
     ),
-    agent: stringFlag(
+    agent: optionFlag(
       "agent",
-      "sim",
+      "SPEC",
+      Options.AgentSpec,
+      { _tag: "Sim", options: SimAgent.defaults },
       "sim[:latency=20ms,jitter=10ms,fail=0.02,seed=1] | module:PATH[#export] | http(s)://URL | openai:BASE_URL (default sim)"
     ),
     model: optionalString("model", "Model name for openai: agents (required there; the key comes from OPENAI_API_KEY)"),
-    parallelism: intFlag(
+    parallelism: optionFlag(
       "parallelism",
+      "N",
+      Options.Parallelism,
       8,
-      "Agent calls in flight at most, and trials admitted at most (integer >= 1, default 8)"
+      "Agent calls in flight at most, and trials admitted at most (an integer >= 1, default 8)"
     ),
-    epochs: intFlag("epochs", 1, "Trials per task; trial ids are TASK_ID:EPOCH, EPOCH from 1 (default 1)"),
+    epochs: optionFlag(
+      "epochs",
+      "K",
+      Options.Parallelism,
+      1,
+      "Trials per task; trial ids are TASK_ID:EPOCH, EPOCH from 1 (default 1)"
+    ),
     out: optionalString("out", "Results file (JSONL, appended as trials finish; default runs/<run-id>.jsonl)"),
     resume: switchFlag("resume", "Continue --out: skip recorded trials, repair a torn last line, append the rest"),
     retryFailed: switchFlag(
@@ -193,33 +232,58 @@ export const runCommand = Command.make(
       "no-progress",
       "No progress display (otherwise, on stderr: a live line on a terminal, elsewhere a line every 5 s)"
     ),
-    onInvalid: Flag.Literals("on-invalid", ["fail", "skip"]).pipe(
-      Flag.withDescription(described(
-        "on-invalid",
-        "A bad dataset line: fail (stop admitting, keep what is recorded, exit 2) or skip (record it as a failed trial of type InvalidTask); default fail"
-      )),
-      Flag.withFallbackConfig(Config.Literals(["fail", "skip"], envName("on-invalid"))),
-      Flag.withDefault("fail" as const)
+    onInvalid: optionFlag(
+      "on-invalid",
+      "fail|skip",
+      Options.OnInvalid,
+      "fail",
+      "A bad dataset line: fail (stop admitting, keep what is recorded, exit 2) or skip (record it as a failed trial of type InvalidTask); default fail"
     ),
-    timeout: optionalString(
+    timeout: optionFlag(
       "timeout",
-      "Per attempt (e.g. 30s): the call is interrupted and the attempt fails with Timeout; none by default"
+      "DURATION",
+      Options.Duration,
+      undefined,
+      "Per attempt (500ms, 30s, 2m, 1h): the call is interrupted and the attempt fails with Timeout; none by default"
     ),
-    retries: intFlag("retries", 2, "Retries of retryable failures: timeouts, network errors, HTTP 408/429/5xx (default 2)"),
-    backoff: stringFlag("backoff", "500ms", "Base of the jittered exponential backoff between attempts (default 500ms)"),
-    backoffMax: stringFlag("backoff-max", "30s", "Longest backoff wait (default 30s)"),
-    retryAfterMax: stringFlag(
+    retries: optionFlag(
+      "retries",
+      "N",
+      Options.Count,
+      2,
+      "Retries of retryable failures: timeouts, network errors, HTTP 408/429/5xx (default 2)"
+    ),
+    backoff: optionFlag(
+      "backoff",
+      "DURATION",
+      Options.Duration,
+      Duration.millis(500),
+      "Base of the jittered exponential backoff between attempts (default 500ms)"
+    ),
+    backoffMax: optionFlag("backoff-max", "DURATION", Options.Duration, Duration.seconds(30), "Longest backoff wait (default 30s)"),
+    retryAfterMax: optionFlag(
       "retry-after-max",
-      "60s",
+      "DURATION",
+      Options.Duration,
+      Duration.seconds(60),
       "Longest wait a Retry-After header of a 429 or 503 may impose (default 60s)"
     ),
-    rate: optionalString("rate", "Cap on agent call starts across the run: N/s or N/min; none by default"),
+    rate: optionFlag(
+      "rate",
+      "RATE",
+      Options.Rate,
+      undefined,
+      "Cap on agent call starts across the run: N/s, N/m (or N/min) or N/h, N > 0; none by default"
+    ),
     adaptive: switchFlag(
       "adaptive",
       "On HTTP 429 halve the concurrency, then raise it back one step at a time (never above --parallelism)"
     ),
-    maxFailures: optionalString(
+    maxFailures: optionFlag(
       "max-failures",
+      "N|P%",
+      Options.MaxFailures,
+      undefined,
       "Stop (exit 1) when more than N trials, or more than P% of finished trials (from 20 on), have failed; no limit by default"
     )
   },
@@ -232,7 +296,8 @@ export const runCommand = Command.make(
     const tty = process.stderr.isTTY === true
     yield* Run.run({
       tasks: Option.getOrUndefined(flags.tasks),
-      synthetic: Option.getOrUndefined(flags.synthetic),
+      synthetic: flags.synthetic,
+      // Written back as text until `run` takes the parsed spec.
       agent: flags.agent,
       model: Option.getOrUndefined(flags.model),
       apiKey,
@@ -247,14 +312,14 @@ export const runCommand = Command.make(
       tty,
       onInvalid: flags.onInvalid,
       cwd: process.cwd(),
-      timeout: Option.getOrUndefined(flags.timeout),
+      timeout: flags.timeout,
       retries: flags.retries,
       backoff: flags.backoff,
       backoffMax: flags.backoffMax,
       retryAfterMax: flags.retryAfterMax,
-      rate: Option.getOrUndefined(flags.rate),
+      rate: flags.rate,
       adaptive: flags.adaptive,
-      maxFailures: Option.getOrUndefined(flags.maxFailures)
+      maxFailures: flags.maxFailures
     }).pipe(Effect.mapError((e) =>
       e instanceof Run.RunInputError
         ? new UsageError({ message: e.message })

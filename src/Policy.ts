@@ -8,7 +8,10 @@
  *
  * @since 0.1.0
  */
-import { Duration, Effect, Random, Schema, type Semaphore } from "effect"
+import { Duration, Effect, Option, Random, Schema, type Semaphore } from "effect"
+// A cycle (Options -> agents/Spec -> agents/Sim -> Policy -> Options): use
+// Options only inside functions, never while this module loads.
+import * as Options from "./Options.ts"
 import type { Probe } from "./Probe.ts"
 
 /**
@@ -108,9 +111,13 @@ export const jitter: Effect.Effect<number> = Random.next
  */
 export class RateLimiter {
   private nextFree = Number.NEGATIVE_INFINITY
+  readonly limit: number
+  readonly per: Duration.Input
   readonly intervalMs: number
 
-  constructor(readonly limit: number, readonly per: Duration.Input) {
+  constructor(limit: number, per: Duration.Input) {
+    this.limit = limit
+    this.per = per
     this.intervalMs = Duration.toMillis(per) / limit
   }
 
@@ -126,53 +133,28 @@ export class RateLimiter {
 }
 
 /**
- * `20ms`, `1.5s`, `0`, `250 millis` -> milliseconds; undefined when unreadable.
+ * A duration with its unit (`20ms`, `1.5s`, `0s`, `2m`) -> milliseconds;
+ * undefined when `Options.NonNegativeDuration` refuses it (a bare number
+ * such as `20` is refused: the unit is not guessed).
  *
  * @category parsing
  * @since 0.1.0
  */
-export const parseDurationMs = (text: string): number | undefined => {
-  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m)?$/.exec(text.trim())
-  if (m !== null) {
-    const n = Number(m[1])
-    return m[2] === "s" ? n * 1000 : m[2] === "m" ? n * 60_000 : n
-  }
-  const d = Duration.fromInput(text as Duration.Input)
-  return d._tag === "Some" ? Duration.toMillis(d.value) : undefined
-}
+export const parseDurationMs = (text: string): number | undefined =>
+  Option.match(Schema.decodeUnknownOption(Options.NonNegativeDuration)(text), {
+    onNone: () => undefined,
+    onSome: Duration.toMillis
+  })
 
 /**
- * Parses `N/s`, `N/min` (also `N/sec`, `N/m`, `N/h`): a rate for `--rate`.
- *
- * @category rate
- * @since 0.1.0
- */
-export const parseRate = (text: string): { readonly limit: number; readonly per: Duration.Input } | undefined => {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*\/\s*(s|sec|second|m|min|minute|h|hour)\s*$/.exec(text)
-  if (m === null) return undefined
-  const limit = Number(m[1])
-  if (!(limit > 0)) return undefined
-  const unit = m[2]
-  const per: Duration.Input = unit.startsWith("s") ? "1 second" : unit.startsWith("h") ? "1 hour" : "1 minute"
-  return { limit, per }
-}
-
-/**
- * Parses `--max-failures`: a count (`25`) or a fraction (`10%`).
+ * Parses `--max-failures`: a count (`25`) or a percentage (`10%`); undefined
+ * when `Options.MaxFailures` refuses it (its decoding says why).
  *
  * @category failures
  * @since 0.1.0
  */
-export const parseMaxFailures = (text: string): MaxFailures | undefined => {
-  const percent = /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(text)
-  if (percent !== null) {
-    // Read as `Ne-2`, the nearest double to N/100 (`0.7 / 100` is not).
-    const fraction = Number(`${percent[1]}e-2`)
-    return fraction >= 0 && fraction <= 1 ? { _tag: "Fraction", fraction } : undefined
-  }
-  const n = Number(text)
-  return text.trim() !== "" && Number.isSafeInteger(n) && n >= 0 ? { _tag: "Count", count: n } : undefined
-}
+export const parseMaxFailures = (text: string): MaxFailures | undefined =>
+  Option.getOrUndefined(Schema.decodeUnknownOption(Options.MaxFailures)(text))
 
 /**
  * The failure budget. `Count`: the run stops when more than `count` trials
@@ -214,11 +196,27 @@ export const describeMaxFailures = (limit: MaxFailures): string =>
     : `${Number((limit.fraction * 100).toPrecision(12))}% failed trials`
 
 /**
+ * How an agent call ended, as the adaptive limit sees it: `succeeded`,
+ * `throttled` (an HTTP 429), or `failed` (anything else: a 5xx, a timeout, a
+ * network error, invalid output, a defect, an interruption).
+ *
+ * @category adaptive
+ * @since 0.1.0
+ */
+export type CallOutcome = "succeeded" | "throttled" | "failed"
+
+/**
  * Additive-increase / multiplicative-decrease of the run's concurrency on
  * HTTP 429: the Semaphore's permits are halved on a 429 (at most once per
  * window: only a call that started after the last decrease can trigger the
- * next), and raised by one after `limit` successes in a row, never above
- * `max` nor below 1.
+ * next), and raised by one after `limit` successful calls since the last
+ * change, never above `max` nor below 1.
+ *
+ * Only a successful call counts toward a raise: a 5xx or a timeout is no
+ * evidence that the current concurrency is served. Other failures neither
+ * count nor reset the count: only a 429 says the limit is too high, and a few
+ * failures that have nothing to do with load (a bad task, invalid output)
+ * must not pin the limit low for the rest of the run.
  *
  * @category adaptive
  * @since 0.1.0
@@ -227,14 +225,17 @@ export class AdaptiveLimit {
   private starts = 0
   private decreasedAt = 0
   private successes = 0
+  private readonly semaphore: Semaphore.Semaphore
+  readonly max: number
+  private readonly probe: Probe
 
   // The probe's limit and range start at `max` (set where the run's policies
   // are built); this only moves them.
-  constructor(
-    private readonly semaphore: Semaphore.Semaphore,
-    readonly max: number,
-    private readonly probe: Probe
-  ) {}
+  constructor(semaphore: Semaphore.Semaphore, max: number, probe: Probe) {
+    this.semaphore = semaphore
+    this.max = max
+    this.probe = probe
+  }
 
   get limit(): number {
     return this.probe.limit
@@ -245,14 +246,14 @@ export class AdaptiveLimit {
     return ++this.starts
   }
 
-  onOutcome(ticket: number, throttled: boolean): Effect.Effect<void> {
-    if (throttled) {
+  onOutcome(ticket: number, outcome: CallOutcome): Effect.Effect<void> {
+    if (outcome === "throttled") {
       if (ticket <= this.decreasedAt || this.limit === 1) return Effect.void
       this.decreasedAt = this.starts
       this.successes = 0
       return this.set(Math.max(1, Math.floor(this.limit / 2)))
     }
-    if (this.limit >= this.max || ++this.successes < this.limit) return Effect.void
+    if (outcome === "failed" || this.limit >= this.max || ++this.successes < this.limit) return Effect.void
     this.successes = 0
     return this.set(this.limit + 1)
   }

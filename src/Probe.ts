@@ -29,8 +29,11 @@ export class Probe {
   liveFibers = 0
   peakLiveFibers = 0
   started = 0
+  /** Units that finished with a trial (completed or failed). */
   completed = 0
   failed = 0
+  /** Units interrupted before they finished (a stop, a failure budget): no trial. */
+  interrupted = 0
   /** Attempts after the first, over all trials. */
   retries = 0
   /** The concurrency limit in force (changes only with `adaptive`), and its range. */
@@ -48,8 +51,13 @@ export class Probe {
   unitStarted(): void {
     if (++this.outstanding > this.peakOutstanding) this.peakOutstanding = this.outstanding
   }
-  unitEnded(failed: boolean): void {
+  /** `failed` is undefined for a unit interrupted before it settled: it is not a finished trial. */
+  unitEnded(failed: boolean | undefined): void {
     this.outstanding--
+    if (failed === undefined) {
+      this.interrupted++
+      return
+    }
     this.completed++
     if (failed) this.failed++
   }
@@ -78,6 +86,7 @@ export class Probe {
       started: this.started,
       completed: this.completed,
       failed: this.failed,
+      interrupted: this.interrupted,
       retries: this.retries,
       limit: this.limit,
       lowestLimit: this.lowestLimit,
@@ -102,6 +111,7 @@ export interface ProbeSnapshot {
   readonly started: number
   readonly completed: number
   readonly failed: number
+  readonly interrupted: number
   readonly retries: number
   readonly limit: number
   readonly lowestLimit: number

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { type Duration, Effect } from "effect"
+import { Duration, Effect } from "effect"
 import type { Probe } from "./Probe.ts"
 
 /**
@@ -14,7 +14,13 @@ import type { Probe } from "./Probe.ts"
  * @since 0.1.0
  */
 export interface Source {
+  /** Active calls and interrupted trials. */
   readonly probe: Probe
+  /**
+   * This run's trials whose lines are on disk, by status: what the line counts
+   * as done and failed, so progress, summary and file agree.
+   */
+  readonly recorded: { readonly completed: number; readonly failed: number; readonly partial: number }
   /** Trials already recorded before this run that belong to this run's set. */
   readonly skipped: () => number
   /** Total trials of the run when known. */
@@ -29,25 +35,33 @@ export interface Source {
  * @since 0.1.0
  */
 export const line = (source: Source, elapsedMs: number): string => {
-  const { probe } = source
-  const done = probe.completed + source.skipped()
+  const { probe, recorded } = source
+  const thisRun = recorded.completed + recorded.failed + recorded.partial
+  const done = thisRun + source.skipped()
   const total = source.total()
-  const rate = elapsedMs > 0 ? probe.completed / (elapsedMs / 1000) : 0
+  const rate = elapsedMs > 0 ? thisRun / (elapsedMs / 1000) : 0
   const parts = [total === undefined ? `${done} done` : `${done}/${total} (${percent(done, total)})`]
   parts.push(`${rate.toFixed(1)}/s`)
-  if (total !== undefined && rate > 0) parts.push(`ETA ${formatSeconds(Math.max(0, total - done) / rate)}`)
+  if (total !== undefined && rate > 0) parts.push(`ETA ${formatEta(Math.max(0, total - done) / rate)}`)
   parts.push(`active ${probe.active}/${source.parallelism}`)
-  parts.push(`failed ${probe.failed}`)
+  parts.push(`failed ${recorded.failed}`)
+  // Trials stopped in flight (Ctrl-C, a failure budget) are neither done nor failed.
+  if (probe.interrupted > 0) parts.push(`interrupted ${probe.interrupted}`)
   return parts.join("  ")
 }
 
 const percent = (done: number, total: number) => `${total === 0 ? 100 : Math.floor((100 * done) / total)}%`
 
-const formatSeconds = (s: number): string => {
-  if (!Number.isFinite(s)) return "-"
-  if (s < 60) return `${Math.ceil(s)}s`
-  if (s < 3600) return `${Math.floor(s / 60)}m${String(Math.ceil(s % 60)).padStart(2, "0")}s`
-  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`
+// Rounded up first (an ETA never reads 0s while trials remain), to whole
+// seconds below an hour and whole minutes from an hour on, and only then split
+// into units, so a unit never shows its carry (the old `1m60s`). The units are
+// those of `Duration.format` (the timeout message's), without its spaces: the
+// line's fields are separated by spaces, so each must stay one word.
+const formatEta = (seconds: number): string => {
+  if (!Number.isFinite(seconds)) return "-"
+  const step = seconds < 3600 ? 1 : 60
+  const rounded = Math.ceil(seconds / step) * step
+  return rounded === 0 ? "0s" : Duration.format(Duration.seconds(rounded)).replaceAll(" ", "")
 }
 
 /**

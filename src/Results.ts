@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { type Duration, Effect, FileSystem, Path, Schema, Semaphore, Stream } from "effect"
+import { type Duration, Effect, Exit, FileSystem, Path, Schema, Scope, Semaphore, Stream } from "effect"
 import { IdSet } from "./internal/IdSet.ts"
 import { splitLines } from "./internal/lines.ts"
 import { AgentEvalTrial } from "./Trial.ts"
@@ -68,7 +68,12 @@ export const prepare = Effect.fn("Results.prepare")(function*(
   const info = yield* Effect.option(fs.stat(path))
   const empty: Recorded = { ids: new IdSet(), kept: 0, droppedFailed: 0, repairedBytes: 0 }
   if (info._tag === "None") return empty
-  if (info.value.type !== "File") return yield* fail(`${path} exists and is not a file`)
+  if (info.value.type === "Directory") return yield* fail(`${path} is a folder, not a file`)
+  // A device or a pipe (/dev/stdout, a FIFO) can take appended lines, but
+  // holds nothing to resume from.
+  if (info.value.type !== "File") {
+    return options.resume ? yield* fail(`${path} is not a regular file: --resume cannot read it back`) : empty
+  }
   const size = Number(info.value.size)
   if (!options.resume) {
     if (size > 0) {
@@ -140,12 +145,14 @@ const parseTrial = (text: string): AgentEvalTrial | string => {
 }
 
 // Copies the kept lines to a temporary file beside `path`, then renames it
-// over `path`: a crash in between leaves the original intact.
+// over `path`: a crash in between leaves the original intact, and an
+// interrupt or a failure removes the temporary file.
 const rewriteWithout = Effect.fnUntraced(function*(path: string, drop: (trial: AgentEvalTrial) => boolean) {
   const fs = yield* FileSystem.FileSystem
-  const tmp = `${path}.rewrite-${process.pid}`
-  const fail = (e: { readonly message: string }) => new ResultsError({ path, message: `cannot rewrite ${path}: ${e.message}` })
-  yield* Effect.scoped(Effect.gen(function*() {
+  const tmp = rewritePath(path)
+  const fail = (e: { readonly message: string; readonly reason?: unknown }) =>
+    new ResultsError({ path, message: `cannot rewrite ${path}: ${osError(e)}` })
+  const copy = Effect.scoped(Effect.gen(function*() {
     const out = yield* fs.open(tmp, { flag: "w" })
     const encoder = new TextEncoder()
     yield* splitLines(fs.stream(path)).pipe(
@@ -159,9 +166,34 @@ const rewriteWithout = Effect.fnUntraced(function*(path: string, drop: (trial: A
       Stream.runForEach((lines) => out.writeAll(encoder.encode(lines.join("")))),
     )
     yield* out.sync
-  })).pipe(Effect.mapError(fail))
-  yield* fs.rename(tmp, path).pipe(Effect.mapError(fail))
+  }))
+  yield* Effect.andThen(copy, fs.rename(tmp, path)).pipe(
+    Effect.onExit((exit) => Exit.isSuccess(exit) ? Effect.void : Effect.ignore(fs.remove(tmp))),
+    Effect.mapError(fail)
+  )
 })
+
+/**
+ * The temporary file `--retry-failed` writes beside `path` before renaming it
+ * over `path`.
+ *
+ * @internal
+ */
+export const rewritePath = (path: string): string => `${path}.rewrite-${process.pid}`
+
+/**
+ * Writing to the results file failed (a full disk, an I/O error): the run
+ * stops, and the trials not yet on disk are not recorded. `lost` counts the
+ * trials that were handed to the writer but are not in the file.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class ResultsWriteError extends Schema.TaggedError<ResultsWriteError>()("ResultsWriteError", {
+  path: Schema.String,
+  message: Schema.String,
+  lost: Schema.Number
+}) {}
 
 /**
  * An append-only writer of trials. Lines are buffered and written when
@@ -169,60 +201,134 @@ const rewriteWithout = Effect.fnUntraced(function*(path: string, drop: (trial: A
  * closes (also on interruption), so a kill loses at most the last batch and
  * every line on disk is whole once the scope is closed.
  *
+ * The file is opened at the first write: a run that fails before any trial
+ * finishes leaves no results file behind. The first failed write stops the
+ * writer: it and every later `append` or `flush` fail with the same
+ * `ResultsWriteError`, and `failure()` returns it (also when it happened in
+ * the flush that closes the scope).
+ *
  * @category sinks
  * @since 0.1.0
  */
 export interface Writer {
-  readonly append: (trial: AgentEvalTrial) => Effect.Effect<void, ResultsError>
-  readonly flush: Effect.Effect<void, ResultsError>
+  readonly append: (trial: AgentEvalTrial) => Effect.Effect<void, ResultsWriteError>
+  readonly flush: Effect.Effect<void, ResultsWriteError>
   /** Lines written to the file so far. */
   readonly written: () => number
+  /** The write failure that stopped the writer, if any. */
+  readonly failure: () => ResultsWriteError | undefined
 }
 
 /**
- * Opens `path` for appending.
+ * Opens a writer that appends to `path`. `onWritten` sees each trial once its
+ * line is on disk (not merely buffered), so counts taken from it are what the
+ * file holds.
  *
  * @category sinks
  * @since 0.1.0
  */
 export const writer = Effect.fn("Results.writer")(function*(
   path: string,
-  options?: { readonly batchSize?: number; readonly flushEvery?: Duration.Input }
+  options?: {
+    readonly batchSize?: number
+    readonly flushEvery?: Duration.Input
+    readonly onWritten?: ((trial: AgentEvalTrial) => void) | undefined
+  }
 ) {
   const fs = yield* FileSystem.FileSystem
-  const file = yield* fs.open(path, { flag: "a" }).pipe(
-    Effect.mapError((e) => new ResultsError({ path, message: `cannot open ${path} for writing: ${e.message}` }))
-  )
   const batchSize = options?.batchSize ?? 64
+  const onWritten = options?.onWritten
   const encoder = new TextEncoder()
   const lock = yield* Semaphore.make(1)
-  let pending: Array<string> = []
+  // The file lives in a scope of its own, closed after the final flush.
+  const fileScope = yield* Scope.make()
+  let file: FileSystem.File | undefined
+  let pending: Array<AgentEvalTrial> = []
   let written = 0
-  const flush = lock.withPermit(Effect.suspend(() => {
-    if (pending.length === 0) return Effect.void
-    const lines = pending
+  let failure: ResultsWriteError | undefined
+
+  const stop = (batch: ReadonlyArray<AgentEvalTrial>, from: number, reason: string) => {
+    failure = new ResultsWriteError({
+      path,
+      message: `cannot write ${path}: ${reason}`,
+      lost: batch.length - from + pending.length
+    })
     pending = []
-    // Uninterruptible: a write cut short would leave a torn line mid-file
-    // once the final flush appends after it.
-    return Effect.uninterruptible(file.writeAll(encoder.encode(lines.join("")))).pipe(
-      Effect.tap(() => Effect.sync(() => written += lines.length)),
-      Effect.mapError((e) => new ResultsError({ path, message: `cannot write ${path}: ${e.message}` }))
-    )
-  }))
-  yield* Effect.addFinalizer(() => Effect.ignore(flush))
-  // A failed background flush is reported by the next append.
-  let failure: ResultsError | undefined
+    return Effect.fail(failure)
+  }
+
+  // Writes `batch` and reports which of its lines reached the file, counting
+  // the bytes of each write so that a failure part-way is exact to the line.
+  const writeBatch = (batch: ReadonlyArray<AgentEvalTrial>) =>
+    Effect.gen(function*() {
+      if (file === undefined) {
+        const opened = yield* Effect.result(Scope.provide(fs.open(path, { flag: "a" }), fileScope))
+        if (opened._tag === "Failure") return yield* stop(batch, 0, `cannot open it: ${osError(opened.failure)}`)
+        file = opened.success
+      }
+      const ends: Array<number> = []
+      let text = ""
+      for (const trial of batch) {
+        text += JSON.stringify(trial) + "\n"
+        ends.push(Buffer.byteLength(text))
+      }
+      const bytes = encoder.encode(text)
+      let offset = 0
+      let line = 0
+      const settle = (upTo: number) => {
+        for (; line < ends.length && ends[line] <= upTo; line++) {
+          written++
+          onWritten?.(batch[line])
+        }
+      }
+      while (offset < bytes.length) {
+        const result = yield* Effect.result(file.write(bytes.subarray(offset)))
+        if (result._tag === "Failure") {
+          settle(offset)
+          return yield* stop(batch, line, osError(result.failure))
+        }
+        offset += result.success
+        settle(offset)
+      }
+    })
+
+  // Taking the batch and writing it are one uninterruptible step: an
+  // interrupt can come before the batch is taken (it stays pending for the
+  // final flush) or after it is written, never in between; and a write cut
+  // short would leave a torn line mid-file once the final flush appends.
+  const flush: Effect.Effect<void, ResultsWriteError> = lock.withPermit(Effect.uninterruptible(Effect.suspend(() => {
+    if (failure !== undefined) return Effect.fail(failure)
+    if (pending.length === 0) return Effect.void
+    const batch = pending
+    pending = []
+    return writeBatch(batch)
+  })))
+
+  yield* Effect.addFinalizer(() => Effect.andThen(Effect.ignore(flush), Scope.close(fileScope, Exit.void)))
+  // A failed background flush stops the writer; the next append reports it.
   yield* flush.pipe(
     Effect.delay(options?.flushEvery ?? "200 millis"),
     Effect.forever,
-    Effect.catch((e) => Effect.sync(() => failure = e)),
+    Effect.ignore,
     Effect.forkScoped
   )
   const append = (trial: AgentEvalTrial) =>
     Effect.suspend(() => {
       if (failure !== undefined) return Effect.fail(failure)
-      pending.push(JSON.stringify(trial) + "\n")
+      pending.push(trial)
       return pending.length >= batchSize ? flush : Effect.void
     })
-  return { append, flush, written: () => written } satisfies Writer
+  return { append, flush, written: () => written, failure: () => failure } satisfies Writer
 })
+
+/**
+ * The operating system's words for a failed file operation (`ENOSPC: no
+ * space left on device, write`), which Effect's `PlatformError` keeps on its
+ * cause rather than in its message.
+ *
+ * @internal
+ */
+export const osError = (error: { readonly message: string; readonly reason?: unknown }): string => {
+  const cause = (error.reason as { readonly cause?: unknown } | undefined)?.cause
+  return cause instanceof Error && cause.message !== "" ? cause.message : error.message
+}

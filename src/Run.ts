@@ -8,12 +8,12 @@
  *
  * @since 0.1.0
  */
-import { Console, Effect, Exit, FileSystem, Option, Path, type Redacted, Schema, Stream } from "effect"
+import { Console, type Duration, Effect, Exit, FileSystem, Option, Path, type Redacted, Schema, Stream } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Agent } from "./Agent.ts"
 import * as AgentSpec from "./agents/Spec.ts"
 import * as Dataset from "./Dataset.ts"
-import { checkParallelism } from "./Errors.ts"
+import type * as Options from "./Options.ts"
 import * as Policy from "./Policy.ts"
 import { Probe } from "./Probe.ts"
 import * as Progress from "./Progress.ts"
@@ -23,7 +23,8 @@ import * as Summary from "./Summary.ts"
 import { type AgentEvalTask, trialId } from "./Trial.ts"
 
 /**
- * Everything `run` needs, after flags and environment are read.
+ * Everything `run` needs, after flags and environment are read: each option
+ * already decoded by its `Options` Schema.
  *
  * @category models
  * @since 0.1.0
@@ -31,7 +32,8 @@ import { type AgentEvalTask, trialId } from "./Trial.ts"
 export interface RunConfig {
   readonly tasks: string | undefined
   readonly synthetic: number | undefined
-  readonly agent: string
+  /** The agent to build, decoded from `--agent` by `Options.AgentSpec`. */
+  readonly agent: AgentSpec.AgentSpec
   readonly model: string | undefined
   readonly apiKey: Redacted.Redacted<string> | undefined
   readonly parallelism: number
@@ -45,17 +47,15 @@ export interface RunConfig {
   readonly tty: boolean
   readonly onInvalid: Dataset.OnInvalid
   readonly cwd: string
-  /** Per attempt, e.g. `30s`; no timeout when undefined. */
-  readonly timeout: string | undefined
+  /** Per attempt; no timeout when undefined. */
+  readonly timeout: Duration.Duration | undefined
   readonly retries: number
-  readonly backoff: string
-  readonly backoffMax: string
-  readonly retryAfterMax: string
-  /** `N/s` or `N/min`. */
-  readonly rate: string | undefined
+  readonly backoff: Duration.Duration
+  readonly backoffMax: Duration.Duration
+  readonly retryAfterMax: Duration.Duration
+  readonly rate: Options.Rate | undefined
   readonly adaptive: boolean
-  /** `N` or `P%`. */
-  readonly maxFailures: string | undefined
+  readonly maxFailures: Policy.MaxFailures | undefined
 }
 
 /**
@@ -65,6 +65,17 @@ export interface RunConfig {
  * @since 0.1.0
  */
 export class RunInputError extends Schema.TaggedError<RunInputError>()("RunInputError", {
+  message: Schema.String
+}) {}
+
+/**
+ * The results file could not be written: the run stopped (exit code 1; the
+ * input was fine).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class RunWriteError extends Schema.TaggedError<RunWriteError>()("RunWriteError", {
   message: Schema.String
 }) {}
 
@@ -90,56 +101,30 @@ export const DEFAULT_SYNTHETIC = 512
 export const makeRunId = (now = new Date()): string =>
   `${now.toISOString().slice(0, 19).replace(/[:]/g, "-")}-${Math.random().toString(36).slice(2, 8)}`
 
+// Each value was refused or accepted by its Schema as it was read; what is
+// left are the combinations of flags.
 const validate = (config: RunConfig): RunInputError | undefined => {
   const bad = (message: string) => new RunInputError({ message })
-  const parallelism = checkParallelism(config.parallelism, "--parallelism")
-  if (parallelism) return bad(parallelism.message)
-  const epochs = checkParallelism(config.epochs, "--epochs")
-  if (epochs) return bad(epochs.message)
   if (config.tasks !== undefined && config.synthetic !== undefined) {
     return bad("--tasks and --synthetic cannot be used together: choose one source of tasks")
   }
-  if (config.synthetic !== undefined && !(Number.isSafeInteger(config.synthetic) && config.synthetic >= 0)) {
-    return bad(`Expected --synthetic to be an integer from 0 and up, got ${config.synthetic}`)
-  }
   if (config.resume && config.out === undefined) return bad("--resume needs --out FILE: the results file to continue")
   if (config.retryFailed && !config.resume) return bad("--retry-failed needs --resume")
-  if (!(Number.isSafeInteger(config.retries) && config.retries >= 0)) {
-    return bad(`Expected --retries to be an integer from 0 and up, got ${config.retries}`)
-  }
-  for (
-    const [flag, value] of [
-      ["--timeout", config.timeout],
-      ["--backoff", config.backoff],
-      ["--backoff-max", config.backoffMax],
-      ["--retry-after-max", config.retryAfterMax]
-    ] as const
-  ) {
-    if (value !== undefined && !(Policy.parseDurationMs(value)! > 0)) {
-      return bad(`Expected ${flag} to be a positive duration like 500ms, 30s or 2m, got "${value}"`)
-    }
-  }
-  if (config.rate !== undefined && Policy.parseRate(config.rate) === undefined) {
-    return bad(`Expected --rate to be N/s or N/min with N > 0 (e.g. 10/s, 600/min), got "${config.rate}"`)
-  }
-  if (config.maxFailures !== undefined && Policy.parseMaxFailures(config.maxFailures) === undefined) {
-    return bad(`Expected --max-failures to be a count (e.g. 25) or a percentage (e.g. 10%), got "${config.maxFailures}"`)
-  }
   return undefined
 }
 
-/** The runner options that the failure-handling flags ask for (validated first). */
+/** The runner options that the failure-handling flags ask for. */
 const policyOptions = (config: RunConfig) => ({
-  timeout: config.timeout === undefined ? undefined : Policy.parseDurationMs(config.timeout),
+  timeout: config.timeout,
   retry: config.retries === 0 ? undefined : {
     retries: config.retries,
-    base: Policy.parseDurationMs(config.backoff)!,
-    max: Policy.parseDurationMs(config.backoffMax)!,
-    retryAfterMax: Policy.parseDurationMs(config.retryAfterMax)!
+    base: config.backoff,
+    max: config.backoffMax,
+    retryAfterMax: config.retryAfterMax
   },
-  rate: config.rate === undefined ? undefined : Policy.parseRate(config.rate),
+  rate: config.rate,
   adaptive: config.adaptive,
-  maxFailures: config.maxFailures === undefined ? undefined : Policy.parseMaxFailures(config.maxFailures)
+  maxFailures: config.maxFailures
 })
 
 /**
@@ -155,9 +140,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   if (invalidConfig) return yield* invalidConfig
   const input = (e: { readonly message: string }) => new RunInputError({ message: e.message })
 
-  const spec = AgentSpec.parse(config.agent)
-  if (typeof spec === "string") return yield* new RunInputError({ message: spec })
-  const agent = yield* AgentSpec.build(spec, config).pipe(Effect.mapError((message) => new RunInputError({ message })))
+  const agent = yield* AgentSpec.build(config.agent, config).pipe(Effect.mapError((message) => new RunInputError({ message })))
 
   const path = yield* Path.Path
   const runId = makeRunId()
@@ -202,6 +185,8 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     ? (config.synthetic ?? DEFAULT_SYNTHETIC) * config.epochs
     : undefined
   const started = Date.now()
+  let writer: Results.Writer | undefined
+  const writeFailure = () => writer?.failure()
   const finish = (outcome: Summary.Summary["outcome"]) =>
     Effect.gen(function*() {
       const summary = Summary.make({
@@ -223,7 +208,8 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     })
 
   return yield* Effect.scoped(Effect.gen(function*() {
-    const writer = yield* Results.writer(out).pipe(Effect.mapError(input))
+    // Forked before the writer, so the scope stops it after the writer's
+    // final flush: its last line counts every trial that reached the file.
     if (config.progress) {
       if (config.tasks !== undefined) {
         yield* Dataset.countLines(config.tasks).pipe(
@@ -234,6 +220,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
       yield* Progress.display(
         {
           probe,
+          recorded: acc.thisRun,
           skipped: () => skipped,
           // A bad line is one record whatever the epochs; the count saw it as a task.
           total: () => total === undefined ? undefined : total - invalidLines * (config.epochs - 1),
@@ -242,26 +229,43 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
         { tty: config.tty, interval: config.progressInterval, write: (text) => process.stderr.write(text) }
       ).pipe(Effect.forkScoped)
     }
+    // The summary counts a trial once its line is on disk, so it never
+    // reports trials that a failed write lost.
+    writer = yield* Results.writer(out, { onWritten: (trial) => acc.add(trial) })
+    const sink = writer
     yield* runUnits(units, guarded, { parallelism: config.parallelism, probe, ...policyOptions(config) }).pipe(
-      Stream.runForEach((trial) => {
-        acc.add(trial)
-        return writer.append(trial)
-      }),
-      Effect.mapError((e) => e instanceof RunInputError || e instanceof Policy.MaxFailuresExceeded ? e : input(e))
+      Stream.runForEach(sink.append),
+      Effect.mapError((e) =>
+        e instanceof RunInputError || e instanceof Policy.MaxFailuresExceeded || e instanceof Results.ResultsWriteError
+          ? e
+          : input(e)
+      )
     )
+    yield* sink.flush
   })).pipe(
     // The writer's scope is closed (every finished trial flushed) before the
     // summary is printed, whatever the outcome.
     Effect.onExit((exit) =>
       finish(
-        Exit.isSuccess(exit)
-          ? "finished"
-          : Exit.hasInterrupts(exit)
+        Exit.hasInterrupts(exit)
           ? "interrupted"
+          : writeFailure() !== undefined
+          ? "write_error"
+          : Exit.isSuccess(exit)
+          ? "finished"
           : Exit.findErrorOption(exit).pipe(Option.exists((e) => e instanceof Policy.MaxFailuresExceeded))
           ? "too_many_failures"
           : "input_error"
       )
+    ),
+    // A write failure decides the exit whatever else went wrong: trials were lost.
+    Effect.mapError((e) => writeFailure() ?? e),
+    Effect.mapError((e) =>
+      e instanceof Results.ResultsWriteError
+        ? new RunWriteError({
+          message: `${e.message}; the run stopped (the summary counts what the file holds; --resume runs the rest)`
+        })
+        : e
     )
   )
 })

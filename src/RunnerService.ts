@@ -9,6 +9,7 @@ import type { Agent } from "./Agent.ts"
 import { checkParallelism, type InvalidParallelism } from "./Errors.ts"
 import { bounded, type BoundedConfig, policyConfig, type PolicyOptions, stopOnFailures } from "./internal/bounded.ts"
 import { executeTrial } from "./internal/execute.ts"
+import * as Options from "./Options.ts"
 import * as Policy from "./Policy.ts"
 import type { MaxFailuresExceeded } from "./Policy.ts"
 import * as Probe from "./Probe.ts"
@@ -24,40 +25,29 @@ export class InvalidRunnerConfig extends Schema.TaggedError<InvalidRunnerConfig>
   message: Schema.String
 }) {}
 
-const optional = (name: string) => Config.String(name).pipe(Config.option, Effect.map(Option.getOrUndefined))
-
+// Each variable is decoded by the same Schema as its CLI flag, so it is
+// accepted or refused with the same words; the defaults are the library's
+// (no retries unless asked), not the CLI's.
 const configFromEnv = Effect.gen(function*() {
-  const bad = (name: string, value: string, expected: string) =>
-    new InvalidRunnerConfig({ message: `Expected ${name} to be ${expected}, got "${value}"` })
-  const duration = (name: string, text: string | undefined) => {
-    if (text === undefined) return Effect.succeed(undefined)
-    const ms = Policy.parseDurationMs(text)
-    return ms !== undefined && ms > 0 ? Effect.succeed(ms) : Effect.fail(bad(name, text, "a positive duration like 500ms or 30s"))
-  }
-  const parallelism = yield* Config.Int("AGENT_TRIALS_PARALLELISM").pipe(Config.withDefault(8))
-  const timeout = yield* duration("AGENT_TRIALS_TIMEOUT", yield* optional("AGENT_TRIALS_TIMEOUT"))
-  const retries = yield* Config.Int("AGENT_TRIALS_RETRIES").pipe(Config.withDefault(0))
-  if (retries < 0) return yield* bad("AGENT_TRIALS_RETRIES", String(retries), "an integer from 0 and up")
-  const base = yield* duration("AGENT_TRIALS_BACKOFF", yield* optional("AGENT_TRIALS_BACKOFF"))
-  const max = yield* duration("AGENT_TRIALS_BACKOFF_MAX", yield* optional("AGENT_TRIALS_BACKOFF_MAX"))
-  const rateText = yield* optional("AGENT_TRIALS_RATE")
-  const rate = rateText === undefined ? undefined : Policy.parseRate(rateText)
-  if (rateText !== undefined && rate === undefined) return yield* bad("AGENT_TRIALS_RATE", rateText, "N/s or N/min")
+  const read = <A, D>(schema: Schema.Codec<A, string>, name: string, fallback: D) =>
+    Options.fromConfig(schema, name).pipe(
+      Effect.map(Option.getOrElse((): A | D => fallback)),
+      Effect.mapError((e) => new InvalidRunnerConfig({ message: e.message }))
+    )
+  const parallelism = yield* read(Options.Parallelism, "AGENT_TRIALS_PARALLELISM", 8)
+  const timeout = yield* read(Options.Duration, "AGENT_TRIALS_TIMEOUT", undefined)
+  const retries = yield* read(Options.Count, "AGENT_TRIALS_RETRIES", 0)
+  const base = yield* read(Options.Duration, "AGENT_TRIALS_BACKOFF", Policy.defaultRetry.base)
+  const max = yield* read(Options.Duration, "AGENT_TRIALS_BACKOFF_MAX", Policy.defaultRetry.max)
+  const retryAfterMax = yield* read(Options.Duration, "AGENT_TRIALS_RETRY_AFTER_MAX", Policy.defaultRetry.retryAfterMax)
+  const rate = yield* read(Options.Rate, "AGENT_TRIALS_RATE", undefined)
   const adaptive = yield* Config.Boolean("AGENT_TRIALS_ADAPTIVE").pipe(Config.withDefault(false))
-  const maxText = yield* optional("AGENT_TRIALS_MAX_FAILURES")
-  const maxFailures = maxText === undefined ? undefined : Policy.parseMaxFailures(maxText)
-  if (maxText !== undefined && maxFailures === undefined) {
-    return yield* bad("AGENT_TRIALS_MAX_FAILURES", maxText, "a count like 25 or a percentage like 10%")
-  }
+  const maxFailures = yield* read(Options.MaxFailures, "AGENT_TRIALS_MAX_FAILURES", undefined)
   return {
     parallelism,
     source: "AGENT_TRIALS_PARALLELISM",
     timeout,
-    retry: retries === 0 ? undefined : {
-      retries,
-      base: base ?? Policy.defaultRetry.base,
-      max: max ?? Policy.defaultRetry.max
-    },
+    retry: retries === 0 ? undefined : { retries, base, max, retryAfterMax },
     rate,
     adaptive,
     maxFailures
@@ -140,11 +130,17 @@ export class Runner extends Context.Service<Runner, {
   ) => Effect.Effect<Array<AgentEvalTrial>, MaxFailuresExceeded, AR>
 }>()("agent-trials/Runner") {
   /**
-   * Reads its options through `Config`: `AGENT_TRIALS_PARALLELISM` (default 8),
-   * and, each optional, `AGENT_TRIALS_TIMEOUT` (`30s`), `AGENT_TRIALS_RETRIES`
-   * (default 0 here), `AGENT_TRIALS_BACKOFF` (`500ms`), `AGENT_TRIALS_BACKOFF_MAX`
-   * (`30s`), `AGENT_TRIALS_RATE` (`10/s`), `AGENT_TRIALS_ADAPTIVE` (`true`) and
-   * `AGENT_TRIALS_MAX_FAILURES` (`25` or `10%`).
+   * Reads its options through `Config`, each decoded by the same `Options`
+   * Schema as the CLI flag of that name: `AGENT_TRIALS_PARALLELISM` (default
+   * 8), and, each optional, `AGENT_TRIALS_TIMEOUT` (`30s`; none by default),
+   * `AGENT_TRIALS_RETRIES` (default 0 here, 2 in the CLI),
+   * `AGENT_TRIALS_BACKOFF` (default `500ms`), `AGENT_TRIALS_BACKOFF_MAX`
+   * (`30s`), `AGENT_TRIALS_RETRY_AFTER_MAX` (`60s`), `AGENT_TRIALS_RATE`
+   * (`10/s`), `AGENT_TRIALS_ADAPTIVE` (`true`) and `AGENT_TRIALS_MAX_FAILURES`
+   * (`25` or `10%`). A value its Schema refuses fails the layer with
+   * `InvalidRunnerConfig`, in the words the CLI uses for the variable:
+   * `Expected AGENT_TRIALS_TIMEOUT to be a duration with a unit, like 5s,
+   * 500ms or 2m, got "5" (did you mean 5s?)`.
    */
   static readonly layer: Layer.Layer<Runner, InvalidParallelism | InvalidRunnerConfig | Config.ConfigError> = Layer
     .effect(Runner, Effect.flatMap(configFromEnv, make))

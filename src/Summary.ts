@@ -66,7 +66,10 @@ export class Accumulator {
   readonly tasksByPasses: Array<number>
   private readonly open = new Map<string, { n: number; c: number }>()
 
-  constructor(readonly epochs: number) {
+  readonly epochs: number
+
+  constructor(epochs: number) {
+    this.epochs = epochs
     this.tasksByPasses = Array.from({ length: epochs + 1 }, () => 0)
   }
 
@@ -129,11 +132,17 @@ export const passAtK = (tasksByPasses: ReadonlyArray<number>, k: number): number
 export interface Summary {
   readonly run_id: string
   readonly results_file: string
-  readonly outcome: "finished" | "interrupted" | "input_error" | "too_many_failures"
+  readonly outcome: "finished" | "interrupted" | "input_error" | "too_many_failures" | "write_error"
   readonly trials: {
     readonly this_run: { readonly completed: number; readonly failed: number; readonly partial: number; readonly total: number }
     readonly already_recorded: { readonly completed: number; readonly failed: number; readonly partial: number; readonly total: number }
     readonly total: { readonly completed: number; readonly failed: number; readonly partial: number; readonly total: number }
+    /**
+     * This run's trials that are not in the file, so a `--resume` runs them:
+     * `finished` ones not written when the run stopped (a failure budget, a
+     * write failure), and `interrupted` ones stopped in flight.
+     */
+    readonly not_recorded: { readonly finished: number; readonly interrupted: number }
   }
   readonly error_types: Record<string, number>
   readonly latency_ms: { readonly p50: number | null; readonly p95: number | null; readonly p99: number | null; readonly max: number | null }
@@ -194,7 +203,11 @@ export const make = (input: {
         completed: thisRun.completed + prior.completed,
         failed: thisRun.failed + prior.failed,
         partial: thisRun.partial + prior.partial
-      })
+      }),
+      not_recorded: {
+        finished: Math.max(0, input.probe.completed - thisRun.total),
+        interrupted: input.probe.interrupted
+      }
     },
     error_types: Object.fromEntries(acc.errorTypes),
     latency_ms: {
@@ -239,6 +252,11 @@ export const format = (s: Summary): string => {
     `run ${s.run_id}: ${s.outcome}`,
     `  trials this run: ${t.this_run.total} (completed ${t.this_run.completed}, failed ${t.this_run.failed}, partial ${t.this_run.partial})`,
     `  already recorded: ${t.already_recorded.total}    total in file: ${t.total.total} (completed ${t.total.completed}, failed ${t.total.failed})`,
+    ...(t.not_recorded.finished + t.not_recorded.interrupted > 0
+      ? [
+        `  not recorded (--resume runs them): finished ${t.not_recorded.finished}, interrupted ${t.not_recorded.interrupted}`
+      ]
+      : []),
     `  latency ms: p50 ${fmt(s.latency_ms.p50)}  p95 ${fmt(s.latency_ms.p95)}  p99 ${fmt(s.latency_ms.p99)}  max ${fmt(s.latency_ms.max)}`,
     `  wall time ${s.wall_time_s} s, throughput ${s.throughput_per_s} trials/s`,
     `  parallelism ${s.parallelism}: peak active calls ${s.peak_active_calls}, peak outstanding ${s.peak_outstanding}, peak live fibers ${s.peak_live_fibers}`

@@ -88,7 +88,12 @@ describe.concurrent("agent-trials run: bad dataset lines (--on-invalid fail)", (
     assertUsageError(a, empty, "empty")
     assertUsageError(b, blank, "empty")
     assertUsageError(c, missing, "not found")
-    assert.deepStrictEqual(readTrials(path.join(dir, "out-0.jsonl")), [])
+    // No results file is left behind, so the same --out is usable once the input is fixed.
+    for (let i = 0; i < 3; i++) assert.isFalse(fs.existsSync(path.join(dir, `out-${i}.jsonl`)), `out-${i}.jsonl was created`)
+    writeJsonl(missing, [{ id: "q-1", inputs: { instruction: "2+2?" } }])
+    const fixed = await run(["--tasks", missing, "--out", path.join(dir, "out-2.jsonl"), "--no-progress"])
+    assert.strictEqual(fixed.code, 0, describeResult(fixed))
+    assert.deepStrictEqual(readTrials(path.join(dir, "out-2.jsonl")).map((t) => t.id), ["q-1:1"])
   })
 })
 
@@ -123,6 +128,65 @@ describe.concurrent("agent-trials run: bad flags", () => {
     const result = await run(["--synthetic", "3", "--out", out, "--no-progress"])
     assertUsageError(result, out, "--resume")
     assert.strictEqual(fs.readFileSync(out, "utf8"), content)
+  })
+})
+
+describe.concurrent("agent-trials run: option values, from a flag or its variable", () => {
+  /** Exit 2 with exactly one line on stderr, nothing on stdout, and no results file. */
+  const refusedCase = (
+    name: string,
+    args: ReadonlyArray<string>,
+    env: Record<string, string>,
+    message: string
+  ) =>
+    it(`${name}: exit 2, one line naming it`, async () => {
+      const out = path.join(tempDir(), "out.jsonl")
+      const result = await run([...args, "--synthetic", "3", "--out", out, "--no-progress"], { env })
+      assert.strictEqual(result.code, 2, describeResult(result))
+      assert.strictEqual(result.stderr.trim(), `agent-trials: ${message}`, describeResult(result))
+      assert.strictEqual(result.stdout, "", describeResult(result))
+      assert.isFalse(fs.existsSync(out), "a results file was created")
+    })
+
+  const duration = (source: string, value: string, hint = "") =>
+    `Expected ${source} to be a duration with a unit, like 5s, 500ms or 2m, got "${value}"${hint}`
+
+  refusedCase("--timeout 5 (no unit)", ["--timeout", "5"], {}, duration("--timeout", "5", " (did you mean 5s?)"))
+  refusedCase(
+    "AGENT_TRIALS_TIMEOUT=5 (no unit)",
+    [],
+    { AGENT_TRIALS_TIMEOUT: "5" },
+    duration("AGENT_TRIALS_TIMEOUT", "5", " (did you mean 5s?)")
+  )
+  refusedCase("--backoff-max 30 (no unit)", ["--backoff-max", "30"], {}, duration("--backoff-max", "30", " (did you mean 30s?)"))
+  refusedCase(
+    "AGENT_TRIALS_RETRY_AFTER_MAX=1 minute",
+    [],
+    { AGENT_TRIALS_RETRY_AFTER_MAX: "1 minute" },
+    duration("AGENT_TRIALS_RETRY_AFTER_MAX", "1 minute")
+  )
+  refusedCase(
+    "--rate fast",
+    ["--rate", "fast"],
+    {},
+    `Expected --rate to be a rate above 0 per s, m (or min) or h, like 10/s or 600/min, got "fast"`
+  )
+  refusedCase(
+    "AGENT_TRIALS_MAX_FAILURES=101%",
+    [],
+    { AGENT_TRIALS_MAX_FAILURES: "101%" },
+    `Expected AGENT_TRIALS_MAX_FAILURES to be a count like 25 or a percentage from 0% to 100% like 10%, got "101%"`
+  )
+
+  it("a flag wins over its variable: --timeout 5s runs although AGENT_TRIALS_TIMEOUT=5", async () => {
+    const out = path.join(tempDir(), "out.jsonl")
+    const result = await run(
+      ["--timeout", "5s", "--rate", "600/min", "--synthetic", "3", "--agent", "sim:latency=1ms,fail=0", "--out", out, "--no-progress"],
+      { env: { AGENT_TRIALS_TIMEOUT: "5" } }
+    )
+    assert.strictEqual(result.code, 0, describeResult(result))
+    assertExactlyOnce(readTrials(out), ["synthetic-0:1", "synthetic-1:1", "synthetic-2:1"])
+    assert.isTrue(readTrials(out).every((t) => t.status === "completed"))
   })
 })
 

@@ -158,7 +158,12 @@ describe.concurrent("agent-trials run: SIGINT and SIGTERM", () => {
     const out = path.join(dir, "out.jsonl")
     const n = 400
     const args = ["--synthetic", String(n), "--parallelism", "8", "--out", out, "--no-progress"]
-    const child = start([...args, "--agent", "sim:latency=50ms,jitter=0ms"])
+    // The SIGINT run shows progress, whose last line must agree with the summary and the file.
+    const progress = signal === "SIGINT"
+    const child = start(
+      [...(progress ? args.filter((a) => a !== "--no-progress") : args), "--agent", "sim:latency=50ms,jitter=0ms"],
+      { env: { AGENT_TRIALS_PROGRESS_INTERVAL_MS: "100" } }
+    )
     await waitFor("some recorded trials", () => child.exited() || lineCount(out) >= 20)
     assert.isFalse(child.exited(), "the run ended before it was signalled")
     // Ctrl-C reaches the whole process group; `kill PID` only tsx, which relays it.
@@ -176,6 +181,21 @@ describe.concurrent("agent-trials run: SIGINT and SIGTERM", () => {
     const summary = parseSummary(result.stdout)
     assert.strictEqual(summary.outcome, "interrupted")
     assert.strictEqual(summary.total, trials.length)
+    const failedInFile = trials.filter((t) => t.status === "failed").length
+    assert.strictEqual(summary.failed, failedInFile)
+    // The calls in flight at the signal: interrupted, shown as such, never as failed.
+    assert.isAbove(summary.notRecorded.interrupted, 0, result.stdout)
+    assert.isAtMost(summary.notRecorded.interrupted, 8)
+    if (progress) {
+      const lines = result.stderr.split("\n").filter((l) => l.startsWith("progress: "))
+      const last = /^progress: (\d+)\/(\d+) .* failed (\d+)(?: {2}interrupted (\d+))?$/.exec(lines.at(-1) ?? "")
+      assert.isNotNull(last, result.stderr)
+      assert.deepStrictEqual(
+        { done: Number(last![1]), failed: Number(last![3]), interrupted: Number(last![4] ?? 0) },
+        { done: trials.length, failed: failedInFile, interrupted: summary.notRecorded.interrupted },
+        result.stderr
+      )
+    }
 
     const resumed = await run([...args, "--agent", "sim:latency=1ms", "--resume"])
     assert.strictEqual(resumed.code, 0, describeResult(resumed))

@@ -185,7 +185,8 @@ export const syntheticIds = (n: number, epochs = 1): Array<string> => {
 
 /** The counts of the summary's `trials this run:` line and its outcome. */
 export const parseSummary = (stdout: string) => {
-  const outcome = /^run (\S+): (finished|interrupted|input_error)$/m.exec(stdout)
+  const outcome = /^run (\S+): (finished|interrupted|input_error|too_many_failures|write_error)$/m.exec(stdout)
+  const notRecorded = /^ {2}not recorded \(--resume runs them\): finished (\d+), interrupted (\d+)$/m.exec(stdout)
   const thisRun = /^ {2}trials this run: (\d+) \(completed (\d+), failed (\d+), partial (\d+)\)$/m.exec(stdout)
   const prior = /^ {2}already recorded: (\d+) {4}total in file: (\d+)/m.exec(stdout)
   assert.isNotNull(outcome, `no summary outcome in stdout:\n${stdout}`)
@@ -198,7 +199,11 @@ export const parseSummary = (stdout: string) => {
     completed: Number(thisRun![2]),
     failed: Number(thisRun![3]),
     alreadyRecorded: Number(prior![1]),
-    totalInFile: Number(prior![2])
+    totalInFile: Number(prior![2]),
+    notRecorded: {
+      finished: notRecorded === null ? 0 : Number(notRecorded[1]),
+      interrupted: notRecorded === null ? 0 : Number(notRecorded[2])
+    }
   }
 }
 

@@ -425,6 +425,69 @@ describe("adaptive concurrency", () => {
       yield* Fiber.join(fiber)
       assert.strictEqual(probe.lowestLimit, 4)
     }))
+
+  it.effect("after a 429 halves the limit, 500s, timeouts and defects never raise it back; successes then do", () =>
+    Effect.gen(function*() {
+      const probe = new Probe()
+      const failuresEndMs = 31_000
+      // Every call takes 1 s. The first 8 are throttled together (one decrease,
+      // 8 -> 4); calls that start before 31 s fail with a 500, time out or
+      // die, in turn; calls after that succeed.
+      let calls = 0
+      const agent: Agent.Agent<HttpStatusError> = () =>
+        Effect.flatMap(now, (startedAt) => {
+          const n = calls++
+          if (startedAt === 0) return Effect.andThen(Effect.sleep("1 second"), Effect.fail(status(429)))
+          if (startedAt >= failuresEndMs) return Effect.andThen(Effect.sleep("1 second"), Effect.succeed(ok("ok")))
+          return n % 3 === 0
+            ? Effect.andThen(Effect.sleep("1 second"), Effect.fail(status(500)))
+            : n % 3 === 1
+            ? Effect.never
+            : Effect.andThen(Effect.sleep("1 second"), Effect.die("agent bug"))
+        })
+      const changes: Array<readonly [ms: number, limit: number]> = []
+      const trials = yield* drive(
+        collect(200, agent, { parallelism: 8, probe, adaptive: true, timeout: "1 second" }),
+        {
+          stepMs: 100,
+          maxSteps: 1000,
+          sample: (t) => {
+            if (changes.at(-1)?.[1] !== probe.limit) changes.push([t, probe.limit])
+          }
+        }
+      )
+      // No raise until the first successes: the 4 calls started at 31 s end at
+      // 32 s; then each round of calls at limit L is L successes, one raise.
+      assert.deepStrictEqual(changes, [[0, 8], [1000, 4], [32_000, 5], [33_000, 6], [34_000, 7], [35_000, 8]])
+      const types = new Map<string, number>()
+      for (const t of trials) types.set(t.error?.type ?? t.status, (types.get(t.error?.type ?? t.status) ?? 0) + 1)
+      // 8 throttled, then 4 calls a second for 30 s: 120 other failures.
+      assert.deepStrictEqual(
+        Object.fromEntries(types),
+        { HttpStatusError: 8 + 40, Timeout: 40, Defect: 40, completed: 200 - 128 }
+      )
+    }))
+
+  it.effect("a failure between successes neither counts toward a raise nor resets the count", () =>
+    Effect.gen(function*() {
+      const probe = new Probe()
+      probe.limit = probe.lowestLimit = probe.highestLimit = 8
+      const adaptive = new Policy.AdaptiveLimit(yield* Semaphore.make(8), 8, probe)
+      const call = (outcome: Policy.CallOutcome) => adaptive.onOutcome(adaptive.start(), outcome)
+      yield* call("throttled")
+      assert.strictEqual(adaptive.limit, 4)
+      for (let i = 0; i < 100; i++) yield* call("failed")
+      assert.strictEqual(adaptive.limit, 4, "failures raised the limit")
+      for (let i = 0; i < 3; i++) {
+        yield* call("succeeded")
+        yield* call("failed")
+      }
+      assert.strictEqual(adaptive.limit, 4, "3 successes raised a limit of 4")
+      yield* call("succeeded")
+      assert.strictEqual(adaptive.limit, 5, "the 4th success, failures in between, did not raise it")
+      assert.strictEqual(probe.highestLimit, 8)
+      assert.strictEqual(probe.lowestLimit, 4)
+    }))
 })
 
 describe("failure budget", () => {

@@ -1,9 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Exit, Fiber, Layer, Stream } from "effect"
+import { ConfigProvider, Effect, Exit, Fiber, Layer, Schema, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import * as fs from "node:fs"
 import type { Agent } from "../src/Agent.ts"
+import { HttpStatusError } from "../src/agents/HttpErrors.ts"
+import * as Options from "../src/Options.ts"
 import { Runner } from "../src/Runner.ts"
+import { InvalidRunnerConfig } from "../src/RunnerService.ts"
 import { program } from "./embed.example.ts"
 import { gatedAgent, taskIterable, tasksStream } from "./fixtures.ts"
 
@@ -100,10 +103,70 @@ describe("Runner service", () => {
 
   it.effect("a bad AGENT_TRIALS_RATE fails the layer, naming it", () =>
     Effect.gen(function*() {
-      const layer = Runner.layer.pipe(
-        Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ AGENT_TRIALS_RATE: "fast" })))
+      const error = yield* layerError({ AGENT_TRIALS_RATE: "fast" })
+      assert.strictEqual(
+        error.message,
+        `Expected AGENT_TRIALS_RATE to be a rate above 0 per s, m (or min) or h, like 10/s or 600/min, got "fast"`
       )
-      const exit = yield* Effect.exit(Effect.provide(Runner.use(() => Effect.void), layer))
-      assert.include(String(exit), `Expected AGENT_TRIALS_RATE to be N/s or N/min, got "fast"`)
     }))
+
+  it.effect("AGENT_TRIALS_TIMEOUT=5 fails the layer as the CLI refuses it: a duration needs its unit", () =>
+    Effect.gen(function*() {
+      const error = yield* layerError({ AGENT_TRIALS_TIMEOUT: "5" })
+      assert.instanceOf(error, InvalidRunnerConfig)
+      assert.strictEqual(
+        error.message,
+        `Expected AGENT_TRIALS_TIMEOUT to be a duration with a unit, like 5s, 500ms or 2m, got "5" (did you mean 5s?)`
+      )
+      assert.strictEqual(error.message, yield* Effect.flip(Options.decode(Options.Duration, "AGENT_TRIALS_TIMEOUT")("5")).pipe(
+        Effect.map((e) => e.message)
+      ))
+    }))
+
+  it.effect("every option variable is refused in its Schema's words", () =>
+    Effect.gen(function*() {
+      const cases = [
+        ["AGENT_TRIALS_PARALLELISM", Options.Parallelism, "0"],
+        ["AGENT_TRIALS_RETRIES", Options.Count, "-1"],
+        ["AGENT_TRIALS_BACKOFF", Options.Duration, "500"],
+        ["AGENT_TRIALS_BACKOFF_MAX", Options.Duration, "0s"],
+        ["AGENT_TRIALS_RETRY_AFTER_MAX", Options.Duration, "60"],
+        ["AGENT_TRIALS_MAX_FAILURES", Options.MaxFailures, "101%"]
+      ] as const
+      for (const [name, schema, value] of cases) {
+        const error = yield* layerError({ [name]: value })
+        const expected = yield* Effect.flip(Options.decode(schema as Schema.Codec<unknown, string>, name)(value))
+        assert.match(error.message, new RegExp(`^Expected ${name} to be `), name)
+        assert.strictEqual(error.message, expected.message, name)
+      }
+    }))
+
+  it.effect("AGENT_TRIALS_RETRY_AFTER_MAX caps the wait a Retry-After imposes", () =>
+    Effect.gen(function*() {
+      const runner = yield* Runner
+      let calls = 0
+      // A 429 asking for 10 s on the first call; then an answer.
+      const agent: Agent<HttpStatusError> = (task) =>
+        Effect.suspend(() =>
+          ++calls === 1
+            ? Effect.fail(new HttpStatusError({ status: 429, message: "slow down", retryAfterMs: 10_000 }))
+            : Effect.succeed({ output_text: task.id })
+        )
+      const fiber = yield* Effect.forkChild(runner.runTasks(taskIterable(1), agent))
+      // Long enough for the uncapped wait too, so a missing cap fails the assertion, not the clock.
+      yield* TestClock.adjust("30 seconds")
+      const [trial] = yield* Fiber.join(fiber)
+      assert.strictEqual(trial.status, "completed")
+      assert.deepStrictEqual(trial.metadata["retry_delays_ms"], [1000])
+    }).pipe(Effect.provide(Runner.layer.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({
+      AGENT_TRIALS_RETRIES: "1",
+      AGENT_TRIALS_RETRY_AFTER_MAX: "1s"
+    })))))))
 })
+
+/** The error a `Runner.layer` fails with when built on `env`. */
+const layerError = (env: Record<string, unknown>) =>
+  Effect.flip(Effect.provide(
+    Runner.use(() => Effect.void),
+    Runner.layer.pipe(Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown(env))))
+  ))

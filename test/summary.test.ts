@@ -191,17 +191,32 @@ const round4 = (x: number) => Math.round(x * 1e4) / 1e4
 describe("Progress.line", () => {
   it("shows done/total with percent, rate, ETA, active calls and failures; done/total counts skipped trials", () => {
     const probe = new Probe()
-    for (let i = 0; i < 30; i++) {
-      probe.unitStarted()
-      probe.unitEnded(i < 3)
-    }
     probe.callStarted()
     probe.callStarted()
-    const source = { probe, skipped: () => 20, total: () => 200, parallelism: 8 }
+    const recorded = { completed: 27, failed: 3, partial: 0 }
+    const source = { probe, recorded, skipped: () => 20, total: () => 200, parallelism: 8 }
     assert.strictEqual(Progress.line(source, 10_000), "50/200 (25%)  3.0/s  ETA 50s  active 2/8  failed 3")
     assert.strictEqual(
       Progress.line({ ...source, total: () => undefined }, 10_000),
       "50 done  3.0/s  active 2/8  failed 3"
     )
+  })
+
+  it("counts what is recorded, not what the probe saw end: interrupted trials are neither done nor failed", () => {
+    const probe = new Probe()
+    // 30 trials finished, 3 of them failed, 8 interrupted in flight; only 20
+    // (2 failed) reached the file before the stop.
+    for (let i = 0; i < 38; i++) probe.unitStarted()
+    for (let i = 0; i < 30; i++) probe.unitEnded(i < 3)
+    for (let i = 0; i < 8; i++) probe.unitEnded(undefined)
+    assert.deepStrictEqual([probe.completed, probe.failed, probe.interrupted], [30, 3, 8])
+    const source = {
+      probe,
+      recorded: { completed: 18, failed: 2, partial: 0 },
+      skipped: () => 0,
+      total: () => 100,
+      parallelism: 8
+    }
+    assert.strictEqual(Progress.line(source, 10_000), "20/100 (20%)  2.0/s  ETA 40s  active 0/8  failed 2  interrupted 8")
   })
 })

@@ -52,17 +52,22 @@ class TrialRun<AE, AR> {
   firstStartedMs = 0
   attempt = 0
   callOpen = false
-  failed = true
+  // Set when the trial settles; still undefined at the end if it was interrupted.
+  failed: boolean | undefined = undefined
   startedMs = 0
   startedNs = BigInt(0)
   ticket = 0
 
-  constructor(
-    readonly task: AgentEvalTask,
-    readonly epoch: number | undefined,
-    readonly agent: Agent<AE, AR>,
-    readonly config: ExecuteConfig
-  ) {
+  readonly task: AgentEvalTask
+  readonly epoch: number | undefined
+  readonly agent: Agent<AE, AR>
+  readonly config: ExecuteConfig
+
+  constructor(task: AgentEvalTask, epoch: number | undefined, agent: Agent<AE, AR>, config: ExecuteConfig) {
+    this.task = task
+    this.epoch = epoch
+    this.agent = agent
+    this.config = config
     config.probe.unitStarted()
     this.context = { id: trialId(task.id, epoch), epoch }
   }
@@ -117,7 +122,14 @@ class TrialRun<AE, AR> {
     const error = exit._tag === "Failure" ? firstError(exit.cause) : undefined
     const adapted = config.adaptive === undefined
       ? undefined
-      : config.adaptive.onOutcome(this.ticket, error !== undefined && Policy.isThrottled(error.value))
+      : config.adaptive.onOutcome(
+        this.ticket,
+        exit._tag === "Success"
+          ? "succeeded"
+          : error !== undefined && Policy.isThrottled(error.value)
+          ? "throttled"
+          : "failed"
+      )
     const retry = config.retry
     if (error === undefined || retry === undefined || this.attempt > retry.retries || !Policy.isRetryable(error.value)) {
       const trial = this.toTrial(exit, durationMs)
