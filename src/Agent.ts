@@ -105,7 +105,10 @@ export const fromCallable = (
 // not, and making one costs about a microsecond per call.
 class CallContext {
   private controller: AbortController | undefined
-  constructor(readonly trial: TrialContext) {}
+  readonly trial: TrialContext
+  constructor(trial: TrialContext) {
+    this.trial = trial
+  }
   get signal(): AbortSignal {
     return (this.controller ??= new AbortController()).signal
   }

@@ -1,0 +1,177 @@
+/**
+ * The package from outside: `npm pack` (which builds dist/ first), the tarball
+ * installed into an empty project in a temporary folder, and used there the
+ * way a user would, with nothing but Node 24 on the PATH: no tsx, no
+ * TypeScript, none of this repository's node_modules. One pack and one install
+ * serve every test in this file.
+ */
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { pathToFileURL } from "node:url"
+
+const repoRoot = path.resolve(import.meta.dirname, "..")
+const fixtures = path.join(import.meta.dirname, "fixtures", "package")
+const readme = () => fs.readFileSync(path.join(repoRoot, "README.md"), "utf8")
+
+// The README shows the embedding program as a user writes it; the fixture
+// imports the source so the repository's own typecheck covers it too.
+const embedProgram = () =>
+  fs.readFileSync(path.join(fixtures, "embed.ts"), "utf8").replace(`from "../../../src/index.ts"`, `from "agent-trials"`)
+
+interface Result {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const describeResult = (r: Result) => `exit ${r.code}\nstdout:\n${r.stdout}\nstderr:\n${r.stderr}`
+
+let tmp = ""
+let project = ""
+let env: NodeJS.ProcessEnv = {}
+let node = ""
+let packed: { filename: string; size: number; unpackedSize: number; files: Array<{ path: string }> }
+
+const exec = (file: string, args: ReadonlyArray<string>, cwd: string, extraEnv: Record<string, string> = {}) =>
+  new Promise<Result>((resolve, reject) => {
+    const child = spawn(file, args, { cwd, env: { ...env, ...extraEnv }, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.setEncoding("utf8").on("data", (s: string) => stdout += s)
+    child.stderr.setEncoding("utf8").on("data", (s: string) => stderr += s)
+    child.on("error", reject)
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+  })
+
+const succeed = async (file: string, args: ReadonlyArray<string>, cwd: string, extraEnv: Record<string, string> = {}) => {
+  const result = await exec(file, args, cwd, extraEnv)
+  assert.strictEqual(result.code, 0, `${path.basename(file)} ${args.join(" ")}: ${describeResult(result)}`)
+  return result
+}
+
+beforeAll(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "agent-trials-package-"))
+  // The machine's own node is 20; the project gets the repository's Node 24
+  // binary, alone in a folder, so `#!/usr/bin/env node` (npm, the bin) finds
+  // it and nothing else of node_modules/.bin is visible.
+  const bin = path.join(tmp, "bin")
+  fs.mkdirSync(bin)
+  node = path.join(bin, "node")
+  fs.symlinkSync(fs.realpathSync(path.join(repoRoot, "node_modules", ".bin", "node")), node)
+  const inherited = (process.env["PATH"] ?? "").split(path.delimiter).filter((dir) => !dir.endsWith(path.join("node_modules", ".bin")))
+  env = { PATH: [bin, ...inherited].join(path.delimiter) }
+  // npm's own npm_* variables (set by `npm test`) would point the child npm at this repository.
+  for (const [key, value] of Object.entries(process.env)) {
+    if (key === "PATH" || /^npm_/i.test(key) || key.startsWith("AGENT_TRIALS_") || key === "INIT_CWD") continue
+    if (key === "NODE_OPTIONS" || key === "OPENAI_API_KEY") continue
+    env[key] = value
+  }
+
+  const packDir = path.join(tmp, "pack")
+  fs.mkdirSync(packDir)
+  const pack = await succeed("npm", ["pack", "--json", "--pack-destination", packDir], repoRoot)
+  // The build's own output (none when it succeeds) would come before the JSON.
+  packed = JSON.parse(pack.stdout.slice(pack.stdout.indexOf("[")))[0]
+  console.log(`agent-trials tarball: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${packed.files.length} files`)
+
+  project = path.join(tmp, "project")
+  fs.mkdirSync(project)
+  const effectVersion = JSON.parse(fs.readFileSync(path.join(repoRoot, "node_modules", "effect", "package.json"), "utf8")).version
+  fs.writeFileSync(
+    path.join(project, "package.json"),
+    JSON.stringify({ name: "consumer", private: true, type: "module", dependencies: { effect: effectVersion } }, null, 2)
+  )
+  await succeed("npm", ["install", path.join(packDir, packed.filename), "--prefer-offline", "--no-audit", "--no-fund"], project)
+  fs.copyFileSync(path.join(fixtures, "app.mjs"), path.join(project, "app.mjs"))
+  fs.copyFileSync(path.join(fixtures, "tsconfig.json"), path.join(project, "tsconfig.json"))
+  fs.writeFileSync(path.join(project, "embed.ts"), embedProgram())
+}, 240_000)
+
+afterAll(() => {
+  if (tmp !== "") fs.rmSync(tmp, { recursive: true, force: true })
+})
+
+// Generous: under load (two cores shared with other runs) each child is slow.
+describe.concurrent("the installed package", { timeout: 180_000 }, () => {
+  it("the tarball: built JavaScript, declarations and source maps, the bin; no tests or scripts", () => {
+    const files = packed.files.map((f) => f.path)
+    for (const file of ["dist/index.js", "dist/index.d.ts", "dist/index.js.map", "dist/index.d.ts.map", "dist/Eager.js", "dist/Eager.d.ts", "dist/bin.js", "src/index.ts", "README.md", "package.json"]) {
+      assert.include(files, file)
+    }
+    assert.deepStrictEqual(files.filter((f) => !/^(dist|src)\//.test(f) && f !== "README.md" && f !== "package.json"), [])
+    assert.isTrue(fs.readFileSync(path.join(project, "node_modules", "agent-trials", "dist", "bin.js"), "utf8").startsWith("#!/usr/bin/env node\n"))
+  })
+
+  it("the project sees no tsx and no TypeScript", async () => {
+    for (const name of ["typescript", "tsx"]) {
+      const r = await exec(node, ["--input-type=module", "-e", `await import(${JSON.stringify(name)})`], project)
+      assert.notStrictEqual(r.code, 0, `${name} resolved from the project: ${describeResult(r)}`)
+      assert.include(r.stderr, "ERR_MODULE_NOT_FOUND")
+    }
+  })
+
+  it("plain ESM: runTrials over 1,000 tasks stays within its parallelism; runTrialsEager only from agent-trials/eager", async () => {
+    const r = await succeed(node, ["app.mjs"], project)
+    const { bounded, eager, mainExportsEager, parallelism } = JSON.parse(r.stdout)
+    assert.deepStrictEqual([bounded.trials, bounded.ids, bounded.completed], [1000, 1000, 1000])
+    assert.isAtLeast(bounded.peakActive, 1)
+    assert.isAtMost(bounded.peakActive, parallelism)
+    assert.deepStrictEqual([eager.trials, eager.ids, eager.completed], [50, 50, 50])
+    assert.isAtMost(eager.peakActive, parallelism)
+    assert.isFalse(mainExportsEager)
+  })
+
+  it("the library entries load nothing but themselves and effect (no @effect/platform-node)", async () => {
+    // Every module Node resolves while importing both entries, recorded by a resolve hook.
+    const script = `
+      import { registerHooks } from "node:module"
+      const urls = []
+      registerHooks({ resolve: (specifier, context, next) => { const r = next(specifier, context); urls.push(r.url); return r } })
+      await import("agent-trials")
+      await import("agent-trials/eager")
+      console.log(JSON.stringify(urls))`
+    const r = await succeed(node, ["--input-type=module", "-e", script], project)
+    const urls: Array<string> = JSON.parse(r.stdout)
+    const modules = pathToFileURL(path.join(project, "node_modules")).href
+    const ours = urls.filter((url) => url.startsWith(`${modules}/agent-trials/dist/`))
+    assert.isAbove(ours.length, 10)
+    assert.notInclude(ours, `${modules}/agent-trials/dist/bin.js`)
+    assert.deepStrictEqual(
+      urls.filter((url) => !url.startsWith("node:") && !url.startsWith(`${modules}/agent-trials/dist/`) && !url.startsWith(`${modules}/effect/dist/`)),
+      []
+    )
+  })
+
+  it("the README's embedding program type-checks against the published .d.ts, and runs as written", async () => {
+    assert.include(readme(), embedProgram())
+    await succeed(node, [path.join(repoRoot, "node_modules", "typescript", "bin", "tsc"), "-p", "tsconfig.json"], project)
+    // Node strips the types itself: the program is in the project, not in node_modules.
+    const r = await succeed(node, ["embed.ts"], project, { AGENT_TRIALS_PARALLELISM: "4" })
+    const out = JSON.parse(r.stdout)
+    assert.deepStrictEqual(out.completed, [500, 500])
+    assert.strictEqual(out.parallelism, 4)
+    // One layer, one budget: the two runs together never exceed it.
+    assert.isAtLeast(out.peakActive, 1)
+    assert.isAtMost(out.peakActive, 4)
+  })
+
+  it("from a clone, the source runs under Node's own type stripping, without tsx or a build", async () => {
+    const out = path.join(tmp, "from-source.jsonl")
+    await succeed(node, ["scripts/trials.ts", "run", "--synthetic", "20", "--no-progress", "--out", out], repoRoot)
+    assert.strictEqual(fs.readFileSync(out, "utf8").trimEnd().split("\n").length, 20)
+  })
+
+  it("the bin: --help lists run, and run --synthetic 100 writes 100 trials", async () => {
+    const agentTrials = path.join(project, "node_modules", ".bin", "agent-trials")
+    const help = await succeed(agentTrials, ["--help"], project)
+    assert.match(help.stdout, /^\s+run\s+Run every task/m)
+    const out = path.join(project, "x.jsonl")
+    await succeed(agentTrials, ["run", "--synthetic", "100", "--no-progress", "--out", out], project)
+    const ids = fs.readFileSync(out, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line).id)
+    assert.strictEqual(ids.length, 100)
+    assert.strictEqual(new Set(ids).size, 100)
+  })
+})
