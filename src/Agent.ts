@@ -47,9 +47,13 @@ export type PromiseAgent = (
  * Wraps an Effect-returning function so that a synchronous throw (before it
  * returns an Effect) becomes a defect of that trial.
  *
- * @example
+ * **Example** (An Effect function as an agent)
+ *
  * ```ts
- * const agent = Agent.fromEffect((task) => Effect.succeed({ output_text: task.id }))
+ * import { Effect } from "effect"
+ * import { Agent } from "agent-trials"
+ *
+ * const agent = Agent.fromEffect((task) => Effect.succeed({ output_text: `echo ${task.id}` }))
  * ```
  *
  * @category constructors
@@ -62,8 +66,11 @@ export const fromEffect = <E, R>(f: Agent<E, R>): Agent<E, R> => (task, trial) =
  * `{ output_text }`; an object must match `AgentOutput`. Throws and rejections
  * become `AgentError`, a wrong shape `InvalidAgentOutput`.
  *
- * @example
+ * **Example** (A fetch call as an agent)
+ *
  * ```ts
+ * import { Agent } from "agent-trials"
+ *
  * const agent = Agent.fromPromise(async (task, { signal }) => {
  *   const res = await fetch("http://127.0.0.1:8080/agent", { method: "POST", body: JSON.stringify(task), signal })
  *   return await res.text()
@@ -167,7 +174,11 @@ const isPlainOutput = (value: unknown): value is AgentOutput => {
   return m === undefined ? !("metadata" in o) : typeof m === "object" && m !== null && !Array.isArray(m)
 }
 
-/** A one-line description of anything thrown. */
+/**
+ * A one-line description of anything thrown.
+ *
+ * @internal
+ */
 export const describe = (cause: unknown): string => {
   if (cause instanceof Error) return cause.message || cause.name
   if (typeof cause === "string") return cause

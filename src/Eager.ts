@@ -13,7 +13,7 @@ import { Effect, Semaphore, Stream } from "effect"
 import type { Agent } from "./Agent.ts"
 import { checkParallelism, type InvalidParallelism } from "./Errors.ts"
 import { executeTrial } from "./internal/execute.ts"
-import * as Probe from "./Probe.ts"
+import * as Probe from "./internal/probe.ts"
 import type { RunOptions } from "./Runner.ts"
 import type { AgentEvalTask, AgentEvalTrial } from "./Trial.ts"
 
@@ -31,7 +31,7 @@ export const runTrialsEager = <E, R, AE, AR>(
   Stream.unwrap(Effect.gen(function*() {
     const invalid = checkParallelism(options.parallelism)
     if (invalid) return yield* invalid
-    const probe = options.probe ?? new Probe.Probe()
+    const probe = Probe.toMutable(options.probe)
     const semaphore = yield* Semaphore.make(options.parallelism)
     const all = yield* Stream.runCollect(tasks)
     const trials = yield* Effect.forEach(all, (task) => executeTrial(task, undefined, agent, { semaphore, probe }), {

@@ -76,9 +76,12 @@ const formatDuration = (duration: D.Duration): string => `${D.toMillis(duration)
  * unit is refused with a suggestion (`5` -> did you mean `5s`?), since it
  * used to mean milliseconds silently.
  *
- * **Example**
+ * **Example** (Decoding a duration)
  *
  * ```ts
+ * import { Schema } from "effect"
+ * import { Options } from "agent-trials"
+ *
  * Schema.decodeUnknownSync(Options.Duration)("1.5s") // Duration.millis(1500)
  * ```
  *
@@ -114,9 +117,12 @@ const ratePattern = new RegExp(String.raw`^\s*${NUMBER}\s*/\s*(s|m|min|h)\s*$`)
  * A rate `N/s`, `N/m` (or `N/min`) or `N/h`, N a number above 0 (decimals
  * allowed): `10/s`, `600/min`, `0.5/s`.
  *
- * **Example**
+ * **Example** (Decoding a rate)
  *
  * ```ts
+ * import { Schema } from "effect"
+ * import { Options } from "agent-trials"
+ *
  * Schema.decodeUnknownSync(Options.Rate)("600/min") // { limit: 600, per: Duration.minutes(1) }
  * ```
  *
@@ -149,9 +155,12 @@ const MaxFailuresType: Schema.Codec<Policy.MaxFailures> = Schema.Union([
  * a percentage of finished trials (`10%`, from 0% to 100%, decimals allowed).
  * See `Policy.exceeded` for when a budget is exceeded.
  *
- * **Example**
+ * **Example** (Decoding a failure budget)
  *
  * ```ts
+ * import { Schema } from "effect"
+ * import { Options } from "agent-trials"
+ *
  * Schema.decodeUnknownSync(Options.MaxFailures)("10%") // { _tag: "Fraction", fraction: 0.1 }
  * ```
  *
@@ -191,9 +200,12 @@ const integerFrom = (min: number) =>
  * an integer from 1 up. The library's numeric option is checked by
  * `Errors.checkParallelism` with the same words.
  *
- * **Example**
+ * **Example** (Decoding a parallelism bound)
  *
  * ```ts
+ * import { Schema } from "effect"
+ * import { Options } from "agent-trials"
+ *
  * Schema.decodeUnknownSync(Options.Parallelism)("8") // 8
  * ```
  *
@@ -284,11 +296,13 @@ const reasonOf = (error: Schema.SchemaError | Config.ConfigError): string => {
 /**
  * Decodes the text of an option, failing with a message naming `source`.
  *
- * **Example**
+ * **Example** (A refusal that names the flag)
  *
  * ```ts
- * Options.decode(Options.Duration, "--timeout")("5")
- * // fails: Expected --timeout to be a duration with a unit, like 5s, 500ms or 2m, got "5" (did you mean 5s?)
+ * import { Options } from "agent-trials"
+ *
+ * const timeout = Options.decode(Options.Duration, "--timeout")("5")
+ * // fails with InvalidOption: Expected --timeout to be a duration with a unit, like 5s, 500ms or 2m, got "5" (did you mean 5s?)
  * ```
  *
  * @category decoding
@@ -305,11 +319,17 @@ export const decode = <A>(schema: Schema.Codec<A, string>, source: string) => {
  * through `Config` with its Schema: none when the variable is not set, a
  * failure naming the variable when its value is refused.
  *
- * **Example**
+ * **Example** (An optional variable)
  *
  * ```ts
- * const timeout = yield* Options.fromConfig(Options.Duration, "AGENT_TRIALS_TIMEOUT")
- * // with AGENT_TRIALS_TIMEOUT=5, fails: Expected AGENT_TRIALS_TIMEOUT to be a duration with a unit, ...
+ * import { Effect, Option } from "effect"
+ * import { Options } from "agent-trials"
+ *
+ * const program = Effect.gen(function*() {
+ *   const timeout = yield* Options.fromConfig(Options.Duration, "AGENT_TRIALS_TIMEOUT")
+ *   // with AGENT_TRIALS_TIMEOUT=5, fails: Expected AGENT_TRIALS_TIMEOUT to be a duration with a unit, ...
+ *   return Option.getOrUndefined(timeout)
+ * })
  * ```
  *
  * @category decoding

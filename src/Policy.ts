@@ -9,10 +9,10 @@
  * @since 0.1.0
  */
 import { Duration, Effect, Option, Random, Schema, type Semaphore } from "effect"
+import type { MutableProbe } from "./internal/probe.ts"
 // A cycle (Options -> agents/Spec -> agents/Sim -> Policy -> Options): use
 // Options only inside functions, never while this module loads.
 import * as Options from "./Options.ts"
-import type { Probe } from "./Probe.ts"
 
 /**
  * An attempt ran past `timeout`; the call was interrupted.
@@ -53,7 +53,13 @@ export interface RetryPolicy {
   readonly retryAfterMax?: Duration.Input | undefined
 }
 
-/** Defaults of the CLI: 2 retries, 500 ms base, 30 s cap. */
+/**
+ * The CLI's retry policy: 2 retries, backoff from 500 ms doubling up to 30 s,
+ * a `Retry-After` honoured up to 60 s.
+ *
+ * @category retry
+ * @since 0.1.0
+ */
 export const defaultRetry: RetryPolicy = { retries: 2, base: "500 millis", max: "30 seconds", retryAfterMax: "60 seconds" }
 
 /**
@@ -99,15 +105,20 @@ export const retryDelayMs = (policy: RetryPolicy, attempt: number, error: unknow
   return Math.round(exponential * (0.5 + jitter / 2))
 }
 
-/** A jitter draw in [0, 1) from the Effect `Random` service (seedable in tests). */
+/**
+ * A jitter draw in [0, 1) from the Effect `Random` service (seedable in tests).
+ *
+ * @internal
+ */
 export const jitter: Effect.Effect<number> = Random.next
 
 /**
  * A cap on call starts: at most `limit` per `per`, spaced evenly (no bursts),
  * shared by every call of a run.
  *
- * @category rate
- * @since 0.1.0
+ * Built by the runner from the `rate` option; not part of the public API.
+ *
+ * @internal
  */
 export class RateLimiter {
   private nextFree = Number.NEGATIVE_INFINITY
@@ -200,8 +211,7 @@ export const describeMaxFailures = (limit: MaxFailures): string =>
  * `throttled` (an HTTP 429), or `failed` (anything else: a 5xx, a timeout, a
  * network error, invalid output, a defect, an interruption).
  *
- * @category adaptive
- * @since 0.1.0
+ * @internal
  */
 export type CallOutcome = "succeeded" | "throttled" | "failed"
 
@@ -218,8 +228,10 @@ export type CallOutcome = "succeeded" | "throttled" | "failed"
  * failures that have nothing to do with load (a bad task, invalid output)
  * must not pin the limit low for the rest of the run.
  *
- * @category adaptive
- * @since 0.1.0
+ * Built by the runner from `adaptive: true`; it moves the run's probe
+ * counters, so it is not part of the public API.
+ *
+ * @internal
  */
 export class AdaptiveLimit {
   private starts = 0
@@ -227,11 +239,11 @@ export class AdaptiveLimit {
   private successes = 0
   private readonly semaphore: Semaphore.Semaphore
   readonly max: number
-  private readonly probe: Probe
+  private readonly probe: MutableProbe
 
   // The probe's limit and range start at `max` (set where the run's policies
   // are built); this only moves them.
-  constructor(semaphore: Semaphore.Semaphore, max: number, probe: Probe) {
+  constructor(semaphore: Semaphore.Semaphore, max: number, probe: MutableProbe) {
     this.semaphore = semaphore
     this.max = max
     this.probe = probe
@@ -267,6 +279,11 @@ export class AdaptiveLimit {
   }
 }
 
-/** Whether an error is an HTTP 429. */
+/**
+ * Whether an error is an HTTP 429: what makes `adaptive` lower the limit.
+ *
+ * @category adaptive
+ * @since 0.1.0
+ */
 export const isThrottled = (error: unknown): boolean =>
   typeof error === "object" && error !== null && (error as { readonly status?: unknown }).status === 429

@@ -10,166 +10,80 @@
  * - `liveFibers`: fibers forked under the run and not yet ended, counted through
  *   `Metric.FiberRuntimeMetrics` (Effect 4 has no Supervisor).
  *
+ * A probe is read-only to its users: the runner that is given one keeps its
+ * counts, and `snapshot()` copies them at one instant.
+ *
  * @since 0.1.0
  */
-import { Context, Effect, Metric } from "effect"
+import { Effect } from "effect"
+import { MutableProbe, type TypeId } from "./internal/probe.ts"
 
 /**
- * Mutable counters and their peaks. Cheap enough for the hot path: plain
- * integer fields, updated synchronously by the fiber that owns the event.
+ * A run's counts, read live: each field is the current value. Pass one to
+ * `Runner.runTrials` (`options.probe`) to read it during and after the run;
+ * `Runner.Runner` has one for the life of its layer.
+ *
+ * **Example** (Reading the peaks of a run)
+ *
+ * ```ts
+ * import { Effect, Stream } from "effect"
+ * import { Agent, Probe, Runner } from "agent-trials"
+ *
+ * const program = Effect.gen(function*() {
+ *   const probe = yield* Probe.make
+ *   const tasks = Stream.range(1, 100).pipe(Stream.map((i) => ({ id: `t${i}`, inputs: { i } })))
+ *   const agent = Agent.fromPromise(async (task) => `echo ${task.id}`)
+ *   yield* Stream.runDrain(Runner.runTrials(tasks, agent, { parallelism: 8, probe }))
+ *   const { peakActive, peakOutstanding, completed } = probe.snapshot()
+ *   return { peakActive, peakOutstanding, completed } // peaks at most 8, completed 100
+ * })
+ * ```
  *
  * @category models
  * @since 0.1.0
  */
-export class Probe {
-  active = 0
-  peakActive = 0
-  outstanding = 0
-  peakOutstanding = 0
-  liveFibers = 0
-  peakLiveFibers = 0
-  started = 0
-  /** Units that finished with a trial (completed or failed). */
-  completed = 0
-  failed = 0
-  /** Units interrupted before they finished (a stop, a failure budget): no trial. */
-  interrupted = 0
-  /** Attempts after the first, over all trials. */
-  retries = 0
-  /** The concurrency limit in force (changes only with `adaptive`), and its range. */
-  limit = 0
-  lowestLimit = 0
-  highestLimit = 0
-
-  callStarted(): void {
-    this.started++
-    if (++this.active > this.peakActive) this.peakActive = this.active
-  }
-  callEnded(): void {
-    this.active--
-  }
-  unitStarted(): void {
-    if (++this.outstanding > this.peakOutstanding) this.peakOutstanding = this.outstanding
-  }
-  /** `failed` is undefined for a unit interrupted before it settled: it is not a finished trial. */
-  unitEnded(failed: boolean | undefined): void {
-    this.outstanding--
-    if (failed === undefined) {
-      this.interrupted++
-      return
-    }
-    this.completed++
-    if (failed) this.failed++
-  }
-  fiberStarted(): void {
-    if (++this.liveFibers > this.peakLiveFibers) this.peakLiveFibers = this.liveFibers
-  }
-  fiberEnded(): void {
-    this.liveFibers--
-  }
-
-  /** Forget the peaks (not the live counts), e.g. between two phases of a test. */
-  resetPeaks(): void {
-    this.peakActive = this.active
-    this.peakOutstanding = this.outstanding
-    this.peakLiveFibers = this.liveFibers
-  }
-
-  snapshot(): ProbeSnapshot {
-    return {
-      active: this.active,
-      peakActive: this.peakActive,
-      outstanding: this.outstanding,
-      peakOutstanding: this.peakOutstanding,
-      liveFibers: this.liveFibers,
-      peakLiveFibers: this.peakLiveFibers,
-      started: this.started,
-      completed: this.completed,
-      failed: this.failed,
-      interrupted: this.interrupted,
-      retries: this.retries,
-      limit: this.limit,
-      lowestLimit: this.lowestLimit,
-      highestLimit: this.highestLimit
-    }
-  }
+export interface Probe extends ProbeSnapshot {
+  readonly [TypeId]: typeof TypeId
+  /** The counts at this instant, as a plain object that does not change afterwards. */
+  snapshot(): ProbeSnapshot
 }
 
 /**
- * A point-in-time copy of a probe.
+ * A point-in-time copy of a probe's counts.
  *
  * @category models
  * @since 0.1.0
  */
 export interface ProbeSnapshot {
+  /** Agent calls in flight. */
   readonly active: number
   readonly peakActive: number
+  /** Per-trial units started and not finished. */
   readonly outstanding: number
   readonly peakOutstanding: number
+  /** Fibers forked under the run and not yet ended. */
   readonly liveFibers: number
   readonly peakLiveFibers: number
+  /** Agent calls started (every attempt counts). */
   readonly started: number
+  /** Units that finished with a trial (completed or failed). */
   readonly completed: number
+  /** Of those, the failed trials. */
   readonly failed: number
+  /** Units interrupted before they finished (a stop, a failure budget): no trial. */
   readonly interrupted: number
+  /** Attempts after the first, over all trials. */
   readonly retries: number
+  /** The concurrency limit in force (it moves only with `adaptive`), and its range. */
   readonly limit: number
   readonly lowestLimit: number
   readonly highestLimit: number
 }
 
 /**
- * A fresh probe.
+ * A fresh probe, all counts 0.
  *
  * @category constructors
  * @since 0.1.0
  */
-export const make: Effect.Effect<Probe> = Effect.sync(() => new Probe())
-
-/**
- * The fiber-metrics service to install for a run: it feeds `probe.liveFibers`
- * and forwards to whatever service was already in place.
- *
- * @category constructors
- * @since 0.1.0
- */
-export const currentFiberMetrics = (probe: Probe): Effect.Effect<Metric.FiberRuntimeMetricsService> =>
-  Metric.FiberRuntimeMetrics.useSync((previous) => fiberMetrics(probe, previous))
-
-/**
- * Runs `self` with every fiber it forks counted in `probe.liveFibers`.
- *
- * @category combinators
- * @since 0.1.0
- */
-export const trackFibers = (probe: Probe) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.flatMap(currentFiberMetrics(probe), (metrics) => Effect.provideService(self, Metric.FiberRuntimeMetrics, metrics))
-
-/** @internal */
-export const FiberRuntimeMetrics = Metric.FiberRuntimeMetrics
-
-/**
- * The `Metric.FiberRuntimeMetrics` service that feeds a probe's fiber count.
- *
- * @category constructors
- * @since 0.1.0
- */
-export const fiberMetrics = (
-  probe: Probe,
-  previous?: Metric.FiberRuntimeMetricsService | undefined
-): Metric.FiberRuntimeMetricsService =>
-  previous === undefined
-    ? {
-      recordFiberStart: () => probe.fiberStarted(),
-      recordFiberEnd: () => probe.fiberEnded()
-    }
-    : {
-      recordFiberStart: (context: Context.Context<never>) => {
-        probe.fiberStarted()
-        previous.recordFiberStart(context)
-      },
-      recordFiberEnd: (context, exit) => {
-        probe.fiberEnded()
-        previous.recordFiberEnd(context, exit)
-      }
-    }
+export const make: Effect.Effect<Probe> = Effect.sync(() => new MutableProbe())

@@ -9,8 +9,9 @@ import { Effect, Fiber, Latch, Stream } from "effect"
 import type { Agent } from "./Agent.ts"
 import { runTrialsEager } from "./Eager.ts"
 import type { InvalidParallelism } from "./Errors.ts"
+import { MutableProbe } from "./internal/probe.ts"
 import type { MaxFailuresExceeded } from "./Policy.ts"
-import { Probe } from "./Probe.ts"
+import type { Probe } from "./Probe.ts"
 import { helperFibers, runTrials } from "./Runner.ts"
 import type { AgentEvalTask } from "./Trial.ts"
 
@@ -60,7 +61,7 @@ type RunnerFn = typeof runTrials
 const measure = (runner: RunnerFn, tasks: number, parallelism: number) =>
   Effect.gen(function*() {
     const gate = yield* Latch.make(false)
-    const probe = new Probe()
+    const probe = new MutableProbe()
     const agent: Agent = (task) => Effect.as(gate.await, { output_text: `done ${task.id}` })
     const fiber = yield* runner(controlledTasks(tasks), agent, { parallelism, probe }).pipe(
       Stream.runDrain,

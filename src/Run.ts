@@ -13,9 +13,9 @@ import type { HttpClient } from "effect/http"
 import type { Agent } from "./Agent.ts"
 import * as AgentSpec from "./agents/Spec.ts"
 import * as Dataset from "./Dataset.ts"
+import { MutableProbe } from "./internal/probe.ts"
 import type * as Options from "./Options.ts"
 import * as Policy from "./Policy.ts"
-import { Probe } from "./Probe.ts"
 import * as Progress from "./Progress.ts"
 import * as Results from "./Results.ts"
 import { runUnits, type TrialUnit } from "./Runner.ts"
@@ -160,7 +160,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     )
   }
 
-  const probe = new Probe()
+  const probe = new MutableProbe()
   const invalid = new WeakMap<AgentEvalTask, string>()
   let skipped = 0
   let invalidLines = 0

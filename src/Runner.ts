@@ -18,14 +18,23 @@
 import { Effect, Semaphore, Stream } from "effect"
 import type { Agent } from "./Agent.ts"
 import { checkParallelism, InvalidParallelism } from "./Errors.ts"
-import { bounded, type BoundedConfig, policyConfig, type PolicyOptions, stopOnFailures } from "./internal/bounded.ts"
+import {
+  bounded,
+  type BoundedConfig,
+  policyConfig,
+  type PolicyOptions,
+  stopOnFailures,
+  withRunSpan,
+  withTelemetry
+} from "./internal/bounded.ts"
+import { Runner as RunnerService } from "./RunnerService.ts"
 import { executeTrial } from "./internal/execute.ts"
+import { toMutable } from "./internal/probe.ts"
 import type { MaxFailuresExceeded } from "./Policy.ts"
-import * as Probe from "./Probe.ts"
+import type * as Probe from "./Probe.ts"
 import type { AgentEvalTask, AgentEvalTrial } from "./Trial.ts"
 
 export type { PolicyOptions } from "./internal/bounded.ts"
-export { trackStreamFibers } from "./internal/bounded.ts"
 
 /**
  * Options of a run.
@@ -75,10 +84,19 @@ export interface TrialUnit {
  * stream fails only with the source's error `E`, or `InvalidParallelism`
  * before any agent call.
  *
- * @example
+ * **Example** (A thousand tasks, at most 8 agent calls at a time)
+ *
  * ```ts
- * const trials = runTrials(Stream.fromIterable(tasks), Agent.fromPromise(callMyAgent), { parallelism: 8 })
- * const all = yield* Stream.runCollect(trials)
+ * import { Effect, Stream } from "effect"
+ * import { Agent, Runner } from "agent-trials"
+ *
+ * const agent = Agent.fromPromise(async (task) => `echo ${task.id}`)
+ * const tasks = Stream.range(1, 1000).pipe(Stream.map((i) => ({ id: `task-${i}`, inputs: { i } })))
+ *
+ * const program = Effect.gen(function*() {
+ *   const trials = yield* Stream.runCollect(Runner.runTrials(tasks, agent, { parallelism: 8 }))
+ *   return trials.filter((trial) => trial.status === "completed").length // 1000
+ * })
  * ```
  *
  * @category runners
@@ -132,15 +150,50 @@ const withRunConfig = <E, R>(
       (options.epochs === undefined ? undefined : checkParallelism(options.epochs, "epochs"))
     if (invalid) return yield* invalid
     const semaphore = yield* Semaphore.make(options.parallelism)
-    const probe = options.probe ?? new Probe.Probe()
-    const config: BoundedConfig = {
+    const probe = toMutable(options.probe)
+    const config: BoundedConfig = yield* withTelemetry({
       ...policyConfig(options, semaphore, probe),
       ordered: options.ordered ?? false
-    }
+    })
     const stream = f(config)
     const maxFailures = options.maxFailures
-    return maxFailures === undefined ? stream : stopOnFailures(stream, maxFailures)
+    return withRunSpan(maxFailures === undefined ? stream : stopOnFailures(stream, maxFailures), config)
   }))
 
-export { InvalidParallelism }
 export { InvalidRunnerConfig, make, Runner } from "./RunnerService.ts"
+
+/**
+ * The `Runner` service read from `Config` (`AGENT_TRIALS_PARALLELISM`,
+ * default 8, and the failure-handling variables): the same layer as
+ * `Runner.Runner.layer`, named as programs write it, `Runner.layer`. One
+ * Semaphore for the layer's lifetime, shared by every run inside it.
+ *
+ * **Example** (Two runs through one layer)
+ *
+ * ```ts
+ * import { Effect, Stream } from "effect"
+ * import { Agent, Runner } from "agent-trials"
+ *
+ * const agent = Agent.fromPromise(async (task) => `echo ${task.id}`)
+ * const tasks = Stream.range(1, 100).pipe(Stream.map((i) => ({ id: `t-${i}`, inputs: { i } })))
+ *
+ * export const program = Effect.gen(function*() {
+ *   const runner = yield* Runner.Runner
+ *   const first = yield* Stream.runCount(runner.run(tasks, agent))
+ *   const second = yield* Stream.runCount(runner.run(tasks, agent))
+ *   return [first, second]
+ * }).pipe(Effect.provide(Runner.layer))
+ * ```
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layer = RunnerService.layer
+
+/**
+ * The `Runner` service with explicit options: `Runner.Runner.layerWith`.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerWith = RunnerService.layerWith

@@ -7,12 +7,21 @@
 import { Config, Context, Effect, Layer, Option, Schema, Semaphore, Stream } from "effect"
 import type { Agent } from "./Agent.ts"
 import { checkParallelism, type InvalidParallelism } from "./Errors.ts"
-import { bounded, type BoundedConfig, policyConfig, type PolicyOptions, stopOnFailures } from "./internal/bounded.ts"
+import {
+  bounded,
+  type BoundedConfig,
+  policyConfig,
+  type PolicyOptions,
+  stopOnFailures,
+  withRunSpan,
+  withTelemetry
+} from "./internal/bounded.ts"
 import { executeTrial } from "./internal/execute.ts"
+import { MutableProbe } from "./internal/probe.ts"
 import * as Options from "./Options.ts"
 import * as Policy from "./Policy.ts"
 import type { MaxFailuresExceeded } from "./Policy.ts"
-import * as Probe from "./Probe.ts"
+import type * as Probe from "./Probe.ts"
 import type { AgentEvalTask, AgentEvalTrial } from "./Trial.ts"
 
 /**
@@ -67,7 +76,7 @@ export const make = Effect.fn("Runner.make")(function*(
   if (invalid) return yield* invalid
   const parallelism = options.parallelism
   const semaphore = yield* Semaphore.make(parallelism)
-  const probe = new Probe.Probe()
+  const probe = new MutableProbe()
   // One rate limiter and one adaptive limit for the life of the service.
   const shared = policyConfig(options, semaphore, probe)
   const ordered: BoundedConfig = { ...shared, ordered: true }
@@ -79,25 +88,27 @@ export const make = Effect.fn("Runner.make")(function*(
     tasks: Stream.Stream<AgentEvalTask, E, R>,
     agent: Agent<AE, AR>,
     runOptions?: { readonly ordered?: boolean | undefined }
-  ): Stream.Stream<AgentEvalTrial, E | MaxFailuresExceeded, R | AR> => {
-    const cfg = runOptions?.ordered === true ? ordered : unordered
-    return withBudget(bounded(tasks, (task) => executeTrial(task, undefined, agent, cfg), cfg))
-  }
+  ): Stream.Stream<AgentEvalTrial, E | MaxFailuresExceeded, R | AR> =>
+    Stream.unwrap(Effect.map(withTelemetry(runOptions?.ordered === true ? ordered : unordered), (cfg) =>
+      withRunSpan(
+        withBudget(bounded(tasks, (task) => executeTrial(task, undefined, agent, cfg), cfg)),
+        cfg
+      )))
 
   const runTasks = <AE, AR>(tasks: Iterable<AgentEvalTask>, agent: Agent<AE, AR>) =>
-    Effect.suspend(() => {
+    Effect.flatMap(withTelemetry(unordered), (cfg) => {
       const out: Array<AgentEvalTrial> = []
       // Unordered underneath (no head-of-line stall), placed back by index.
       const trials = bounded(
         Stream.fromIterable(tasks),
         (task, index) =>
-          Effect.map(executeTrial(task, undefined, agent, unordered), (trial) => {
+          Effect.map(executeTrial(task, undefined, agent, cfg), (trial) => {
             out[index] = trial
             return trial
           }),
-        unordered
+        cfg
       )
-      return withBudget(trials).pipe(
+      return withRunSpan(withBudget(trials), cfg).pipe(
         Stream.runDrain,
         Effect.as(out),
         Effect.withSpan("Runner.runTasks")

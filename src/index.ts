@@ -1,26 +1,142 @@
 /**
  * agent-trials: a bounded, streaming evaluation runner for AI agents.
  *
+ * Every export is a namespace, one per module, as in `effect`'s own index:
+ * `Runner.runTrials`, `Runner.Runner`, `Agent.fromPromise`, `Trial.AgentEvalTask`.
+ * Each symbol has one way in, but for `runTrials`, which is also kept at the
+ * top level as a contract (see below). `runTrialsEager`, the reproduction of the eager
+ * bug, is not here: it is the `agent-trials/eager` entry.
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * Agents: what a trial calls, and adapters that turn a user's Effect or
+ * Promise function into one.
+ *
  * @since 0.1.0
  */
 export * as Agent from "./Agent.ts"
-export * as Errors from "./Errors.ts"
-export * as Probe from "./Probe.ts"
-export * as Runner from "./Runner.ts"
-export * as Trial from "./Trial.ts"
 
-export { Runner as RunnerService, runTrials } from "./Runner.ts"
-export type { RunOptions } from "./Runner.ts"
-export { AgentEvalTask, AgentEvalTrial, AgentOutput, TrialError } from "./Trial.ts"
-export * as HttpAgent from "./agents/Http.ts"
-export * as HttpErrors from "./agents/HttpErrors.ts"
-export * as OpenAiAgent from "./agents/OpenAi.ts"
+/**
+ * Where tasks come from: a JSONL file (or stdin) read lazily, or generated
+ * synthetic tasks.
+ *
+ * @since 0.1.0
+ */
 export * as Dataset from "./Dataset.ts"
-export * as Options from "./Options.ts"
-export * as Policy from "./Policy.ts"
-export * as Results from "./Results.ts"
-export * as SimAgent from "./agents/Sim.ts"
+
+/**
+ * Typed errors of the runner and the agent adapters.
+ *
+ * @since 0.1.0
+ */
+export * as Errors from "./Errors.ts"
+
+/**
+ * An agent behind an HTTP endpoint: the task goes out as JSON, an
+ * `AgentOutput` comes back as JSON.
+ *
+ * @since 0.1.0
+ */
+export * as HttpAgent from "./agents/Http.ts"
+
+/**
+ * Failures of the HTTP agents, and the `Retry-After` reader.
+ *
+ * @since 0.1.0
+ */
+export * as HttpErrors from "./agents/HttpErrors.ts"
+
+/**
+ * A user's module as an agent (`module:PATH[#export]`).
+ *
+ * @since 0.1.0
+ */
 export * as ModuleAgent from "./agents/Module.ts"
+
+/**
+ * An agent that is one call to an OpenAI-compatible chat completions endpoint.
+ *
+ * @since 0.1.0
+ */
+export * as OpenAiAgent from "./agents/OpenAi.ts"
+
+/**
+ * The run options that arrive as text (a flag, an environment variable), each
+ * one Schema from a string to the value the runner uses.
+ *
+ * @since 0.1.0
+ */
+export * as Options from "./Options.ts"
+
+/**
+ * Failure handling around each agent call: timeouts, retries with backoff,
+ * a rate cap, adaptive concurrency and a failure budget.
+ *
+ * @since 0.1.0
+ */
+export * as Policy from "./Policy.ts"
+
+/**
+ * The counts the runner's guarantees speak of, read through a read-only probe.
+ *
+ * @since 0.1.0
+ */
+export * as Probe from "./Probe.ts"
+
+/**
+ * Where trials go: a JSONL results file appended as trials finish, and
+ * resume from it.
+ *
+ * @since 0.1.0
+ */
+export * as Results from "./Results.ts"
+
+/**
+ * The bounded trial runner: `runTrials` over a Stream of tasks, and the
+ * `Runner` service whose layer shares one budget of agent calls.
+ *
+ * @since 0.1.0
+ */
+export * as Runner from "./Runner.ts"
+
+/**
+ * `Runner.runTrials`, also at the top level under the name outside checks
+ * import since the first release (`import { runTrials } from "agent-trials"`):
+ * the one name kept outside a namespace, as a contract.
+ *
+ * @contract
+ * @since 0.1.0
+ */
+export { runTrials } from "./Runner.ts"
+
+/**
+ * A simulated agent with deterministic latencies and failures.
+ *
+ * @since 0.1.0
+ */
+export * as SimAgent from "./agents/Sim.ts"
+
+/**
+ * The end-of-run summary, accumulated in constant space.
+ *
+ * @since 0.1.0
+ */
 export * as Summary from "./Summary.ts"
-export { runUnits } from "./Runner.ts"
-export { MaxFailuresExceeded, Timeout } from "./Policy.ts"
+
+/**
+ * Traces and metrics of runs, Effect-native: spans for the caller's tracer,
+ * `Metric`s in the caller's registry, and an OTLP exporter configured by the
+ * `OTEL_*` variables.
+ *
+ * @since 0.1.0
+ */
+export * as Telemetry from "./Telemetry.ts"
+
+/**
+ * The domain of an evaluation run, as Schemas: tasks, outputs, trials.
+ *
+ * @since 0.1.0
+ */
+export * as Trial from "./Trial.ts"

@@ -1,5 +1,5 @@
 import { Effect, Stream } from "effect"
-import { Agent, RunnerService } from "../src/index.ts"
+import { Agent, Runner } from "../src/index.ts"
 
 // Any agent: here a Promise function, as a user's SDK call would be.
 const agent = Agent.fromPromise(async (task, { signal }) => {
@@ -8,7 +8,7 @@ const agent = Agent.fromPromise(async (task, { signal }) => {
 })
 
 export const program = Effect.gen(function*() {
-  const runner = yield* RunnerService
+  const runner = yield* Runner.Runner
   const tasks = Stream.range(1, 1000).pipe(Stream.map((i) => ({ id: `task-${i}`, inputs: { i } })))
   // Every run inside this layer shares its AGENT_TRIALS_PARALLELISM permits.
   const summary = yield* runner.run(tasks, agent).pipe(
@@ -18,4 +18,4 @@ export const program = Effect.gen(function*() {
     })
   )
   return { summary, peakActive: runner.probe.peakActive }
-}).pipe(Effect.provide(RunnerService.layer))
+}).pipe(Effect.provide(Runner.Runner.layer))

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import * as Agent from "../src/Agent.ts"
 import { isoTime } from "../src/internal/execute.ts"
-import { Probe } from "../src/Probe.ts"
+import { MutableProbe } from "../src/internal/probe.ts"
 import { runTrials } from "../src/Runner.ts"
 import { tasksStream } from "./fixtures.ts"
 
@@ -23,7 +23,7 @@ describe("isoTime", () => {
 describe("an agent that answers at once", () => {
   it.live("does not starve the event loop: a macrotask runs while the run goes on", () =>
     Effect.gen(function*() {
-      const probe = new Probe()
+      const probe = new MutableProbe()
       const n = 20_000
       let completedWhenImmediateRan = -1
       // Scheduled once the run is under way. Without the runner's heartbeat,

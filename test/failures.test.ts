@@ -6,7 +6,7 @@ import { Cause, Data, Effect, Exit, Fiber, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import * as Agent from "../src/Agent.ts"
 import { runTrialsEager } from "../src/Eager.ts"
-import { Probe } from "../src/Probe.ts"
+import { MutableProbe } from "../src/internal/probe.ts"
 import { runTrials } from "../src/Runner.ts"
 import type { AgentEvalTask, AgentEvalTrial } from "../src/Trial.ts"
 import { tasksStream } from "./fixtures.ts"
@@ -92,7 +92,7 @@ describe("agent failures", () => {
           })
         })
       )
-      const probe = new Probe()
+      const probe = new MutableProbe()
       const fiber = yield* runTrials(tasksStream(10), agent, { parallelism: 3, probe }).pipe(
         Stream.runDrain,
         Effect.forkChild
@@ -148,7 +148,7 @@ describe("ordered and unordered modes", () => {
 
   it.effect("unordered: a slow trial does not hold back the others", () =>
     Effect.gen(function*() {
-      const probe = new Probe()
+      const probe = new MutableProbe()
       const seen: Array<string> = []
       const fiber = yield* runTrials(tasksStream(20), slowHead, { parallelism: 4, probe }).pipe(
         Stream.runForEach((t) => Effect.sync(() => seen.push(t.task_id))),
@@ -166,7 +166,7 @@ describe("ordered and unordered modes", () => {
 
   it.effect("ordered: input order out, head-of-line stall measured", () =>
     Effect.gen(function*() {
-      const probe = new Probe()
+      const probe = new MutableProbe()
       const seen: Array<string> = []
       const fiber = yield* runTrials(tasksStream(20), slowHead, { parallelism: 4, probe, ordered: true }).pipe(
         Stream.runForEach((t) => Effect.sync(() => seen.push(t.task_id))),

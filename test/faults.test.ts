@@ -8,7 +8,7 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import * as HttpAgent from "../src/agents/Http.ts"
-import { Probe } from "../src/Probe.ts"
+import { MutableProbe } from "../src/internal/probe.ts"
 import { runTrials } from "../src/Runner.ts"
 import type { AgentEvalTask } from "../src/Trial.ts"
 import { checkTrial, expectations, faultServer, routeOf } from "./fault-server.ts"
@@ -32,7 +32,7 @@ describe("HTTP agent under injected faults", () => {
       const warm = yield* Stream.runCollect(runTrials(Stream.fromIterable(warmUp), agent, { parallelism: 16 }))
       assert.isTrue(warm.every((t) => t.status === "completed"))
 
-      const probe = new Probe()
+      const probe = new MutableProbe()
       const trials = yield* runTrials(Stream.fromIterable(tasks), agent, {
         parallelism: 16,
         probe,

@@ -6,7 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { runTrialsEager } from "../src/Eager.ts"
-import { Probe } from "../src/Probe.ts"
+import { MutableProbe } from "../src/internal/probe.ts"
 import { helperFibers, runTrials } from "../src/Runner.ts"
 import { gatedAgent, tasksStream } from "./fixtures.ts"
 
@@ -22,7 +22,7 @@ const gateRun = (
   ordered = false
 ) =>
   Effect.gen(function*() {
-    const probe = new Probe()
+    const probe = new MutableProbe()
     const { agent, gate } = yield* gatedAgent()
     const completed: Array<number> = []
     const fiber = yield* runner(tasksStream(taskCount), agent, { parallelism: PARALLELISM, probe, ordered }).pipe(

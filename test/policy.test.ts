@@ -11,8 +11,8 @@ import * as Agent from "../src/Agent.ts"
 import { HttpStatusError, NetworkError } from "../src/agents/HttpErrors.ts"
 import { AgentError, InvalidAgentOutput } from "../src/Errors.ts"
 import { executeTrial } from "../src/internal/execute.ts"
+import { MutableProbe } from "../src/internal/probe.ts"
 import * as Policy from "../src/Policy.ts"
-import { Probe } from "../src/Probe.ts"
 import { type RunOptions, runTrials } from "../src/Runner.ts"
 import type { AgentEvalTask, AgentEvalTrial, AgentOutput } from "../src/Trial.ts"
 import { tasksStream } from "./fixtures.ts"
@@ -70,7 +70,7 @@ describe("retry schedule", () => {
           starts.push(t)
           return starts.length <= 4 ? Effect.fail(status(500)) : Effect.succeed(ok("fifth time lucky"))
         })
-      const probe = new Probe()
+      const probe = new MutableProbe()
       const retry = { retries: 5, base: "100 millis", max: "500 millis" } as const
       const [trial] = yield* collect(1, agent, { parallelism: 1, probe, retry }).pipe(
         scriptedJitter([0, 0.5, 0.99, 0.25]),
@@ -205,7 +205,7 @@ describe("timeouts", () => {
     Effect.gen(function*() {
       const starts: Array<number> = []
       const agent: Agent.Agent = () => Effect.andThen(Effect.flatMap(now, (t) => Effect.sync(() => starts.push(t))), Effect.never)
-      const probe = new Probe()
+      const probe = new MutableProbe()
       const retry = { retries: 2, base: "100 millis", max: "1 second" } as const
       const fiber = yield* collect(1, agent, { parallelism: 1, probe, timeout: "2 seconds", retry }).pipe(
         scriptedJitter([0]),
@@ -268,7 +268,7 @@ describe("bounds while retrying", () => {
         attempts.set(i, n)
         return Effect.andThen(Effect.sleep("100 millis"), n <= 2 ? Effect.fail(status(503)) : Effect.succeed(ok(task.id)))
       }
-      const probe = new Probe()
+      const probe = new MutableProbe()
       const samples: Array<{ t: number; active: number; outstanding: number; started: number }> = []
       const retry = { retries: 2, base: "1 second", max: "1 second" } as const
       const trials = yield* drive(
@@ -301,7 +301,7 @@ describe("bounds while retrying", () => {
   it.effect("the backoff wait does not hold the active-call permit: another trial calls meanwhile", () =>
     Effect.gen(function*() {
       const semaphore = yield* Semaphore.make(1)
-      const probe = new Probe()
+      const probe = new MutableProbe()
       const config = { semaphore, probe, retry: { retries: 1, base: "10 seconds", max: "10 seconds" } } as const
       let aCalls = 0
       const a: Agent.Agent<HttpStatusError> = () => ++aCalls === 1 ? Effect.fail(status(503)) : Effect.succeed(ok("a"))
@@ -364,7 +364,7 @@ describe("adaptive concurrency", () => {
   it.effect("429s halve the limit 8 -> 4 -> 2 -> 1, then it climbs back one step at a time to 8 and no higher", () =>
     Effect.gen(function*() {
       const P = 8
-      const probe = new Probe()
+      const probe = new MutableProbe()
       const overLimitAtStart: Array<string> = []
       // Every call takes 1 s; calls that start in the first 6 s are throttled.
       const agent: Agent.Agent<HttpStatusError> = (task) =>
@@ -408,7 +408,7 @@ describe("adaptive concurrency", () => {
 
   it.effect("one burst of 429s is one decrease: calls started before the decrease do not halve again", () =>
     Effect.gen(function*() {
-      const probe = new Probe()
+      const probe = new MutableProbe()
       // All 8 first calls are throttled together at 1 s; everything after succeeds.
       const agent: Agent.Agent<HttpStatusError> = () =>
         Effect.flatMap(now, (startedAt) =>
@@ -428,7 +428,7 @@ describe("adaptive concurrency", () => {
 
   it.effect("after a 429 halves the limit, 500s, timeouts and defects never raise it back; successes then do", () =>
     Effect.gen(function*() {
-      const probe = new Probe()
+      const probe = new MutableProbe()
       const failuresEndMs = 31_000
       // Every call takes 1 s. The first 8 are throttled together (one decrease,
       // 8 -> 4); calls that start before 31 s fail with a 500, time out or
@@ -470,7 +470,7 @@ describe("adaptive concurrency", () => {
 
   it.effect("a failure between successes neither counts toward a raise nor resets the count", () =>
     Effect.gen(function*() {
-      const probe = new Probe()
+      const probe = new MutableProbe()
       probe.limit = probe.lowestLimit = probe.highestLimit = 8
       const adaptive = new Policy.AdaptiveLimit(yield* Semaphore.make(8), 8, probe)
       const call = (outcome: Policy.CallOutcome) => adaptive.onOutcome(adaptive.start(), outcome)
@@ -572,7 +572,7 @@ describe("failure budget", () => {
 
   it.effect("with calls in flight: the stream fails after the trial that goes over, nothing is left running", () =>
     Effect.gen(function*() {
-      const probe = new Probe()
+      const probe = new MutableProbe()
       const agent: Agent.Agent<string> = (task) => Effect.andThen(Effect.sleep("1 second"), Effect.fail(`no ${task.id}`))
       const emitted: Array<AgentEvalTrial> = []
       const fiber = yield* runTrials(tasksStream(100), agent, {
@@ -595,7 +595,7 @@ describe("failure budget", () => {
 describe("interruption mid-retry", () => {
   it.effect("a run interrupted while its trials wait to retry leaves nothing behind", () =>
     Effect.gen(function*() {
-      const probe = new Probe()
+      const probe = new MutableProbe()
       const agent: Agent.Agent<HttpStatusError> = () => Effect.andThen(Effect.sleep("100 millis"), Effect.fail(status(503)))
       const emitted: Array<AgentEvalTrial> = []
       const fiber = yield* runTrials(tasksStream(20), agent, {

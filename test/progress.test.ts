@@ -3,11 +3,11 @@
  * into units, so no unit ever shows its carry (`1m60s`, `59m60s`).
  */
 import { assert, describe, it } from "@effect/vitest"
+import { MutableProbe } from "../src/internal/probe.ts"
 import * as Progress from "../src/Progress.ts"
-import { Probe } from "../src/Probe.ts"
 
 const source = (completed: number, total: number | undefined): Progress.Source => ({
-  probe: new Probe(),
+  probe: new MutableProbe(),
   recorded: { completed, failed: 0, partial: 0 },
   skipped: () => 0,
   total: () => total,

@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Schema, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import type { Agent } from "../src/Agent.ts"
-import { Probe } from "../src/Probe.ts"
+import { MutableProbe } from "../src/internal/probe.ts"
 import { runTrials } from "../src/Runner.ts"
 import type { AgentEvalTask } from "../src/Trial.ts"
 import { taskIterable } from "./fixtures.ts"
@@ -63,7 +63,7 @@ describe("bounded runner properties", () => {
     ({ n, parallelism, seed, failPercent, ordered }) =>
       Effect.gen(function*() {
         const p = plan(seed, failPercent / 100)
-        const probe = new Probe()
+        const probe = new MutableProbe()
         const fiber = yield* runTrials(Stream.fromIterable(taskIterable(n)), simulated(p), {
           parallelism,
           probe,

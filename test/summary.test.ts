@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { Probe } from "../src/Probe.ts"
+import { MutableProbe } from "../src/internal/probe.ts"
 import * as Progress from "../src/Progress.ts"
 import * as Summary from "../src/Summary.ts"
 import type { AgentEvalTrial } from "../src/Trial.ts"
@@ -158,7 +158,7 @@ describe("Accumulator and make", () => {
       resultsFile: "out.jsonl",
       outcome: "finished",
       acc,
-      probe: new Probe().snapshot(),
+      probe: new MutableProbe().snapshot(),
       wallMs: 2000,
       parallelism: 4
     })
@@ -179,7 +179,7 @@ describe("Accumulator and make", () => {
   it("one epoch: no pass@k section", () => {
     const acc = new Summary.Accumulator(1)
     acc.add(trial("a", 1, "completed"))
-    const summary = Summary.make({ runId: "r", resultsFile: "f", outcome: "interrupted", acc, probe: new Probe().snapshot(), wallMs: 0, parallelism: 1 })
+    const summary = Summary.make({ runId: "r", resultsFile: "f", outcome: "interrupted", acc, probe: new MutableProbe().snapshot(), wallMs: 0, parallelism: 1 })
     assert.isUndefined(summary.pass_at_k)
     assert.strictEqual(summary.throughput_per_s, 0)
     assert.notInclude(Summary.format(summary), "epochs")
@@ -190,7 +190,7 @@ const round4 = (x: number) => Math.round(x * 1e4) / 1e4
 
 describe("Progress.line", () => {
   it("shows done/total with percent, rate, ETA, active calls and failures; done/total counts skipped trials", () => {
-    const probe = new Probe()
+    const probe = new MutableProbe()
     probe.callStarted()
     probe.callStarted()
     const recorded = { completed: 27, failed: 3, partial: 0 }
@@ -203,7 +203,7 @@ describe("Progress.line", () => {
   })
 
   it("counts what is recorded, not what the probe saw end: interrupted trials are neither done nor failed", () => {
-    const probe = new Probe()
+    const probe = new MutableProbe()
     // 30 trials finished, 3 of them failed, 8 interrupted in flight; only 20
     // (2 failed) reached the file before the stop.
     for (let i = 0; i < 38; i++) probe.unitStarted()

@@ -8,7 +8,8 @@ import pLimit from "p-limit"
 import pMap from "p-map"
 import * as Agent from "../../src/Agent.ts"
 import { runTrialsEager } from "../../src/Eager.ts"
-import { Probe, type ProbeSnapshot } from "../../src/Probe.ts"
+import { MutableProbe } from "../../src/internal/probe.ts"
+import type { ProbeSnapshot } from "../../src/Probe.ts"
 import { runTrials } from "../../src/Runner.ts"
 import type { AgentEvalTrial } from "../../src/Trial.ts"
 import { tasks, type UserAgent } from "./agents.ts"
@@ -33,7 +34,7 @@ const countCompleted = Stream.runFold(() => 0, (n: number, trial: AgentEvalTrial
 type TrialsRunner = typeof runTrials
 
 const viaAgentTrials = (runner: TrialsRunner, ordered: boolean) => async (input: RunInput): Promise<RunOutput> => {
-  const probe = new Probe()
+  const probe = new MutableProbe()
   const trials = runner(Stream.fromIterable(tasks(input.trials)), Agent.fromPromise(input.agent), {
     parallelism: input.parallelism,
     ordered,

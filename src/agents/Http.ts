@@ -39,10 +39,16 @@ const decodeOutput = Schema.decodeUnknownExit(AgentOutput)
  * no query values), and its password and query values are scrubbed from
  * every body, as are credential header values.
  *
- * @example
+ * **Example** (A local agent server)
+ *
  * ```ts
+ * import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+ * import { Stream } from "effect"
+ * import { HttpAgent, Runner } from "agent-trials"
+ *
  * const agent = HttpAgent.make("http://127.0.0.1:8080/agent")
- * const trials = runTrials(tasks, agent, { parallelism: 8 }).pipe(Stream.provide(NodeHttpClient.layerUndici))
+ * const tasks = Stream.make({ id: "t1", inputs: { question: "2 + 2?" } })
+ * const trials = Runner.runTrials(tasks, agent, { parallelism: 8 }).pipe(Stream.provide(NodeHttpClient.layerUndici))
  * ```
  *
  * @category constructors

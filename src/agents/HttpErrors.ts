@@ -45,10 +45,13 @@ export type HttpAgentError = HttpStatusError | NetworkError | InvalidAgentOutput
  * Reads a `Retry-After` value (whole seconds or an HTTP date) as milliseconds
  * from `nowMs`; a past date gives 0, an unreadable value `undefined`.
  *
- * @example
+ * **Example** (Seconds and an HTTP date)
+ *
  * ```ts
- * retryAfterMs("2", Date.now()) // 2000
- * retryAfterMs("Wed, 21 Oct 2015 07:28:00 GMT", Date.parse("2015-10-21T07:27:00Z")) // 60000
+ * import { HttpErrors } from "agent-trials"
+ *
+ * HttpErrors.retryAfterMs("2", Date.now()) // 2000
+ * HttpErrors.retryAfterMs("Wed, 21 Oct 2015 07:28:00 GMT", Date.parse("2015-10-21T07:27:00Z")) // 60000
  * ```
  *
  * @category parsing

@@ -37,9 +37,14 @@ export interface Options {
  * of `task.inputs`) as one user message; the first choice's content is the
  * output text, the whole body the `response`.
  *
- * @example
+ * **Example** (The key from `OPENAI_API_KEY`)
+ *
  * ```ts
- * const agent = OpenAiAgent.make({ baseUrl: "https://api.openai.com/v1", model: "gpt-4o-mini", apiKey: yield* OpenAiAgent.keyFromConfig })
+ * import { Effect } from "effect"
+ * import { OpenAiAgent } from "agent-trials"
+ *
+ * const agent = Effect.map(OpenAiAgent.keyFromConfig, (apiKey) =>
+ *   OpenAiAgent.make({ baseUrl: "https://api.openai.com/v1", model: "gpt-4o-mini", apiKey }))
  * ```
  *
  * @category constructors

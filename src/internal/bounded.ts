@@ -8,9 +8,10 @@
 import { Duration, Effect, type Semaphore, Stream } from "effect"
 import * as Policy from "../Policy.ts"
 import { MaxFailuresExceeded } from "../Policy.ts"
-import * as Probe from "../Probe.ts"
+import * as Probe from "./probe.ts"
 import type { AgentEvalTrial } from "../Trial.ts"
 import type { ExecuteConfig } from "./execute.ts"
+import { attributes, runTelemetry, spanNames } from "./telemetry.ts"
 
 /**
  * The failure-handling options of a run, shared by `runTrials` and the
@@ -75,7 +76,7 @@ export const stopOnFailures = <E, R>(
 export const policyConfig = (
   options: PolicyOptions & { readonly parallelism: number },
   semaphore: Semaphore.Semaphore,
-  probe: Probe.Probe
+  probe: Probe.MutableProbe
 ): Omit<BoundedConfig, "ordered"> => {
   probe.limit = probe.lowestLimit = probe.highestLimit = options.parallelism
   return {
@@ -95,6 +96,27 @@ export interface BoundedConfig extends ExecuteConfig {
   readonly ordered: boolean
 }
 
+/**
+ * A run's config with what its telemetry needs, read once from the fiber
+ * that starts the run (its tracer, its metric registry).
+ *
+ * @internal
+ */
+export const withTelemetry = <C extends BoundedConfig>(config: C): Effect.Effect<C> =>
+  Effect.map(runTelemetry, ({ counts, traced }) => ({ ...config, traced, counts }))
+
+/**
+ * The run span around a run's whole stream (its failure budget included),
+ * when the run is traced; trial fibers inherit it as their parent.
+ *
+ * @internal
+ */
+export const withRunSpan = <A, E, R>(stream: Stream.Stream<A, E, R>, config: BoundedConfig): Stream.Stream<A, E, R> =>
+  config.traced === undefined ? stream : Stream.withSpan(stream, spanNames.run, {
+    attributes: { [attributes.parallelism]: config.parallelism, [attributes.ordered]: config.ordered },
+    captureStackTrace: false
+  })
+
 /** @internal */
 export const bounded = <A, E, R, AR>(
   items: Stream.Stream<A, E, R>,
@@ -112,6 +134,6 @@ export const bounded = <A, E, R, AR>(
  *
  * @internal
  */
-export const trackStreamFibers = (probe: Probe.Probe) => <A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A, E, R> =>
+export const trackStreamFibers = (probe: Probe.MutableProbe) => <A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A, E, R> =>
   Stream.unwrap(Effect.map(Probe.currentFiberMetrics(probe), (metrics) => Stream.provideService(self, Probe.FiberRuntimeMetrics, metrics)))
 

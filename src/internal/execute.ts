@@ -2,26 +2,33 @@
  * One trial: for each attempt take an active-call permit (and a rate slot),
  * call the agent under the timeout, and turn whatever happens into an
  * `AgentEvalTrial`. Shared by the bounded and the eager runner so the two
- * differ only in how they admit work.
+ * differ only in how they admit work. Spans and metric counts come from the
+ * run's config (`telemetry.ts`): a run without a tracer pays a few field
+ * checks and increments per trial.
  *
  * @internal
  */
-import { Cause, type Clock, Duration, Effect, type Exit, type Semaphore } from "effect"
+import { Cause, type Clock, Duration, Effect, type Exit, type Semaphore, Tracer } from "effect"
 import type { Agent, TrialContext } from "../Agent.ts"
 import { describe } from "../Agent.ts"
 import * as Policy from "../Policy.ts"
-import type { Probe } from "../Probe.ts"
+import type { MutableProbe } from "./probe.ts"
 import type { AgentEvalTask, AgentEvalTrial, AgentOutput, TrialError } from "../Trial.ts"
 import { trialId } from "../Trial.ts"
+import { attributes, type Counts, spanNames, type Traced } from "./telemetry.ts"
 
 /** @internal */
 export interface ExecuteConfig {
   readonly semaphore: Semaphore.Semaphore
-  readonly probe: Probe
+  readonly probe: MutableProbe
   readonly timeoutMs?: number | undefined
   readonly retry?: Policy.RetryPolicy | undefined
   readonly rate?: Policy.RateLimiter | undefined
   readonly adaptive?: Policy.AdaptiveLimit | undefined
+  /** Per run: spans for the trials, their calls and retry waits; none when undefined. */
+  readonly traced?: Traced | undefined
+  /** Per run: where the `agent_trials_*` metrics count; nowhere when undefined (the eager repro). */
+  readonly counts?: Counts | undefined
 }
 
 /**
@@ -40,7 +47,8 @@ export const executeTrial = <AE, AR>(
 ): Effect.Effect<AgentEvalTrial, never, AR> =>
   Effect.suspend(() => {
     const trial = new TrialRun(task, epoch, agent, config)
-    return Effect.onExit(Effect.clockWith((clock) => trial.start(clock)), () => trial.end())
+    const run = Effect.onExit(Effect.clockWith((clock) => trial.start(clock)), () => trial.end())
+    return config.traced === undefined ? run : trial.traced(run)
   })
 
 // One object per trial instead of a closure per step: this is the hot path,
@@ -57,6 +65,8 @@ class TrialRun<AE, AR> {
   startedMs = 0
   startedNs = BigInt(0)
   ticket = 0
+  // The trial's span, when the run is traced.
+  span: Tracer.Span | undefined = undefined
 
   readonly task: AgentEvalTask
   readonly epoch: number | undefined
@@ -69,7 +79,23 @@ class TrialRun<AE, AR> {
     this.agent = agent
     this.config = config
     config.probe.unitStarted()
+    if (config.counts !== undefined) config.counts.outstanding++
     this.context = { id: trialId(task.id, epoch), epoch }
+  }
+
+  traced(run: Effect.Effect<AgentEvalTrial, never, AR>): Effect.Effect<AgentEvalTrial, never, AR> {
+    const { context } = this
+    const spanAttributes: Record<string, unknown> = {
+      [attributes.trialId]: context.id,
+      [attributes.taskId]: this.task.id
+    }
+    if (context.epoch !== undefined) spanAttributes[attributes.epoch] = context.epoch
+    // Not made the current span: the trial's own spans name it as their parent,
+    // which spares a context switch per trial.
+    return Effect.useSpan(spanNames.trial, { attributes: spanAttributes }, (span) => {
+      this.span = span
+      return run
+    })
   }
 
   start(clock: Clock.Clock): Effect.Effect<AgentEvalTrial, never, AR> {
@@ -80,8 +106,13 @@ class TrialRun<AE, AR> {
 
   // Counts are settled here whatever ended the trial, interruption included.
   end(): Effect.Effect<void> {
-    if (this.callOpen) this.config.probe.callEnded()
-    this.config.probe.unitEnded(this.failed)
+    const { counts, probe } = this.config
+    if (this.callOpen) probe.callEnded()
+    probe.unitEnded(this.failed)
+    if (counts !== undefined) {
+      if (this.callOpen) counts.active--
+      counts.outstanding--
+    }
     return Effect.void
   }
 
@@ -102,6 +133,7 @@ class TrialRun<AE, AR> {
     if (config.adaptive !== undefined) this.ticket = config.adaptive.start()
     this.callOpen = true
     config.probe.callStarted()
+    if (config.counts !== undefined) config.counts.active++
     // A callable that throws before returning an Effect must fail its trial,
     // not the fiber that drives the stream (a concurrent Stream.mapEffect is
     // reported to hang on that).
@@ -111,7 +143,12 @@ class TrialRun<AE, AR> {
     } catch (defect) {
       effect = Effect.die(defect)
     }
-    return Effect.exit(config.timeoutMs === undefined ? effect : withTimeout(effect, config.timeoutMs))
+    const bounded = config.timeoutMs === undefined ? effect : withTimeout(effect, config.timeoutMs)
+    return Effect.exit(
+      this.span === undefined
+        ? bounded
+        : childSpan(this.span, spanNames.call, { [attributes.attempt]: this.attempt }, bounded, true)
+    )
   }
 
   settle(exit: Exit.Exit<AgentOutput, unknown>): Effect.Effect<AgentEvalTrial, never, AR> {
@@ -119,6 +156,8 @@ class TrialRun<AE, AR> {
     const durationMs = Number(this.clock.currentTimeNanosUnsafe() - this.startedNs) / 1e6
     this.callOpen = false
     config.probe.callEnded()
+    const counts = config.counts
+    if (counts !== undefined) counts.active--
     const error = exit._tag === "Failure" ? firstError(exit.cause) : undefined
     const adapted = config.adaptive === undefined
       ? undefined
@@ -134,6 +173,12 @@ class TrialRun<AE, AR> {
     if (error === undefined || retry === undefined || this.attempt > retry.retries || !Policy.isRetryable(error.value)) {
       const trial = this.toTrial(exit, durationMs)
       this.failed = trial.status === "failed"
+      if (counts !== undefined) {
+        if (this.failed) counts.failed++
+        else counts.completed++
+        counts.recordLatency(durationMs)
+      }
+      if (this.span !== undefined) this.annotate(this.span, trial, exit)
       const done = adapted === undefined ? Effect.succeed(trial) : Effect.as(adapted, trial)
       return eventLoopStarved() ? Effect.andThen(Effect.yieldNow, done) : done
     }
@@ -141,9 +186,32 @@ class TrialRun<AE, AR> {
       const delay = Policy.retryDelayMs(retry, this.attempt, error.value, j)
       this.delays.push(delay)
       config.probe.retries++
-      return Effect.andThen(Effect.sleep(delay), this.next())
+      if (counts !== undefined) counts.retries++
+      const wait = Effect.sleep(delay)
+      return Effect.andThen(
+        this.span === undefined
+          ? wait
+          : childSpan(
+            this.span,
+            spanNames.retryWait,
+            { [attributes.attempt]: this.attempt, [attributes.delayMs]: delay },
+            wait,
+            false
+          ),
+        this.next()
+      )
     })
     return adapted === undefined ? backoff : Effect.andThen(adapted, backoff)
+  }
+
+  // A failed trial's span ends here with the last attempt's failure, so a
+  // trace viewer marks it as an error; a completed one ends when its effect does.
+  annotate(span: Tracer.Span, trial: AgentEvalTrial, exit: Exit.Exit<AgentOutput, unknown>): void {
+    span.attribute(attributes.status, trial.status)
+    span.attribute(attributes.attempts, this.attempt)
+    if (trial.error === undefined) return
+    span.attribute(attributes.errorType, trial.error.type)
+    span.end(this.config.traced?.timing === false ? BigInt(0) : this.clock.currentTimeNanosUnsafe(), exit)
   }
 
   toTrial(exit: Exit.Exit<AgentOutput, unknown>, durationMs: number): AgentEvalTrial {
@@ -191,6 +259,22 @@ const eventLoopStarved = (): boolean => {
   }
   return ++trialsSinceTurn > STARVED_TRIALS && performance.now() - lastTurn > STARVED_MS
 }
+
+// A span around `effect`, a child of `parent`; made the current span (so
+// the agent's own spans nest under it) only when `current`. Effect.withSpan
+// would also capture a stack trace each time.
+const childSpan = <A, E, R>(
+  parent: Tracer.Span,
+  name: string,
+  spanAttributes: Record<string, unknown>,
+  effect: Effect.Effect<A, E, R>,
+  current: boolean
+): Effect.Effect<A, E, R> =>
+  Effect.useSpan(
+    name,
+    { parent, attributes: spanAttributes },
+    (span) => current ? Effect.provideService(effect, Tracer.ParentSpan, span) : effect
+  )
 
 const withTimeout = <A, E, R>(self: Effect.Effect<A, E, R>, timeoutMs: number) =>
   Effect.timeoutOrElse(self, {

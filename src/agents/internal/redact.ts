@@ -57,8 +57,11 @@ const isCredentialName = (name: string): boolean =>
  * name list would miss the next one. Text that is not a valid URL is redacted
  * the same way (more of it, when unsure where the userinfo ends).
  *
- * @example
+ * **Example** (What a message shows of a URL)
+ *
  * ```ts
+ * import { redactUrl } from "./redact.ts"
+ *
  * redactUrl("https://me:pw@host/v1?api_key=sk-1&mode=fast&debug")
  * // "https://<redacted>@host/v1?api_key=<redacted>&mode=<redacted>&<redacted>"
  * ```
