@@ -79,6 +79,28 @@ export const TrialMetadata = Schema.StructWithRest(
 export type TrialMetadata = typeof TrialMetadata.Type
 
 /**
+ * What one scorer said of one trial's output: `value` (1 or 0 for a
+ * pass/fail scorer, a similarity, a fraction of matched keys, ...), whether it
+ * `passed`, the scorer's `explanation` (a judge's reasoning), and `error` when
+ * the scorer could not decide (it threw, timed out, got an unusable grade, the
+ * reference was missing): then `value` is 0 and `passed` false.
+ *
+ * Defined here, beside the trial record it is part of, because it holds a
+ * `TrialError`: `scoring/` builds on these Schemas and this module imports
+ * nothing of ours.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const Score = Schema.Struct({
+  value: Schema.Finite,
+  passed: Schema.Boolean,
+  explanation: Schema.optionalKey(Schema.String),
+  error: Schema.optionalKey(TrialError)
+})
+export type Score = typeof Score.Type
+
+/**
  * The record of one trial: one line of a results file.
  *
  * @category schemas
@@ -90,7 +112,9 @@ export const AgentEvalTrial = Schema.Struct({
   status: TrialStatus,
   output: Schema.optionalKey(AgentOutput),
   error: Schema.optionalKey(TrialError),
-  metadata: TrialMetadata
+  metadata: TrialMetadata,
+  /** By scorer name; absent when the trial was not scored (no scorers, or a failed trial). */
+  scores: Schema.optionalKey(Schema.Record(Schema.String, Score))
 })
 export type AgentEvalTrial = typeof AgentEvalTrial.Type
 

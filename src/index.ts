@@ -112,6 +112,78 @@ export * as Runner from "./Runner.ts"
 export { runTrials } from "./Runner.ts"
 
 /**
+ * A scorer: a named check of a completed trial's answer, giving a `Score`.
+ *
+ * @since 0.1.0
+ */
+export * as Scorer from "./scoring/Scorer.ts"
+
+/**
+ * `--score SPEC`: the spec syntax of the built-in scorers.
+ *
+ * @since 0.1.0
+ */
+export * as ScorerSpec from "./scoring/Spec.ts"
+
+/**
+ * Scorers built from specs (`exact`, `includes`, `regex`, `numeric`, `json`,
+ * `levenshtein`, `judge:URL`, `module:PATH`).
+ *
+ * @since 0.1.0
+ */
+export * as Scorers from "./scoring/Scorers.ts"
+
+/**
+ * The text scorers: exact, includes, regex, levenshtein.
+ *
+ * @since 0.1.0
+ */
+export * as Match from "./scoring/Match.ts"
+
+/**
+ * The structured scorers: numeric (with a tolerance) and json.
+ *
+ * @since 0.1.0
+ */
+export * as Structured from "./scoring/Structured.ts"
+
+/**
+ * A bounded edit distance over code points.
+ *
+ * @since 0.1.0
+ */
+export * as Levenshtein from "./scoring/Levenshtein.ts"
+
+/**
+ * An LLM grader on an OpenAI-compatible endpoint.
+ *
+ * @since 0.1.0
+ */
+export * as Judge from "./scoring/Judge.ts"
+
+/**
+ * A user's module as a scorer (`module:PATH[#export]`).
+ *
+ * @since 0.1.0
+ */
+export * as ModuleScorer from "./scoring/ModuleScorer.ts"
+
+/**
+ * Statistics of scores: mean, standard error, intervals (Wilson for pass
+ * rates), pass@k, and the paired difference of two runs.
+ *
+ * @since 0.1.0
+ */
+export * as Statistics from "./scoring/Statistics.ts"
+
+/**
+ * Student's t distribution: its CDF and quantile.
+ *
+ * @since 0.1.0
+ */
+export * as StudentT from "./scoring/StudentT.ts"
+
+/**
  * A simulated agent with deterministic latencies and failures.
  *
  * @since 0.1.0

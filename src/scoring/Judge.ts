@@ -1,0 +1,237 @@
+/**
+ * An LLM grader (`judge:BASE_URL`): one chat completion per trial on an
+ * OpenAI-compatible endpoint, asking whether the answer is correct given the
+ * reference and ending with `GRADE: C` or `GRADE: I`.
+ *
+ * The call goes through the openai agent's HTTP code (the same request,
+ * error mapping and secret scrubbing) with a timeout per attempt and retries
+ * of retryable failures (timeouts, network errors, HTTP 408/429/5xx) after
+ * the jittered backoff or the server's `Retry-After`, as `Policy` defines
+ * them for agent calls. All waiting is on the Effect Clock. The API key is
+ * scrubbed from every explanation and message. How many judge calls run at
+ * once is the scoring stage's limit, not the judge's.
+ *
+ * @since 0.1.0
+ */
+import { Duration, Effect, Redacted, Schema } from "effect"
+import type { HttpClient } from "effect/http"
+import { InvalidAgentOutput } from "../Errors.ts"
+import { postJson, preview } from "../agents/internal/post.ts"
+import { redactUrl, scrubber, urlSecrets } from "../agents/internal/redact.ts"
+import * as Policy from "../Policy.ts"
+import type { AgentEvalTask } from "../Trial.ts"
+import * as Scorer from "./Scorer.ts"
+
+/**
+ * Options of a judge.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options {
+  readonly name?: string | undefined
+  /** e.g. `https://api.openai.com/v1`; `/chat/completions` is appended to its path. */
+  readonly baseUrl: string
+  readonly model: string
+  /** Sent as `Authorization: Bearer <key>`; no header when undefined or empty. */
+  readonly apiKey: Redacted.Redacted<string> | undefined
+  /** Per attempt. Default 60 seconds. */
+  readonly timeout?: Duration.Input | undefined
+  /** Default `Policy.defaultRetry` (2 retries from 500 ms); `{ retries: 0, ... }` for none. */
+  readonly retry?: Policy.RetryPolicy | undefined
+}
+
+/**
+ * The judge answered without a final `GRADE: C` or `GRADE: I` line. Its
+ * text is kept as the score's explanation.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class UnusableGrade extends Schema.TaggedError<UnusableGrade>()("UnusableGrade", {
+  message: Schema.String,
+  explanation: Schema.String
+}) {}
+
+/**
+ * The judge's endpoint answered 2xx with no chat completion in it.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class InvalidJudgeResponse extends Schema.TaggedError<InvalidJudgeResponse>()("InvalidJudgeResponse", {
+  message: Schema.String
+}) {}
+
+/**
+ * What a judge has done so far: attempts started, retries (waits begun),
+ * calls in flight and trials waiting to retry.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Counts {
+  readonly attempts: number
+  readonly retries: number
+  readonly active: number
+  readonly waiting: number
+}
+
+/**
+ * A judge: a scorer, and its counts.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Judge extends Scorer.Scorer<HttpClient.HttpClient> {
+  readonly counts: () => Counts
+}
+
+/**
+ * Makes a judge. The score is 1 and passes for `GRADE: C`, 0 for `GRADE: I`;
+ * the judge's whole answer is the explanation.
+ *
+ * **Example** (A judge with the key from `OPENAI_API_KEY`)
+ *
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Judge, OpenAiAgent } from "agent-trials"
+ *
+ * const judge = Effect.map(OpenAiAgent.keyFromConfig, (apiKey) =>
+ *   Judge.make({ baseUrl: "https://api.openai.com/v1", model: "gpt-4o-mini", apiKey, timeout: "30 seconds" }))
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = (options: Options): Judge => {
+  const url = chatCompletionsUrl(options.baseUrl)
+  const key = options.apiKey === undefined ? "" : Redacted.value(options.apiKey)
+  const bearer = key === "" ? undefined : options.apiKey
+  const scrub = scrubber(key === "" ? urlSecrets(url) : [key, ...urlSecrets(url)])
+  const where = scrub(redactUrl(url))
+  const timeoutMs = Duration.toMillis(options.timeout ?? "60 seconds")
+  const retry = options.retry ?? Policy.defaultRetry
+  const counts = { attempts: 0, retries: 0, active: 0, waiting: 0 }
+
+  const attempt = (content: string): Effect.Effect<string, unknown, HttpClient.HttpClient> =>
+    Effect.suspend(() => {
+      counts.attempts++
+      counts.active++
+      const call = Effect.flatMap(
+        postJson({ url, body: { model: options.model, messages: [{ role: "user", content }] }, bearer, scrub }),
+        (body) => answerOf(body, where)
+      ).pipe(Effect.mapError((e) => e instanceof InvalidAgentOutput ? new InvalidJudgeResponse({ message: e.message }) : e))
+      return Effect.ensuring(
+        Effect.timeoutOrElse(call, {
+          duration: timeoutMs,
+          orElse: () =>
+            Effect.fail(
+              new Policy.Timeout({
+                message: `the judge call to ${where} did not finish within ${Duration.format(Duration.millis(timeoutMs))}`,
+                timeout_ms: timeoutMs
+              })
+            )
+        }),
+        Effect.sync(() => counts.active--)
+      )
+    })
+
+  const withRetries = (content: string, n: number): Effect.Effect<string, unknown, HttpClient.HttpClient> =>
+    Effect.catch(attempt(content), (error) => {
+      if (n > retry.retries || !Policy.isRetryable(error)) return Effect.fail(error)
+      return Effect.flatMap(Policy.jitter, (j) => {
+        counts.retries++
+        counts.waiting++
+        return Effect.andThen(
+          Effect.ensuring(Effect.sleep(Policy.retryDelayMs(retry, n, error, j)), Effect.sync(() => counts.waiting--)),
+          withRetries(content, n + 1)
+        )
+      })
+    })
+
+  const scorer = Scorer.make(options.name ?? "judge", (task, output) =>
+    Effect.gen(function*() {
+      const expected = yield* Scorer.reference(task, "judge")
+      const answer = scrub(yield* withRetries(prompt(task, expected, output), 1))
+      const grade = gradeOf(answer)
+      if (grade === undefined) {
+        return yield* new UnusableGrade({
+          message: `the judge at ${where} gave no final GRADE: C or GRADE: I line: ${preview(answer)}`,
+          explanation: answer
+        })
+      }
+      return { value: grade === "C" ? 1 : 0, passed: grade === "C", explanation: answer }
+    }))
+  return { ...scorer, counts: () => ({ ...counts }) }
+}
+
+/**
+ * The grading prompt: the question (the task's `inputs.instruction`, or the
+ * JSON of its inputs), the reference (a string as it is, anything else as
+ * JSON) and the answer.
+ *
+ * @category prompts
+ * @since 0.1.0
+ */
+export const prompt = (task: AgentEvalTask, expected: unknown, answer: string): string => {
+  const instruction = task.inputs["instruction"]
+  const question = typeof instruction === "string" ? instruction : JSON.stringify(task.inputs, null, 2)
+  const referenceText = typeof expected === "string" ? expected : JSON.stringify(expected, null, 2)
+  return [
+    "You are grading an answer to a question against a reference answer.",
+    "",
+    "[Question]",
+    question,
+    "",
+    "[Reference answer]",
+    referenceText,
+    "",
+    "[Answer]",
+    answer,
+    "",
+    "Is the answer correct, given the reference answer? Wording and format may differ; what it says must agree " +
+    "with the reference. Explain your reasoning in a few sentences, then end with a line that is exactly " +
+    "`GRADE: C` if the answer is correct or `GRADE: I` if it is incorrect."
+  ].join("\n")
+}
+
+// The last `GRADE: X` wins: a judge may quote the instructions before grading.
+// Markdown around it (`**GRADE:** \`C\``) is allowed; `GRADE: Correct` is not a grade.
+const GRADE = /GRADE[\s*_`]*:[\s*_`]*([CI])(?![A-Za-z])/gi
+
+/**
+ * The grade of a judge's answer, `C` or `I`, or undefined when it has none.
+ *
+ * @category parsing
+ * @since 0.1.0
+ */
+export const gradeOf = (answer: string): "C" | "I" | undefined => {
+  let grade: "C" | "I" | undefined
+  for (const m of answer.matchAll(GRADE)) grade = m[1].toUpperCase() as "C" | "I"
+  return grade
+}
+
+const answerOf = (body: unknown, where: string): Effect.Effect<string, InvalidJudgeResponse> => {
+  const content = field(field(at(field(body, "choices"), 0), "message"), "content")
+  return typeof content === "string"
+    ? Effect.succeed(content)
+    : Effect.fail(
+      new InvalidJudgeResponse({
+        message: `chat completion from ${where} has no string at choices[0].message.content: ${preview(JSON.stringify(body) ?? "")}`
+      })
+    )
+}
+
+// As the openai agent builds it: into the path, so a query stays a query.
+const chatCompletionsUrl = (baseUrl: string): string => {
+  if (!URL.canParse(baseUrl)) return `${baseUrl.replace(/\/+$/, "")}/chat/completions`
+  const url = new URL(baseUrl)
+  url.pathname = `${url.pathname.replace(/\/+$/, "")}/chat/completions`
+  return url.href
+}
+
+const field = (value: unknown, name: string): unknown =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined
+
+const at = (value: unknown, index: number): unknown => Array.isArray(value) ? value[index] : undefined

@@ -1,0 +1,270 @@
+/**
+ * Scorers that compare the output text with the task's reference text:
+ * `exact`, `includes`, `regex` and `levenshtein`.
+ *
+ * A reference is a string, a number or boolean (compared as its text), or a
+ * non-empty list of them: any one of them may match (`includes` with
+ * `mode: "all"` needs all of them). Texts are compared in Unicode normal form
+ * C, so "é" written as one code point or as "e" and a combining accent is
+ * the same text; `ignoreCase` compares full case foldings ("Straße" equals
+ * "STRASSE", "ΟΔΟΣ" equals "οδος"); lengths and distances count code points,
+ * so an emoji is one character, not two UTF-16 units.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Schema } from "effect"
+import type { AgentEvalTask, Score } from "../Trial.ts"
+import * as Levenshtein from "./Levenshtein.ts"
+import { InvalidReference, make, type MissingReference, reference, type Scorer, verdict } from "./Scorer.ts"
+
+/**
+ * How texts are prepared before they are compared: `trim` (default true)
+ * drops surrounding whitespace, `ignoreCase` (default false) case-folds.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface TextOptions {
+  readonly name?: string | undefined
+  readonly ignoreCase?: boolean | undefined
+  readonly trim?: boolean | undefined
+}
+
+/**
+ * Passes when the output equals the reference (or one of the references).
+ *
+ * **Example** (Case-insensitive exact match)
+ *
+ * ```ts
+ * import { Match } from "agent-trials"
+ *
+ * const scorer = Match.exact({ ignoreCase: true })
+ * ```
+ *
+ * @category scorers
+ * @since 0.1.0
+ */
+export const exact = (options: TextOptions = {}): Scorer =>
+  make(options.name ?? "exact", (task, output) =>
+    Effect.map(referenceTexts(task, "exact"), (references) => {
+      const prepare = preparer(options)
+      const text = prepare(output)
+      if (references.some((r) => prepare(r) === text)) return verdict(true)
+      return verdict(false, `expected ${listed(references)}, got ${quote(output)}`)
+    }))
+
+/**
+ * Options of `includes`: `mode` `any` (the default: one reference found
+ * passes, value 1 or 0) or `all` (every reference must be found; the value is
+ * the fraction found).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface IncludesOptions {
+  readonly name?: string | undefined
+  readonly mode?: "any" | "all" | undefined
+  readonly ignoreCase?: boolean | undefined
+}
+
+/**
+ * Passes when the output contains the reference (any one of a list, or all
+ * of them with `mode: "all"`). References are trimmed; an empty one is an
+ * `InvalidReference`, since it is contained in every output.
+ *
+ * @category scorers
+ * @since 0.1.0
+ */
+export const includes = (options: IncludesOptions = {}): Scorer => {
+  const mode = options.mode ?? "any"
+  return make(options.name ?? "includes", (task, output) =>
+    Effect.flatMap(referenceTexts(task, "includes"), (references) => {
+      const prepare = preparer({ ignoreCase: options.ignoreCase, trim: false })
+      const needles = references.map((r) => prepare(r.trim()))
+      if (needles.some((n) => n === "")) {
+        return Effect.fail(new InvalidReference({ message: `task ${task.id} has an empty reference, which every output includes` }))
+      }
+      const text = prepare(output)
+      const missing = references.filter((_, i) => !text.includes(needles[i]))
+      const found = references.length - missing.length
+      const passed = mode === "all" ? missing.length === 0 : found > 0
+      const value = mode === "all" ? found / references.length : passed ? 1 : 0
+      const score: Score = { value, passed }
+      return Effect.succeed(
+        passed ? score : { ...score, explanation: `${quote(output)} does not include ${listed(missing, mode === "all" ? "and" : "or")}` }
+      )
+    }))
+}
+
+/**
+ * Passes when the pattern matches somewhere in the output (anchor it with `^`
+ * and `$` for a whole match). The pattern is `options.pattern`, else the
+ * task's reference string, with no flags. The output is matched as it is:
+ * not trimmed, not normalized.
+ *
+ * @category scorers
+ * @since 0.1.0
+ */
+export const regex = (options: { readonly name?: string | undefined; readonly pattern?: RegExp | undefined } = {}): Scorer => {
+  const fixed = options.pattern === undefined ? undefined : new RegExp(options.pattern.source, safeFlags(options.pattern))
+  return make(options.name ?? "regex", (task, output) =>
+    Effect.map(
+      fixed === undefined ? referencePattern(task) : Effect.succeed(fixed),
+      (pattern) => pattern.test(output) ? verdict(true) : verdict(false, `${String(pattern)} does not match ${quote(output)}`)
+    ))
+}
+
+/**
+ * Comparing the texts would take more than the levenshtein scorer's cell
+ * budget (`Levenshtein.DEFAULT_MAX_CELLS`).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class InputTooLarge extends Schema.TaggedError<InputTooLarge>()("InputTooLarge", {
+  message: Schema.String
+}) {}
+
+/**
+ * Options of `levenshtein`: `threshold` (default 0.8), the similarity from
+ * which a score passes, and a `maxCells` budget.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface LevenshteinOptions extends TextOptions {
+  readonly threshold?: number | undefined
+  readonly maxCells?: number | undefined
+}
+
+/**
+ * The value is the similarity `1 - distance / max(length output, length
+ * reference)` over code points (the best over a list of references), passing
+ * at `threshold` or above. The cost is bounded (see `Levenshtein.distance`):
+ * beyond the budget the score has an `InputTooLarge` error.
+ *
+ * @category scorers
+ * @since 0.1.0
+ */
+export const levenshtein = (options: LevenshteinOptions = {}): Scorer => {
+  const threshold = options.threshold ?? 0.8
+  return make(options.name ?? "levenshtein", (task, output) =>
+    Effect.flatMap(referenceTexts(task, "levenshtein"), (references) => {
+      const prepare = preparer(options)
+      const text = Levenshtein.codePoints(prepare(output))
+      let best: { readonly similarity: number; readonly distance: number; readonly longest: number } | undefined
+      for (const r of references) {
+        const target = Levenshtein.codePoints(prepare(r))
+        const result = Levenshtein.distance(text, target, options.maxCells)
+        const longest = Math.max(text.length, target.length)
+        if (result._tag === "TooLarge") {
+          return Effect.fail(
+            new InputTooLarge({
+              message: `comparing ${text.length} with ${target.length} code points needs more than ${
+                options.maxCells ?? Levenshtein.DEFAULT_MAX_CELLS
+              } cells (the distance is at least ${result.atLeast})`
+            })
+          )
+        }
+        const similarity = Levenshtein.similarity(result.distance, text.length, target.length)
+        if (best === undefined || similarity > best.similarity) best = { similarity, distance: result.distance, longest }
+      }
+      const { distance, longest, similarity } = best!
+      const passed = similarity >= threshold
+      const score: Score = { value: similarity, passed }
+      return Effect.succeed(
+        passed
+          ? score
+          : { ...score, explanation: `similarity ${round(similarity)} < ${threshold} (${distance} edits over ${longest} code points)` }
+      )
+    }))
+}
+
+/**
+ * Full case folding as far as the built-in mappings go: upper-casing first
+ * maps "ß" to "SS" and "ﬁ" to "FI", which lower-casing alone does not.
+ *
+ * @internal
+ */
+export const fold = (text: string): string => text.toUpperCase().toLowerCase().normalize("NFC")
+
+const preparer = (options: { readonly ignoreCase?: boolean | undefined; readonly trim?: boolean | undefined }) =>
+(text: string): string => {
+  let t = text.normalize("NFC")
+  if (options.trim ?? true) t = t.trim()
+  return options.ignoreCase === true ? fold(t) : t
+}
+
+/**
+ * A reference as a list of texts: a string, number or boolean, or a
+ * non-empty list of them.
+ *
+ * @internal
+ */
+export const referenceTexts = (
+  task: AgentEvalTask,
+  scorer: string
+): Effect.Effect<ReadonlyArray<string>, MissingReference | InvalidReference> =>
+  Effect.flatMap(reference(task, scorer), (ref) => {
+    const list = Array.isArray(ref) ? ref : [ref]
+    const texts = list.flatMap((item) => asText(item) ?? [])
+    return list.length > 0 && texts.length === list.length
+      ? Effect.succeed(texts)
+      : Effect.fail(
+        new InvalidReference({
+          message: `task ${task.id} has the reference ${preview(ref)}; the ${scorer} scorer takes a string, number or boolean, or a non-empty list of them`
+        })
+      )
+  })
+
+const asText = (value: unknown): string | undefined =>
+  typeof value === "string"
+    ? value
+    : typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value))
+    ? String(value)
+    : undefined
+
+const referencePattern = (task: AgentEvalTask): Effect.Effect<RegExp, MissingReference | InvalidReference> =>
+  Effect.flatMap(reference(task, "regex"), (ref) => {
+    if (typeof ref !== "string") {
+      return Effect.fail(new InvalidReference({ message: `task ${task.id} has the reference ${preview(ref)}; the regex scorer takes a pattern string` }))
+    }
+    try {
+      return Effect.succeed(new RegExp(ref))
+    } catch (error) {
+      return Effect.fail(
+        new InvalidReference({ message: `task ${task.id}'s reference is not a regular expression: ${(error as Error).message}` })
+      )
+    }
+  })
+
+// `g` and `y` make `test` remember where it stopped: one trial's match would
+// move the next trial's starting point.
+const safeFlags = (pattern: RegExp): string => pattern.flags.replace(/[gy]/g, "")
+
+const listed = (texts: ReadonlyArray<string>, conjunction = "or"): string =>
+  texts.length === 1 ? quote(texts[0]) : `${conjunction === "or" ? "one of" : "all of"} ${texts.slice(0, 5).map(quote).join(", ")}${texts.length > 5 ? ", ..." : ""}`
+
+/**
+ * A JSON string of at most 100 characters of `text`.
+ *
+ * @internal
+ */
+export const quote = (text: string): string => JSON.stringify(text.length > 100 ? `${text.slice(0, 100)}...` : text)
+
+/**
+ * JSON of at most 100 characters.
+ *
+ * @internal
+ */
+export const preview = (value: unknown): string => {
+  let text: string
+  try {
+    text = JSON.stringify(value) ?? String(value)
+  } catch {
+    text = String(value)
+  }
+  return text.length > 100 ? `${text.slice(0, 100)}...` : text
+}
+
+const round = (x: number): number => Math.round(x * 1e4) / 1e4

@@ -1,0 +1,176 @@
+/**
+ * A scorer: a name and a function from a completed trial (and its task) to a
+ * `Score`. Its `score` never fails: whatever keeps a scorer from deciding (a
+ * missing reference, a throw, a timeout, an unusable grade) becomes a score
+ * with `error`, `value` 0 and `passed` false, so a scorer can never crash a
+ * run or lose a trial.
+ *
+ * The `Score` Schema itself is `Trial.Score`, beside the trial record that
+ * holds it.
+ *
+ * @since 0.1.0
+ */
+import { Cause, Clock, Effect, Schema } from "effect"
+import type { AgentEvalTask, AgentEvalTrial, Score } from "../Trial.ts"
+
+/**
+ * A named scorer. `score` assumes a completed trial; a trial without an
+ * output gets a score with a `NoOutput` error.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Scorer<R = never> {
+  readonly name: string
+  readonly score: (task: AgentEvalTask, trial: AgentEvalTrial) => Effect.Effect<Score, never, R>
+}
+
+/**
+ * The task has no `reference` and the scorer needs one.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class MissingReference extends Schema.TaggedError<MissingReference>()("MissingReference", {
+  message: Schema.String
+}) {}
+
+/**
+ * The task's `reference` has a shape or value the scorer cannot use (an
+ * object for `exact`, a pattern that is no regular expression, ...).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class InvalidReference extends Schema.TaggedError<InvalidReference>()("InvalidReference", {
+  message: Schema.String
+}) {}
+
+/**
+ * A user's scorer returned something that is not a score.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class InvalidScore extends Schema.TaggedError<InvalidScore>()("InvalidScore", {
+  message: Schema.String
+}) {}
+
+/**
+ * The trial has no output to score (it failed).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class NoOutput extends Schema.TaggedError<NoOutput>()("NoOutput", {
+  message: Schema.String
+}) {}
+
+/**
+ * Makes a scorer from a function that may fail or die: a failure or defect
+ * (a throw before an Effect is returned included) becomes a score with
+ * `error` whose `type` is the error's `_tag` (or Error name) and whose
+ * `occurred_at` is read from the Clock. An interruption stays one.
+ *
+ * **Example** (A scorer of its own)
+ *
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Scorer } from "agent-trials"
+ *
+ * const short = Scorer.make("short", (_task, output) => {
+ *   const passed = output.length <= 280
+ *   return Effect.succeed({ value: passed ? 1 : 0, passed })
+ * })
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = <E, R>(
+  name: string,
+  f: (task: AgentEvalTask, output: string, trial: AgentEvalTrial) => Effect.Effect<Score, E, R>
+): Scorer<R> => ({
+  name,
+  score: (task, trial) => {
+    let effect: Effect.Effect<Score, unknown, R>
+    try {
+      effect = trial.output === undefined
+        ? Effect.fail(
+          new NoOutput({ message: `trial ${trial.id} has no output (status ${trial.status}): only completed trials are scored` })
+        )
+        : f(task, trial.output.output_text, trial)
+    } catch (defect) {
+      effect = Effect.die(defect)
+    }
+    return Effect.catchCause(effect, (cause) =>
+      Cause.hasInterruptsOnly(cause)
+        ? Effect.interrupt
+        : Effect.map(Clock.currentTimeMillis, (now) => errored(cause, new Date(now).toISOString())))
+  }
+})
+
+/**
+ * The task's reference, failing with `MissingReference` when it has none.
+ *
+ * @internal
+ */
+export const reference = (task: AgentEvalTask, scorer: string): Effect.Effect<unknown, MissingReference> =>
+  task.reference === undefined || task.reference === null
+    ? Effect.fail(new MissingReference({ message: `task ${task.id} has no reference, which the ${scorer} scorer needs` }))
+    : Effect.succeed(task.reference)
+
+/**
+ * A score that passes with value 1, or fails with value 0.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const verdict = (passed: boolean, explanation?: string): Score =>
+  explanation === undefined
+    ? { value: passed ? 1 : 0, passed }
+    : { value: passed ? 1 : 0, passed, explanation }
+
+const errored = (cause: Cause.Cause<unknown>, occurredAt: string): Score => {
+  const reason = cause.reasons.find((r) => !Cause.isInterruptReason(r))
+  const typed = reason !== undefined && Cause.isFailReason(reason)
+  const error = reason === undefined ? undefined : Cause.isFailReason(reason) ? reason.error : Cause.isDieReason(reason) ? reason.defect : undefined
+  // A scorer may keep what it learned before it failed (a judge's text without a grade).
+  const explanation = typeof error === "object" && error !== null
+    ? (error as { readonly explanation?: unknown }).explanation
+    : undefined
+  return {
+    value: 0,
+    passed: false,
+    ...(typeof explanation === "string" ? { explanation } : undefined),
+    error: { type: errorType(error, typed), message: describe(error), occurred_at: occurredAt }
+  }
+}
+
+const errorType = (error: unknown, typed: boolean): string => {
+  if (typeof error === "object" && error !== null) {
+    const tag = (error as { readonly _tag?: unknown })._tag
+    if (typeof tag === "string" && tag.length > 0) return tag
+    if (error instanceof Error) return error.name
+  }
+  return typed ? "ScorerError" : "Defect"
+}
+
+/**
+ * A one-line description of anything thrown, at most 500 characters.
+ *
+ * @internal
+ */
+export const describe = (error: unknown): string => {
+  let text: string
+  if (error instanceof Error) text = error.message || error.name
+  else if (typeof error === "string") text = error
+  else {
+    try {
+      text = JSON.stringify(error) ?? String(error)
+    } catch {
+      text = String(error)
+    }
+  }
+  return text.length > 500 ? `${text.slice(0, 500)}...` : text
+}

@@ -1,0 +1,189 @@
+/**
+ * `--score SPEC`: which scorers a run or the `score` command applies. The
+ * library takes the same specs (`Scorers.fromSpec`).
+ *
+ * `[NAME=]KIND[:OPTIONS]`, OPTIONS a comma-separated list of `key=value` or
+ * bare flags (`flag` is `flag=true`):
+ *
+ * - `exact[:ignore-case][,trim=false]`: equals the reference; trim is on by default
+ * - `includes[:all|any][,ignore-case]`: contains the reference (any one of a list, or all)
+ * - `regex`: the reference is the pattern; `regex:PATTERN` (all the rest,
+ *   commas included) or `regex:/PATTERN/FLAGS` (flags among `imsuvd`)
+ * - `numeric[:tolerance=T]`: T absolute (`0.01`) or relative to the reference (`1%`); default 0
+ * - `json`: the output's JSON has the reference's keys and values
+ * - `levenshtein[:threshold=X][,ignore-case][,trim=false]`: similarity >= X (default 0.8)
+ * - `judge:BASE_URL`: an LLM grader on an OpenAI-compatible endpoint (needs a judge model)
+ * - `module:PATH[#export]`: a user's function `(task, trial) => Score | number | boolean`
+ *
+ * A scorer's name is its kind (`exact`, `judge`), or for `module:` the export
+ * name (the file's base name for the default export); `NAME=` chooses
+ * another, so two scorers of one kind can run together:
+ * `--score strict=exact --score loose=exact:ignore-case`.
+ *
+ * @since 0.1.0
+ */
+import { redactUrl } from "../agents/internal/redact.ts"
+import type { Tolerance } from "./Structured.ts"
+
+/**
+ * A parsed scorer spec. `shown` is the spec as messages may echo it (a
+ * judge's URL only through `redactUrl`).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type ScorerSpec = { readonly name: string; readonly shown: string } & (
+  | { readonly _tag: "Exact"; readonly ignoreCase: boolean; readonly trim: boolean }
+  | { readonly _tag: "Includes"; readonly mode: "any" | "all"; readonly ignoreCase: boolean }
+  | { readonly _tag: "Regex"; readonly pattern: RegExp | undefined }
+  | { readonly _tag: "Numeric"; readonly tolerance: Tolerance }
+  | { readonly _tag: "Json" }
+  | { readonly _tag: "Levenshtein"; readonly threshold: number; readonly ignoreCase: boolean; readonly trim: boolean }
+  | { readonly _tag: "Judge"; readonly baseUrl: string }
+  | { readonly _tag: "Module"; readonly file: string; readonly exportName: string | undefined }
+)
+
+const NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/
+const KINDS = "exact, includes, regex, numeric, json, levenshtein, judge:BASE_URL or module:PATH[#export]"
+
+/**
+ * Parses a spec; a string result is the problem, worded for `--score`.
+ *
+ * **Example** (Two exact scorers under their own names)
+ *
+ * ```ts
+ * import { ScorerSpec } from "agent-trials"
+ *
+ * ScorerSpec.parse("loose=exact:ignore-case")
+ * // { _tag: "Exact", name: "loose", shown: "loose=exact:ignore-case", ignoreCase: true, trim: true }
+ * ScorerSpec.parse("numeric:tolerance=5%")
+ * // { _tag: "Numeric", name: "numeric", ..., tolerance: { _tag: "Relative", fraction: 0.05 } }
+ * ```
+ *
+ * @category parsing
+ * @since 0.1.0
+ */
+export const parse = (spec: string): ScorerSpec | string => {
+  const eq = spec.indexOf("=")
+  const named = eq > 0 && !spec.slice(0, eq).includes(":") && NAME.test(spec.slice(0, eq))
+  const given = named ? spec.slice(0, eq) : undefined
+  const body = named ? spec.slice(eq + 1) : spec
+  const colon = body.indexOf(":")
+  const kind = colon === -1 ? body : body.slice(0, colon)
+  const rest = colon === -1 ? undefined : body.slice(colon + 1)
+  const prefix = given === undefined ? "" : `${given}=`
+  const shown = kind === "judge" ? `${prefix}judge:${redactUrl(rest ?? "")}` : spec
+  const bad = (problem: string) => `--score ${shown}: ${problem}`
+  const base = (name: string) => ({ name: given ?? name, shown })
+
+  switch (kind) {
+    case "exact": {
+      const o = options(rest, { "ignore-case": "flag", trim: "flag" })
+      if (typeof o === "string") return bad(o)
+      return { _tag: "Exact", ...base("exact"), ignoreCase: o["ignore-case"] === true, trim: o["trim"] !== false }
+    }
+    case "includes": {
+      const o = options(rest, { all: "flag", any: "flag", "ignore-case": "flag" })
+      if (typeof o === "string") return bad(o)
+      if (o["all"] === true && o["any"] === true) return bad("all and any are exclusive")
+      return { _tag: "Includes", ...base("includes"), mode: o["all"] === true ? "all" : "any", ignoreCase: o["ignore-case"] === true }
+    }
+    case "regex": {
+      if (rest === undefined) return { _tag: "Regex", ...base("regex"), pattern: undefined }
+      const pattern = regexOf(rest)
+      return typeof pattern === "string" ? bad(pattern) : { _tag: "Regex", ...base("regex"), pattern }
+    }
+    case "numeric": {
+      const o = options(rest, { tolerance: "value" })
+      if (typeof o === "string") return bad(o)
+      const tolerance = o["tolerance"] === undefined ? { _tag: "Absolute" as const, amount: 0 } : toleranceOf(o["tolerance"] as string)
+      return typeof tolerance === "string" ? bad(tolerance) : { _tag: "Numeric", ...base("numeric"), tolerance }
+    }
+    case "json": {
+      const o = options(rest, {})
+      return typeof o === "string" ? bad(o) : { _tag: "Json", ...base("json") }
+    }
+    case "levenshtein": {
+      const o = options(rest, { threshold: "value", "ignore-case": "flag", trim: "flag" })
+      if (typeof o === "string") return bad(o)
+      const text = o["threshold"] as string | undefined
+      const threshold = text === undefined ? 0.8 : /^\s*\d+(\.\d+)?\s*$/.test(text) ? Number(text) : Number.NaN
+      if (!(threshold >= 0 && threshold <= 1)) return bad(`expected threshold to be a number from 0 to 1, got ${JSON.stringify(text)}`)
+      return { _tag: "Levenshtein", ...base("levenshtein"), threshold, ignoreCase: o["ignore-case"] === true, trim: o["trim"] !== false }
+    }
+    case "judge": {
+      const url = rest ?? ""
+      return URL.canParse(url) && /^https?:/i.test(url)
+        ? { _tag: "Judge", ...base("judge"), baseUrl: url }
+        : bad("expected judge:BASE_URL with an http(s) URL, e.g. judge:https://api.openai.com/v1")
+    }
+    case "module": {
+      const target = rest ?? ""
+      const hash = target.lastIndexOf("#")
+      const file = hash === -1 ? target : target.slice(0, hash)
+      const exportName = hash === -1 ? undefined : target.slice(hash + 1)
+      if (file === "") return bad("expected module:PATH[#export]")
+      if (exportName === "") return bad("the export name after # is empty")
+      const stem = file.replace(/^.*[\\/]/, "").replace(/\.[^.]*$/, "")
+      return { _tag: "Module", ...base(exportName ?? (stem === "" ? "module" : stem)), file, exportName }
+    }
+    default:
+      // A URL given where a kind belongs may carry credentials: echo the kind alone.
+      return `--score ${/[@/]/.test(spec) ? `${prefix}${kind}:...` : spec === "" ? `""` : spec}: unknown scorer ${
+        JSON.stringify(kind)
+      } (expected ${KINDS}, optionally as NAME=SPEC)`
+  }
+}
+
+type OptionKinds = Record<string, "flag" | "value">
+
+// `a,b=1` -> { a: true, b: "1" }; a flag also takes `=true` / `=false`.
+const options = (rest: string | undefined, allowed: OptionKinds): Record<string, string | boolean> | string => {
+  const out: Record<string, string | boolean> = {}
+  if (rest === undefined) return out
+  const names = Object.entries(allowed).map(([name, kind]) => kind === "flag" ? name : `${name}=VALUE`)
+  const expected = names.length === 0 ? "it takes no options" : `expected ${names.join(", ")}`
+  for (const item of rest.split(",")) {
+    const eq = item.indexOf("=")
+    const key = (eq === -1 ? item : item.slice(0, eq)).trim()
+    const value = eq === -1 ? undefined : item.slice(eq + 1).trim()
+    const kind = Object.hasOwn(allowed, key) ? allowed[key] : undefined
+    if (kind === undefined) return `unknown option ${JSON.stringify(key)} (${expected})`
+    if (Object.hasOwn(out, key)) return `option ${key} is given twice`
+    if (kind === "value") {
+      if (value === undefined || value === "") return `option ${key} needs a value: ${key}=VALUE`
+      out[key] = value
+    } else if (value === undefined || value === "true" || value === "false") {
+      out[key] = value !== "false"
+    } else {
+      return `expected ${key}, ${key}=true or ${key}=false, got ${JSON.stringify(item.trim())}`
+    }
+  }
+  return out
+}
+
+const toleranceOf = (text: string): Tolerance | string => {
+  const m = /^(\d+(?:\.\d+)?(?:e[-+]?\d+)?)(%?)$/i.exec(text)
+  // `Ne-2`, the nearest double to N/100 (`0.7 / 100` is not).
+  const amount = m === null ? Number.NaN : Number(m[2] === "%" ? `${m[1]}e-2` : m[1])
+  if (!Number.isFinite(amount)) {
+    return `expected tolerance to be a number from 0 up (absolute, like 0.01) or a percentage of the reference (like 1%), got ${
+      JSON.stringify(text)
+    }`
+  }
+  return m![2] === "%" ? { _tag: "Relative", fraction: amount } : { _tag: "Absolute", amount }
+}
+
+const regexOf = (text: string): RegExp | string => {
+  if (text === "") return "the pattern after regex: is empty (write regex alone to use the task's reference)"
+  const literal = /^\/([\s\S]+)\/([a-z]*)$/.exec(text)
+  const source = literal === null ? text : literal[1]
+  const flags = literal === null ? "" : literal[2]
+  const refused = flags.replace(/[imsuvd]/g, "")
+  if (refused !== "") return `flag ${refused[0]} is not accepted (accepted: i, m, s, u, v, d)`
+  try {
+    return new RegExp(source, flags)
+  } catch (error) {
+    return `not a regular expression: ${(error as Error).message}`
+  }
+}

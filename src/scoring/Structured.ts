@@ -1,0 +1,163 @@
+/**
+ * Scorers that read a value out of the output: `numeric` (the last number,
+ * within a tolerance of the reference) and `json` (the output's JSON, whose
+ * keys must equal the reference's).
+ *
+ * @since 0.1.0
+ */
+import { Effect } from "effect"
+import type { AgentEvalTask, Score } from "../Trial.ts"
+import { preview, quote } from "./Match.ts"
+import { InvalidReference, make, type MissingReference, reference, type Scorer, verdict } from "./Scorer.ts"
+
+/**
+ * How far from the reference a number may be: `Absolute` (`|x - ref| <=
+ * amount`) or `Relative` (`|x - ref| <= fraction * |ref|`). The bound is
+ * inclusive, up to floating-point rounding (1.01 is within 0.01 of 1).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Tolerance =
+  | { readonly _tag: "Absolute"; readonly amount: number }
+  | { readonly _tag: "Relative"; readonly fraction: number }
+
+// ASCII digits with optional thousands separators (`1,234.5`), a decimal
+// point, an exponent, and a sign (`-`, `+` or U+2212 "−") that counts only
+// after neither a letter nor a digit, so a range `1-2` is 1 and 2, not 1 and -2.
+const SIGN = String.raw`(?:(?<![\p{L}\p{N}_.,])[-+\u2212])?`
+const BODY = String.raw`(?<![\d.])(?:(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?`
+const NUMBERS = new RegExp(`${SIGN}${BODY}`, "gu")
+const ONE_NUMBER = new RegExp(String.raw`^\s*${SIGN}${BODY}\s*$`, "u")
+
+const toNumber = (text: string): number => Number(text.trim().replaceAll(",", "").replace("\u2212", "-"))
+
+/**
+ * The last number written in `text` (`1,234.5`, `-3`, `2e-3`, `−7`), if any.
+ *
+ * @category parsing
+ * @since 0.1.0
+ */
+export const lastNumber = (text: string): number | undefined => {
+  let last: string | undefined
+  for (const m of text.matchAll(NUMBERS)) last = m[0]
+  return last === undefined ? undefined : toNumber(last)
+}
+
+/**
+ * Passes when the last number of the output is within `tolerance` of the
+ * reference (a number, or a string that is one number). The default
+ * tolerance is 0: equal numbers (`4.0` equals `4`). No number in the output
+ * fails the score; it is not an error.
+ *
+ * **Example** (Within 1% of the reference)
+ *
+ * ```ts
+ * import { Structured } from "agent-trials"
+ *
+ * const scorer = Structured.numeric({ tolerance: { _tag: "Relative", fraction: 0.01 } })
+ * ```
+ *
+ * @category scorers
+ * @since 0.1.0
+ */
+export const numeric = (options: { readonly name?: string | undefined; readonly tolerance?: Tolerance | undefined } = {}): Scorer => {
+  const tolerance = options.tolerance ?? { _tag: "Absolute", amount: 0 }
+  return make(options.name ?? "numeric", (task, output) =>
+    Effect.map(referenceNumber(task), (expected) => {
+      const found = lastNumber(output)
+      if (found === undefined) return verdict(false, `no number in the output, expected ${expected}`)
+      const bound = tolerance._tag === "Absolute" ? tolerance.amount : tolerance.fraction * Math.abs(expected)
+      const diff = Math.abs(found - expected)
+      const slack = 4 * Number.EPSILON * Math.max(Math.abs(found), Math.abs(expected), bound)
+      if (diff - bound <= slack) return verdict(true)
+      const within = tolerance._tag === "Absolute" ? `${tolerance.amount}` : `${tolerance.fraction * 100}%`
+      return verdict(false, `found ${found} (the last number of the output), expected ${expected} within ${within}`)
+    }))
+}
+
+const referenceNumber = (task: AgentEvalTask): Effect.Effect<number, MissingReference | InvalidReference> =>
+  Effect.flatMap(reference(task, "numeric"), (ref) => {
+    if (typeof ref === "number" && Number.isFinite(ref)) return Effect.succeed(ref)
+    if (typeof ref === "string" && ONE_NUMBER.test(ref)) return Effect.succeed(toNumber(ref))
+    return Effect.fail(
+      new InvalidReference({ message: `task ${task.id} has the reference ${preview(ref)}; the numeric scorer takes a number` })
+    )
+  })
+
+/**
+ * Passes when the output is JSON that matches the reference: for a reference
+ * object, every one of its keys must be in the output's object with an equal
+ * value (other keys are allowed; the value is the fraction of keys that
+ * match); any other reference must equal the output's JSON. Values are equal
+ * when they are the same JSON (deeply; key order does not count).
+ *
+ * The JSON is the whole output (trimmed) or, when that does not parse, the
+ * first fenced block (```json ... ``` or ``` ... ```) that does, as models
+ * often wrap it. Output that is no JSON fails the score; it is not an error.
+ *
+ * @category scorers
+ * @since 0.1.0
+ */
+export const json = (options: { readonly name?: string | undefined } = {}): Scorer =>
+  make(options.name ?? "json", (task, output) =>
+    Effect.map(reference(task, "json"), (expected): Score => {
+      const parsed = parseJson(output)
+      if (parsed === undefined) return verdict(false, `the output is not JSON (nor has a fenced JSON block): ${quote(output)}`)
+      const actual = parsed.value
+      if (!isObject(expected)) {
+        return equal(actual, expected) ? verdict(true) : verdict(false, `expected ${preview(expected)}, got ${preview(actual)}`)
+      }
+      if (!isObject(actual)) return verdict(false, `expected an object with keys ${preview(Object.keys(expected))}, got ${preview(actual)}`)
+      const keys = Object.keys(expected)
+      const wrong = keys.filter((key) => !(Object.hasOwn(actual, key) && equal(actual[key], expected[key])))
+      const value = keys.length === 0 ? 1 : (keys.length - wrong.length) / keys.length
+      if (wrong.length === 0) return { value, passed: true }
+      const shown = wrong.slice(0, 5).map((key) =>
+        Object.hasOwn(actual, key)
+          ? `${JSON.stringify(key)} (expected ${preview(expected[key])}, got ${preview(actual[key])})`
+          : `${JSON.stringify(key)} (missing)`
+      )
+      return {
+        value,
+        passed: false,
+        explanation: `${wrong.length} of ${keys.length} keys differ: ${shown.join(", ")}${wrong.length > 5 ? ", ..." : ""}`
+      }
+    }))
+
+const FENCE = /```[^\S\n]*(?:json)?[^\S\n]*\n([\s\S]*?)```/gi
+
+const parseJson = (output: string): { readonly value: unknown } | undefined => {
+  const whole = tryParse(output)
+  if (whole !== undefined) return whole
+  for (const m of output.matchAll(FENCE)) {
+    const block = tryParse(m[1])
+    if (block !== undefined) return block
+  }
+  return undefined
+}
+
+const tryParse = (text: string): { readonly value: unknown } | undefined => {
+  try {
+    return { value: JSON.parse(text) }
+  } catch {
+    return undefined
+  }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/**
+ * Deep equality of JSON values: arrays in order, objects by their own keys
+ * in any order.
+ *
+ * @internal
+ */
+export const equal = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => equal(x, b[i]))
+  if (!isObject(a) || !isObject(b)) return false
+  const keys = Object.keys(a)
+  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && equal(a[key], b[key]))
+}
