@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import { Effect, FileSystem, Result, Schema, Stdio, Stream } from "effect"
+import { sourceChunkSize } from "./internal/bounded.ts"
 import { IdSet } from "./internal/IdSet.ts"
 import { type Line, splitLines } from "./internal/lines.ts"
 import { AgentEvalTask } from "./Trial.ts"
@@ -153,7 +154,7 @@ export const synthetic = (n: number): Stream.Stream<Item> =>
         }
       }
     }
-  })
+  }, { chunkSize: sourceChunkSize })
 
 /**
  * Counts the non-blank lines of a file without holding it: the progress

@@ -12,6 +12,7 @@ import {
   type BoundedConfig,
   policyConfig,
   type PolicyOptions,
+  sourceChunkSize,
   stopOnFailures,
   withRunSpan,
   withTelemetry
@@ -100,7 +101,7 @@ export const make = Effect.fn("Runner.make")(function*(
       const out: Array<AgentEvalTrial> = []
       // Unordered underneath (no head-of-line stall), placed back by index.
       const trials = bounded(
-        Stream.fromIterable(tasks),
+        Stream.fromIterable(tasks, { chunkSize: sourceChunkSize }),
         (task, index) =>
           Effect.map(executeTrial(task, undefined, agent, cfg), (trial) => {
             out[index] = trial

@@ -183,8 +183,8 @@ describe.concurrent("agent-trials run: SIGINT and SIGTERM", () => {
     assert.strictEqual(summary.total, trials.length)
     const failedInFile = trials.filter((t) => t.status === "failed").length
     assert.strictEqual(summary.failed, failedInFile)
-    // The calls in flight at the signal: interrupted, shown as such, never as failed.
-    assert.isAbove(summary.notRecorded.interrupted, 0, result.stdout)
+    // The calls in flight at the signal (8, unless the signal fell between two
+    // waves of trials): interrupted, shown as such, never as failed.
     assert.isAtMost(summary.notRecorded.interrupted, 8)
     if (progress) {
       const lines = result.stderr.split("\n").filter((l) => l.startsWith("progress: "))
