@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Schema } from "effect"
+import { Effect, Exit, Schema } from "effect"
 import { AgentError, InvalidAgentOutput } from "./Errors.ts"
 import { AgentOutput, type AgentEvalTask } from "./Trial.ts"
 
@@ -93,20 +93,51 @@ export const fromPromise = (f: PromiseAgent): Agent<AgentError | InvalidAgentOut
  */
 export const fromCallable = (
   f: (task: AgentEvalTask, context: { readonly signal: AbortSignal; readonly trial: TrialContext }) => unknown
-): Agent<unknown> => (task, trial) =>
-  Effect.callback<AgentOutput, unknown>((resume) => {
-    const context = new CallContext(trial ?? { id: task.id, epoch: undefined })
-    const onError = (cause: unknown) => resume(Effect.fail(new AgentError({ message: describe(cause), cause })))
-    try {
-      const result = f(task, context)
-      if (Effect.isEffect(result)) resume(Effect.flatMap(result as Effect.Effect<unknown, unknown>, toAgentOutput))
-      else if (isPromiseLike(result)) result.then((value) => resume(toAgentOutput(value)), onError)
-      else resume(toAgentOutput(result))
-    } catch (cause) {
-      onError(cause)
-    }
-    return Effect.sync(() => context.abort())
-  })
+): Agent<unknown> => {
+  const agent: Agent<unknown> = (task, trial) =>
+    Effect.callback<AgentOutput, unknown>((resume) => invoke(f, task, trial, resume))
+  callables.set(agent, f)
+  return agent
+}
+
+/** @internal */
+export type Callable = (task: AgentEvalTask, context: { readonly signal: AbortSignal; readonly trial: TrialContext }) => unknown
+
+/**
+ * The user's function behind each agent made by `fromCallable` (and
+ * `fromPromise`), so the runner can call it in the trial's own callback
+ * instead of through the agent's Effect.
+ *
+ * @internal
+ */
+export const callables = new WeakMap<Agent<any, any>, Callable>()
+
+/**
+ * Calls `f` once and hands what it gave, as an Exit (or, for an Effect, an
+ * effect that ends in its output), to `done`; the returned effect aborts the
+ * call's signal. Shared by `fromCallable` and the runner's direct path, so
+ * both treat a throw, a rejection and a wrong shape alike.
+ *
+ * @internal
+ */
+export const invoke = (
+  f: Callable,
+  task: AgentEvalTask,
+  trial: TrialContext | undefined,
+  done: (result: Effect.Effect<AgentOutput, unknown>) => void
+): Effect.Effect<void> => {
+  const context = new CallContext(trial ?? { id: task.id, epoch: undefined })
+  const onError = (cause: unknown) => done(Exit.fail(new AgentError({ message: describe(cause), cause })))
+  try {
+    const result = f(task, context)
+    if (Effect.isEffect(result)) done(Effect.flatMap(result as Effect.Effect<unknown, unknown>, toAgentOutput))
+    else if (isPromiseLike(result)) result.then((value) => done(toAgentOutput(value)), onError)
+    else done(toAgentOutput(result))
+  } catch (cause) {
+    onError(cause)
+  }
+  return Effect.sync(() => context.abort())
+}
 
 // The AbortController is made only if the callable reads `signal`: most do
 // not, and making one costs about a microsecond per call.
@@ -136,12 +167,12 @@ const decodeOutput = Schema.decodeUnknownExit(AgentOutput)
  * @category conversions
  * @since 0.1.0
  */
-export const toAgentOutput = (value: unknown): Effect.Effect<AgentOutput, InvalidAgentOutput> => {
-  if (typeof value === "string") return Effect.succeed({ output_text: value })
-  if (isPlainOutput(value)) return Effect.succeed(value)
+export const toAgentOutput = (value: unknown): Exit.Exit<AgentOutput, InvalidAgentOutput> => {
+  if (typeof value === "string") return Exit.succeed({ output_text: value })
+  if (isPlainOutput(value)) return Exit.succeed(value)
   const exit = decodeOutput(withoutUndefined(value))
-  if (exit._tag === "Success") return Effect.succeed(exit.value)
-  return Effect.fail(
+  if (exit._tag === "Success") return Exit.succeed(exit.value)
+  return Exit.fail(
     new InvalidAgentOutput({
       message: `Agent returned ${preview(value)}, expected a string or { output_text: string, ... }`
     })

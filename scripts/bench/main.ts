@@ -1,8 +1,9 @@
 /**
  * `npm run bench`: plans the runs, runs each in its own child process (A B A B
- * across rounds), and prints the table, the targets, and optionally JSON and
- * an SVG chart. Partial JSON is rewritten after every run, so a long full run
- * can go to the background and be read while it goes.
+ * across rounds), then the CLI the way users run it (its memory), and prints
+ * the table, the targets, and optionally JSON and an SVG chart. Partial JSON
+ * is rewritten after every run, so a long full run can go to the background
+ * and be read while it goes.
  */
 import { execFileSync } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
@@ -11,6 +12,7 @@ import { parseArgs } from "node:util"
 import { type AgentName, isAgentName } from "./agents.ts"
 import { type ApproachName, catalog, isApproachName } from "./catalog.ts"
 import { type ChildOptions, loaders, prepareWorker, runChild } from "./child.ts"
+import { type Bin, type CliRecord, type CliVia, cliVias, isCliVia, resolveBin, runCli } from "./cli.ts"
 import { type Config, expand, fullPlan, quickPlan } from "./plan.ts"
 import { type Meta, render } from "./report.ts"
 import { fmtCount, type RunRecord, summarise } from "./summary.ts"
@@ -18,16 +20,23 @@ import { chart } from "./svg.ts"
 import { targets } from "./targets.ts"
 
 const usage = `npm run bench -- [options]
-  --quick                 the small plan (under two minutes on 2 cores)
-  --rounds N              rounds per configuration (default 2 quick, 3 full)
-  --only a,b              approaches: unordered, ordered, raw, pmap, plimit, eager
+  --quick                 the small plan: what each target needs (about 4 minutes on 2 cores)
+  --rounds N              rounds per configuration (default 3)
+  --only a,b              approaches: unordered, bare, ordered, raw, pmap, plimit, eager
   --agents a,b            agents: noop, tick, sleep1ms
   --sizes 1e4,1e6         replace the trial counts of every group
   --parallelism 8,64      replace the parallelisms of every group
   --eager-cap N           skip runTrialsEager above N trials (default 2e4)
   --plimit-cap N          skip p-limit+Promise.all above N trials (default: none)
   --max-old-space MB      child heap limit (default 4096); an OOM is recorded as a result
-  --timeout S             per-child timeout in seconds (default 60 quick, 1800 full)
+  --cli-rss N             target (e): run the CLI on N simulated trials and read its process tree's
+                          peak RSS (default 1e6 quick, 1e7 full; the target is defined at 1e7);
+                          0 skips it; skipped by default when --only/--agents/--sizes/--parallelism
+                          narrow the plan
+  --cli-via npm,bin       how to start the CLI for --cli-rss: npm (npm run trials -- run ...) and/or
+                          bin (package.json's bin through its #! line; built into .bench/ from
+                          src/ when dist/ is older than src/); default both
+  --timeout S             per-child timeout in seconds (default 60 quick, 1800 full; CLI runs get 10x)
   --loader bundle|tsx|strip  how the child loads TypeScript: bundle (default) compiles
                           worker + src/ once with esbuild to .bench/worker-HASH.mjs; tsx uses
                           --import tsx (+0.4 s startup, +15-30 MB RSS per child); strip uses
@@ -85,6 +94,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
       "eager-cap": { type: "string", default: "20000" },
       "plimit-cap": { type: "string" },
       "max-old-space": { type: "string", default: "4096" },
+      "cli-rss": { type: "string" },
+      "cli-via": { type: "string" },
       timeout: { type: "string" },
       loader: { type: "string", default: "bundle" },
       "sample-ms": { type: "string", default: "25" },
@@ -98,13 +109,14 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   })
   if (values.help) return console.log(usage)
   if (values.report !== undefined) {
-    const doc = JSON.parse(readFileSync(values.report, "utf8")) as { meta: Meta; runs: Array<RunRecord> }
-    console.log(render(doc.meta, doc.runs))
+    const doc = JSON.parse(readFileSync(values.report, "utf8")) as { meta: Meta; runs: Array<RunRecord>; cli?: Array<CliRecord> }
+    console.log(render(doc.meta, doc.runs, doc.cli ?? []))
     if (values.svg !== undefined) writeFileSync(values.svg, chart(summarise(doc.runs)))
     return
   }
   const quick = values.quick
-  const rounds = numbers("--rounds", values.rounds)?.[0] ?? (quick ? 2 : 3)
+  // Three rounds in quick mode too: the targets are medians of per-round ratios with 1.1x-1.2x limits.
+  const rounds = numbers("--rounds", values.rounds)?.[0] ?? 3
   const caps: Partial<Record<ApproachName, number>> = {
     eager: numbers("--eager-cap", values["eager-cap"])![0]!,
     ...(values["plimit-cap"] === undefined ? {} : { plimit: numbers("--plimit-cap", values["plimit-cap"])![0]! })
@@ -126,10 +138,17 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
     agents: names<AgentName>("--agents", values.agents, isAgentName),
     only: names<ApproachName>("--only", values.only, isApproachName)
   })
+  const narrowed = [values.only, values.agents, values.sizes, values.parallelism].some((v) => v !== undefined)
+  const cliTrials = values["cli-rss"] === "0"
+    ? 0
+    : numbers("--cli-rss", values["cli-rss"])?.[0] ?? (narrowed ? 0 : quick ? 1e6 : 1e7)
+  const cliWays: ReadonlyArray<CliVia> = cliTrials === 0 ? [] : names<CliVia>("--cli-via", values["cli-via"], isCliVia) ?? cliVias
+  const cliOptions = { sampleMs: 50, timeoutMs: childOptions.timeoutMs * 10 }
   const capOf = (a: ApproachName) => caps[a] ?? Infinity
   // The quadratic eager runner costs seconds per run for a contrast that does not need a median.
   const roundsOf = (a: ApproachName) => (quick && a === "eager" ? 1 : rounds)
-  const total = configs.reduce((n, c) => n + c.approaches.filter((a) => c.trials <= capOf(a)).reduce((k, a) => k + roundsOf(a), 0), 0)
+  const total = configs.reduce((n, c) => n + c.approaches.filter((a) => c.trials <= capOf(a)).reduce((k, a) => k + roundsOf(a), 0), 0) +
+    cliWays.length
 
   const started = new Date()
   const meta = {
@@ -150,20 +169,24 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
     liveHeapMs,
     caps,
     roundsOfEager: roundsOf("eager"),
+    cliTrials,
+    cliWays,
     ...gitState()
   }
   const runs: Array<RunRecord> = []
+  const cli: Array<CliRecord> = []
   const save = (finished: boolean) => {
     if (values.json === undefined) return
     const summary = summarise(runs)
     const elapsedS = (Date.now() - started.getTime()) / 1000
-    const doc = { meta: { ...meta, finished, elapsedS }, summary, targets: targets(summary), runs }
+    const doc = { meta: { ...meta, finished, elapsedS }, summary, targets: targets(summary, cli), runs, cli }
     writeFileSync(values.json, `${JSON.stringify(doc, null, 2)}\n`)
   }
 
-  console.error(`bench: ${meta.mode}, ${configs.length} configurations, ${total} child runs, ${rounds} rounds, node ${meta.node}`)
+  console.error(`bench: ${meta.mode}, ${configs.length} configurations, ${total} child runs (${cliWays.length} of the CLI), ${rounds} rounds, node ${meta.node}`)
   let done = 0
   for (const config of configs) await runConfig(config)
+  if (cliWays.length > 0) await runCliWays()
   save(true)
 
   async function runConfig(config: Config): Promise<void> {
@@ -192,7 +215,28 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
     }
   }
 
-  console.log(render(meta, runs))
+  async function runCliWays(): Promise<void> {
+    let bin: Bin | Error | undefined
+    try {
+      bin = cliWays.includes("bin") ? resolveBin() : undefined
+    } catch (error) {
+      bin = error instanceof Error ? error : new Error(String(error))
+    }
+    for (const via of cliWays) {
+      const record: CliRecord = via === "bin" && bin instanceof Error
+        ? { via, trials: cliTrials, command: "agent-trials bin", status: "crashed", detail: `no bin to run: ${bin.message}` }
+        : await runCli(via, cliTrials, cliOptions, via === "bin" && !(bin instanceof Error) ? bin : undefined)
+      cli.push(record)
+      done++
+      console.error(
+        `[${done}/${total}] CLI via ${via} N=${fmtCount(cliTrials)}: ${record.status} ${((record.wallMs ?? 0) / 1000).toFixed(1)} s, ` +
+          `tree peak ${(record.peakTreeRssMb ?? 0).toFixed(0)} MB${record.detail === undefined ? "" : `: ${record.detail}`}`
+      )
+      save(false)
+    }
+  }
+
+  console.log(render(meta, runs, cli))
   if (values.svg !== undefined) writeFileSync(values.svg, chart(summarise(runs)))
   console.error(`bench: done in ${((Date.now() - started.getTime()) / 1000).toFixed(1)} s`)
 }

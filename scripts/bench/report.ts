@@ -2,6 +2,7 @@
  * What `npm run bench` prints: a header saying what was measured and under
  * what load, the table of medians, and the targets.
  */
+import type { CliRecord } from "./cli.ts"
 import { fmtCount, type RunRecord, type Summary, summarise } from "./summary.ts"
 import { printTargets, targets } from "./targets.ts"
 
@@ -23,7 +24,7 @@ const num = (x: number | undefined | null, digits = 1): string =>
 const int = (x: number | undefined): string => x === undefined ? "-" : Math.round(x).toLocaleString("en-US")
 
 const columns = [
-  "agent", "T", "P", "approach", "status", "wall ms", "us/trial", "trials/s", "vs raw", "cpu us/t",
+  "agent", "T", "P", "approach", "status", "wall ms", "us/trial", "trials/s", "vs raw", "cpu us/t", "cpu/bare",
   "base MB", "peak RSS", "peak heap", "live heap", "fibers", "outst", "active", "max gap"
 ] as const
 
@@ -34,7 +35,8 @@ export const table = (rows: ReadonlyArray<Summary>): string => {
       s.agent, fmtCount(s.trials), String(s.parallelism), s.label, s.status,
       int(f?.wallMs), num(f?.usPerTrial, 2), int(f?.throughput),
       f?.vsRaw === undefined || f.vsRaw === null ? "-" : `${(f.vsRaw * 100).toFixed(1)}%`,
-      num(f?.cpuUsPerTrial, 2), num(f?.baseRssMb, 0), num(f?.peakRssMb, 0), num(f?.peakHeapMb, 0), num(f?.peakLiveHeapMb, 0),
+      num(f?.cpuUsPerTrial, 2), f?.vsBare === undefined ? "-" : `${f.vsBare.cpu.toFixed(2)}x`,
+      num(f?.baseRssMb, 0), num(f?.peakRssMb, 0), num(f?.peakHeapMb, 0), num(f?.peakLiveHeapMb, 0),
       int(f?.peakLiveFibers), int(f?.peakOutstanding), int(f?.peakActive),
       f === undefined ? "-" : `${int(f.maxSampleGapMs)}ms`
     ]
@@ -50,9 +52,9 @@ export const table = (rows: ReadonlyArray<Summary>): string => {
   return [line(columns), ...cells.map(line), ...(notes.length > 0 ? ["", "notes:", ...notes] : [])].join("\n")
 }
 
-export const render = (meta: Meta, runs: ReadonlyArray<RunRecord>): string => {
+export const render = (meta: Meta, runs: ReadonlyArray<RunRecord>, cli: ReadonlyArray<CliRecord> = []): string => {
   const summary = summarise(runs)
-  const maxLoad = Math.max(0, ...runs.flatMap((r) => (r.load1 === undefined ? [] : [r.load1])))
+  const maxLoad = Math.max(0, ...[...runs, ...cli].flatMap((r) => (r.load1 === undefined ? [] : [r.load1])))
   const header =
     `${meta.mode} mode, ${meta.rounds} rounds (median), node ${meta.node}, effect ${meta.effect}, ${meta.cpus} cpus, ` +
     `loader ${meta.loader}, commit ${meta.commit}${meta.srcDirty ? " (src/ has uncommitted edits)" : ""}; ` +
@@ -64,5 +66,5 @@ export const render = (meta: Meta, runs: ReadonlyArray<RunRecord>): string => {
       `so wall times are inflated (cpu us/t is steadier)`
     ]
     : []
-  return [header, ...warning, table(summary), "", printTargets(targets(summary))].join("\n")
+  return [header, ...warning, table(summary), "", printTargets(targets(summary, cli))].join("\n")
 }

@@ -1,7 +1,8 @@
 /**
  * From runs to figures: one record per child, then medians over rounds per
- * (agent, T, P, approach). Throughput relative to the raw pool is taken per
- * round (same round, same configuration), then the median of those fractions.
+ * (agent, T, P, approach). Comparisons with the raw pool and with the bare
+ * operator are taken per round (same round, same configuration), then the
+ * median of those ratios: a round disturbed by other work moves both sides.
  */
 import type { AgentName } from "./agents.ts"
 import { type ApproachName, approachNames, catalog, type ChildResult } from "./catalog.ts"
@@ -50,7 +51,20 @@ export interface Summary {
     readonly peakLiveFibers?: number
     readonly peakOutstanding?: number
     readonly peakActive?: number
+    /** Against the bare operator, medians of per-round ratios (absent for the bare operator itself). */
+    readonly vsBare?: VsBare
   }
+}
+
+/** This approach's figure over the bare operator's, per round, then the median over rounds. */
+export interface VsBare {
+  /** CPU time per trial: above 1 costs more. */
+  readonly cpu: number
+  /** Throughput: below 1 is slower. */
+  readonly throughput: number
+  readonly peakRss: number
+  /** How many rounds had both sides. */
+  readonly rounds: number
 }
 
 export const median = (xs: ReadonlyArray<number>): number => {
@@ -64,8 +78,10 @@ const throughputOf = (r: RunRecord) => r.result === undefined ? 0 : r.trials / (
 
 export const summarise = (runs: ReadonlyArray<RunRecord>): Array<Summary> => {
   const raw = new Map<string, number>()
+  const bare = new Map<string, ChildResult>()
   for (const r of runs) {
     if (r.approach === "raw" && r.status === "ok") raw.set(`${key(r)}/${r.round}`, throughputOf(r))
+    if (r.approach === "bare" && r.status === "ok") bare.set(`${key(r)}/${r.round}`, r.result!)
   }
   const groups = new Map<string, Array<RunRecord>>()
   for (const r of runs) {
@@ -101,6 +117,10 @@ export const summarise = (runs: ReadonlyArray<RunRecord>): Array<Summary> => {
       const rawThroughput = raw.get(`${key(r)}/${r.round}`)
       return rawThroughput === undefined ? [] : [throughputOf(r) / rawThroughput]
     })
+    const pairs = first.approach === "bare" ? [] : ok.flatMap((r) => {
+      const b = bare.get(`${key(r)}/${r.round}`)
+      return b === undefined ? [] : [{ a: r.result!, b }]
+    })
     const probes = results.flatMap((r) => r.probe === undefined ? [] : [r.probe])
     const wallMs = median(results.map((r) => r.wallMs))
     return {
@@ -123,6 +143,14 @@ export const summarise = (runs: ReadonlyArray<RunRecord>): Array<Summary> => {
           peakLiveFibers: Math.max(...probes.map((p) => p.peakLiveFibers)),
           peakOutstanding: Math.max(...probes.map((p) => p.peakOutstanding)),
           peakActive: Math.max(...probes.map((p) => p.peakActive))
+        }),
+        ...(pairs.length > 0 && {
+          vsBare: {
+            cpu: median(pairs.map(({ a, b }) => a.cpuMs / b.cpuMs)),
+            throughput: median(pairs.map(({ a, b }) => b.wallMs / a.wallMs)),
+            peakRss: median(pairs.map(({ a, b }) => a.peakRssMb / b.peakRssMb)),
+            rounds: pairs.length
+          }
         })
       }
     }

@@ -9,6 +9,7 @@ import { fmtCount, type Summary } from "./summary.ts"
 const colors: Record<ApproachName, string> = {
   unordered: "#1f77b4",
   ordered: "#17becf",
+  bare: "#7f7f7f",
   raw: "#2ca02c",
   pmap: "#ff7f0e",
   plimit: "#d62728",

@@ -114,7 +114,7 @@ export interface BoundedConfig extends ExecuteConfig {
  * @internal
  */
 export const withTelemetry = <C extends BoundedConfig>(config: C): Effect.Effect<C> =>
-  Effect.map(runTelemetry, ({ counts, traced }) => ({ ...config, traced, counts }))
+  Effect.clockWith((clock) => Effect.map(runTelemetry, ({ counts, traced }) => ({ ...config, traced, counts, clock })))
 
 /**
  * The run span around a run's whole stream (its failure budget included),

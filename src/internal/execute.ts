@@ -8,9 +8,9 @@
  *
  * @internal
  */
-import { Cause, type Clock, Duration, Effect, type Exit, type Semaphore, Tracer } from "effect"
+import { Cause, type Clock, Duration, Effect, Exit, type Semaphore, Tracer } from "effect"
 import type { Agent, TrialContext } from "../Agent.ts"
-import { describe } from "../Agent.ts"
+import { callables, describe, invoke } from "../Agent.ts"
 import * as Policy from "../Policy.ts"
 import type { MutableProbe } from "./probe.ts"
 import type { AgentEvalTask, AgentEvalTrial, AgentOutput, TrialError } from "../Trial.ts"
@@ -27,6 +27,8 @@ export interface ExecuteConfig {
   readonly adaptive?: Policy.AdaptiveLimit | undefined
   /** Per run: spans for the trials, their calls and retry waits; none when undefined. */
   readonly traced?: Traced | undefined
+  /** Per run: the Clock its trials read; looked up per trial when undefined (the eager repro). */
+  readonly clock?: Clock.Clock | undefined
   /** Per run: where the `agent_trials_*` metrics count; nowhere when undefined (the eager repro). */
   readonly counts?: Counts | undefined
 }
@@ -47,7 +49,12 @@ export const executeTrial = <AE, AR>(
 ): Effect.Effect<AgentEvalTrial, never, AR> =>
   Effect.suspend(() => {
     const trial = new TrialRun(task, epoch, agent, config)
-    const run = Effect.onExit(Effect.clockWith((clock) => trial.start(clock)), () => trial.end())
+    // The run's clock when it has one (read once, where the run starts):
+    // the same clock its trial fibers would read, without a lookup per trial.
+    const run = Effect.onExit(
+      config.clock === undefined ? Effect.clockWith((clock) => trial.start(clock)) : trial.start(config.clock),
+      () => trial.end()
+    )
     return config.traced === undefined ? run : trial.traced(run)
   })
 
@@ -134,6 +141,20 @@ class TrialRun<AE, AR> {
     this.callOpen = true
     config.probe.callStarted()
     if (config.counts !== undefined) config.counts.active++
+    // A user's function (`Agent.fromPromise`, `module:`) without a timeout or
+    // a span is called right here, in one callback that resumes with its Exit:
+    // no agent Effect to build, run and wrap per call.
+    const callable = config.timeoutMs === undefined && this.span === undefined ? callables.get(this.agent) : undefined
+    if (callable !== undefined) {
+      return Effect.callback<Exit.Exit<AgentOutput, unknown>>((resume) =>
+        invoke(callable, this.task, this.context, (result) =>
+          resume(
+            Exit.isExit(result)
+              ? Exit.succeed(result as Exit.Exit<AgentOutput, unknown>)
+              : Effect.exit(result)
+          ))
+      )
+    }
     // A callable that throws before returning an Effect must fail its trial,
     // not the fiber that drives the stream (a concurrent Stream.mapEffect is
     // reported to hang on that).
