@@ -12,7 +12,7 @@ import type { Agent } from "../Agent.ts"
 import { InvalidAgentOutput } from "../Errors.ts"
 import type { AgentEvalTask, AgentOutput } from "../Trial.ts"
 import type { HttpAgentError } from "./HttpErrors.ts"
-import { postJson, preview } from "./internal/post.ts"
+import { chatCompletionsUrl, postJson, preview } from "./internal/post.ts"
 import { redactUrl, scrubber, urlSecrets } from "./internal/redact.ts"
 
 /**
@@ -80,15 +80,6 @@ export const keyFromConfig: Effect.Effect<Redacted.Redacted<string> | undefined,
     Effect.map(Option.filter((key) => Redacted.value(key) !== "")),
     Effect.map(Option.getOrUndefined)
   )
-
-// Into the path, so a base URL's query (`?api-version=...`) stays a query.
-// Text that is no URL is kept as it is: the request then fails as a NetworkError.
-const chatCompletionsUrl = (baseUrl: string): string => {
-  if (!URL.canParse(baseUrl)) return `${baseUrl.replace(/\/+$/, "")}/chat/completions`
-  const url = new URL(baseUrl)
-  url.pathname = `${url.pathname.replace(/\/+$/, "")}/chat/completions`
-  return url.href
-}
 
 const userContent = (task: AgentEvalTask): string => {
   const instruction = task.inputs["instruction"]

@@ -16,7 +16,7 @@
 import { Duration, Effect, Redacted, Schema } from "effect"
 import type { HttpClient } from "effect/http"
 import { InvalidAgentOutput } from "../Errors.ts"
-import { postJson, preview } from "../agents/internal/post.ts"
+import { chatCompletionsUrl, postJson, preview } from "../agents/internal/post.ts"
 import { redactUrl, scrubber, urlSecrets } from "../agents/internal/redact.ts"
 import * as Policy from "../Policy.ts"
 import type { AgentEvalTask } from "../Trial.ts"
@@ -221,14 +221,6 @@ const answerOf = (body: unknown, where: string): Effect.Effect<string, InvalidJu
         message: `chat completion from ${where} has no string at choices[0].message.content: ${preview(JSON.stringify(body) ?? "")}`
       })
     )
-}
-
-// As the openai agent builds it: into the path, so a query stays a query.
-const chatCompletionsUrl = (baseUrl: string): string => {
-  if (!URL.canParse(baseUrl)) return `${baseUrl.replace(/\/+$/, "")}/chat/completions`
-  const url = new URL(baseUrl)
-  url.pathname = `${url.pathname.replace(/\/+$/, "")}/chat/completions`
-  return url.href
 }
 
 const field = (value: unknown, name: string): unknown =>

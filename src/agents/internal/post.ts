@@ -124,3 +124,17 @@ const describeCause = (error: Error): string => {
   }
   return preview(parts.join(": "))
 }
+
+/**
+ * `BASE_URL/chat/completions`, the path appended before any query, so
+ * `openai:http://h/v1?api_key=K` asks `/v1/chat/completions?api_key=K`.
+ * Shared by the OpenAI-compatible agent and the judge.
+ *
+ * @internal
+ */
+export const chatCompletionsUrl = (baseUrl: string): string => {
+  if (!URL.canParse(baseUrl)) return `${baseUrl.replace(/\/+$/, "")}/chat/completions`
+  const url = new URL(baseUrl)
+  url.pathname = `${url.pathname.replace(/\/+$/, "")}/chat/completions`
+  return url.href
+}
