@@ -4,12 +4,13 @@
  * @since 0.1.0
  */
 import { Config, Console, Duration, Effect, Option, Runtime, Schema } from "effect"
-import { CliError, CliOutput, Command, Flag } from "effect/cli"
+import { Argument, CliError, CliOutput, Command, Flag } from "effect/cli"
 import * as OpenAiAgent from "./agents/OpenAi.ts"
 import * as SimAgent from "./agents/Sim.ts"
 import * as Options from "./Options.ts"
 import { formatReport, reproduce } from "./Repro.ts"
 import * as Run from "./Run.ts"
+import * as Rescore from "./scoring/Rescore.ts"
 
 /**
  * The reproduction did not show the bounded runner within its bounds.
@@ -177,6 +178,26 @@ const optionFlag = <A, const D>(
     )
   )
 
+// Repeatable; without the flag, AGENT_TRIALS_SCORE gives one spec.
+const scoreFlag = (description: string) =>
+  Flag.String("score").pipe(
+    Flag.withDescription(described("score", description)),
+    Flag.withMetavar("SPEC"),
+    Flag.atLeast(0)
+  )
+
+const scoreFromEnv = (specs: ReadonlyArray<string>) =>
+  specs.length > 0
+    ? Effect.succeed(specs)
+    : Config.option(Config.String(envName("score"))).pipe(
+      Effect.map(Option.match({ onNone: () => specs, onSome: (spec) => [spec] })),
+      Effect.orElseSucceed(() => specs)
+    )
+
+const SCORE_DESCRIPTION =
+  "A scorer, repeatable: exact | includes | regex[:PATTERN] | numeric[:tolerance=T] | json | levenshtein[:threshold=X] | " +
+  "judge:BASE_URL | module:PATH[#export], optionally NAME=SPEC; none scores nothing"
+
 const switchFlag = (name: string, description: string) =>
   Flag.Boolean(name).pipe(Flag.withDescription(description), Flag.withoutNegation, Flag.withDefault(false))
 
@@ -285,7 +306,24 @@ export const runCommand = Command.make(
       Options.MaxFailures,
       undefined,
       "Stop (exit 1) when more than N trials, or more than P% of finished trials (from 20 on), have failed; no limit by default"
-    )
+    ),
+    score: scoreFlag(`${SCORE_DESCRIPTION} (default exact for synthetic tasks, none for --tasks)`),
+    scoreParallelism: optionFlag(
+      "score-parallelism",
+      "N",
+      Options.Parallelism,
+      undefined,
+      "Trials being scored at most (an integer >= 1; default --parallelism)"
+    ),
+    judgeModel: optionalString("judge-model", "Model a judge: scorer asks (the key comes from OPENAI_API_KEY)"),
+    judgeParallelism: optionFlag(
+      "judge-parallelism",
+      "N",
+      Options.Parallelism,
+      undefined,
+      "Judge calls in flight at most, across the run (an integer >= 1; default --score-parallelism)"
+    ),
+    pass: optionalString("pass", "The scorer whose verdict decides whether a trial passed (default: every scorer must pass)")
   },
   Effect.fn("Cli.run")(function*(flags) {
     const apiKey = yield* OpenAiAgent.keyFromConfig.pipe(Effect.orElseSucceed(() => undefined))
@@ -319,7 +357,12 @@ export const runCommand = Command.make(
       retryAfterMax: flags.retryAfterMax,
       rate: flags.rate,
       adaptive: flags.adaptive,
-      maxFailures: flags.maxFailures
+      maxFailures: flags.maxFailures,
+      score: yield* scoreFromEnv(flags.score),
+      scoreParallelism: flags.scoreParallelism,
+      judgeModel: Option.getOrUndefined(flags.judgeModel),
+      judgeParallelism: flags.judgeParallelism,
+      pass: Option.getOrUndefined(flags.pass)
     }).pipe(Effect.mapError((e) =>
       e instanceof Run.RunInputError
         ? new UsageError({ message: e.message })
@@ -331,6 +374,64 @@ export const runCommand = Command.make(
 ))
 
 /**
+ * `score RESULTS.jsonl --score SPEC... --out SCORED.jsonl [--tasks FILE]
+ * [--resume]`: score (or re-score) an existing results file.
+ *
+ * @category commands
+ * @since 0.1.0
+ */
+export const scoreCommand = Command.make(
+  "score",
+  {
+    results: Argument.String("results").pipe(Argument.withDescription("The results file (JSONL) to score")),
+    score: scoreFlag(SCORE_DESCRIPTION),
+    out: Flag.String("out").pipe(Flag.withDescription("The scored results file (JSONL, appended as trials are scored)")),
+    tasks: optionalString("tasks", "JSONL task file giving each trial's task (its reference), joined by task id"),
+    resume: switchFlag("resume", "Continue --out: skip the trials it already holds"),
+    parallelism: optionFlag(
+      "score-parallelism",
+      "N",
+      Options.Parallelism,
+      8,
+      "Trials being scored at most (an integer >= 1, default 8)"
+    ),
+    judgeModel: optionalString("judge-model", "Model a judge: scorer asks (the key comes from OPENAI_API_KEY)"),
+    judgeParallelism: optionFlag(
+      "judge-parallelism",
+      "N",
+      Options.Parallelism,
+      undefined,
+      "Judge calls in flight at most (an integer >= 1; default --score-parallelism)"
+    ),
+    pass: optionalString("pass", "The scorer whose verdict decides whether a trial passed (default: every scorer must pass)"),
+    summary: optionalString("summary", "Also write the summary as JSON to this file")
+  },
+  Effect.fn("Cli.score")(function*(flags) {
+    const apiKey = yield* OpenAiAgent.keyFromConfig.pipe(Effect.orElseSucceed(() => undefined))
+    yield* Rescore.score({
+      input: flags.results,
+      score: yield* scoreFromEnv(flags.score),
+      out: flags.out,
+      tasks: Option.getOrUndefined(flags.tasks),
+      resume: flags.resume,
+      parallelism: flags.parallelism,
+      judgeModel: Option.getOrUndefined(flags.judgeModel),
+      judgeParallelism: flags.judgeParallelism,
+      pass: Option.getOrUndefined(flags.pass),
+      summary: Option.getOrUndefined(flags.summary),
+      apiKey,
+      cwd: process.cwd()
+    }).pipe(Effect.mapError((e) =>
+      e instanceof Rescore.ScoreInputError
+        ? new UsageError({ message: e.message })
+        : new RunStopped({ message: e.message })
+    ))
+  }, reportErrors)
+).pipe(Command.withDescription(
+  "Score (or re-score) an existing results file with --score scorers, writing the scored trials to --out"
+))
+
+/**
  * `agent-trials`: the root command.
  *
  * @category commands
@@ -338,5 +439,5 @@ export const runCommand = Command.make(
  */
 export const trialsCommand = Command.make("agent-trials").pipe(
   Command.withDescription("A bounded, streaming evaluation runner for AI agents"),
-  Command.withSubcommands([runCommand, reproCommand])
+  Command.withSubcommands([runCommand, scoreCommand, reproCommand])
 )

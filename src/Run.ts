@@ -3,8 +3,9 @@
  * runner, every trial appended to a results file as it finishes, resumable
  * after a crash, with progress and a summary.
  *
- * Data flows one way: dataset -> (skip what is recorded) -> runner -> writer,
- * with the probe read by progress and summary.
+ * Data flows one way: dataset -> (skip what is recorded) -> runner ->
+ * scoring stage (when there are scorers) -> writer, with the probes read by
+ * progress and summary.
  *
  * @since 0.1.0
  */
@@ -19,6 +20,9 @@ import * as Policy from "./Policy.ts"
 import * as Progress from "./Progress.ts"
 import * as Results from "./Results.ts"
 import { runUnits, type TrialUnit } from "./Runner.ts"
+import type { Scorer } from "./scoring/Scorer.ts"
+import * as Scorers from "./scoring/Scorers.ts"
+import * as Stage from "./scoring/Stage.ts"
 import * as Summary from "./Summary.ts"
 import { type AgentEvalTask, trialId } from "./Trial.ts"
 
@@ -56,7 +60,32 @@ export interface RunConfig {
   readonly rate: Options.Rate | undefined
   readonly adaptive: boolean
   readonly maxFailures: Policy.MaxFailures | undefined
+  /**
+   * `--score` specs; `["none"]` scores nothing. When undefined: `exact` for
+   * synthetic tasks (their references are the answers), nothing for `--tasks`.
+   */
+  readonly score?: ReadonlyArray<string> | undefined
+  /** Trials being scored at most; the run's parallelism when undefined. */
+  readonly scoreParallelism?: number | undefined
+  readonly judgeModel?: string | undefined
+  /** Judge calls in flight at most, across the run; the score parallelism when undefined. */
+  readonly judgeParallelism?: number | undefined
+  /** The scorer that decides whether a trial passed; every scorer when undefined. */
+  readonly pass?: string | undefined
 }
+
+/**
+ * The scorer specs a run applies: the `--score` specs, without `none`; by
+ * default `exact` when the tasks are synthetic (each carries its answer as
+ * its reference) and none for a task file (whose references may be missing).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const scoreSpecs = (config: Pick<RunConfig, "score" | "tasks">): ReadonlyArray<string> =>
+  config.score === undefined || config.score.length === 0
+    ? config.tasks === undefined ? ["exact"] : []
+    : config.score.filter((spec) => spec !== "none")
 
 /**
  * A flag or input the run cannot use (exit code 2).
@@ -110,6 +139,9 @@ const validate = (config: RunConfig): RunInputError | undefined => {
   }
   if (config.resume && config.out === undefined) return bad("--resume needs --out FILE: the results file to continue")
   if (config.retryFailed && !config.resume) return bad("--retry-failed needs --resume")
+  if (config.score !== undefined && config.score.includes("none") && config.score.length > 1) {
+    return bad("--score none scores nothing: it cannot be given with other --score specs")
+  }
   return undefined
 }
 
@@ -141,11 +173,16 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   const input = (e: { readonly message: string }) => new RunInputError({ message: e.message })
 
   const agent = yield* AgentSpec.build(config.agent, config).pipe(Effect.mapError((message) => new RunInputError({ message })))
+  const scorers = yield* buildScorers(config)
 
   const path = yield* Path.Path
   const runId = makeRunId()
   const out = config.out ?? path.join("runs", `${runId}.jsonl`)
-  const acc = new Summary.Accumulator(config.epochs)
+  const acc = new Summary.Accumulator(
+    config.epochs,
+    scorers.length === 0 ? undefined : { scorers: scorers.map((s) => s.name), pass: config.pass }
+  )
+  const scoreParallelism = config.scoreParallelism ?? config.parallelism
   const recorded = yield* Results.prepare(out, {
     resume: config.resume,
     retryFailed: config.retryFailed,
@@ -161,6 +198,11 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   }
 
   const probe = new MutableProbe()
+  const scoreProbe = new MutableProbe()
+  // The task of each trial between its agent call and the scoring stage (the
+  // runner emits trials, the scorers need the task's reference): at most the
+  // trials in the agent stage, as each entry leaves when its trial is emitted.
+  const pending = new Map<string, AgentEvalTask>()
   const invalid = new WeakMap<AgentEvalTask, string>()
   let skipped = 0
   let invalidLines = 0
@@ -178,6 +220,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   )
   const guarded: Agent<unknown, HttpClient.HttpClient> = (task, trial) => {
     const message = invalid.get(task)
+    if (scorers.length > 0 && trial !== undefined) pending.set(trial.id, task)
     return message === undefined ? agent(task, trial) : Effect.fail(new InvalidTask({ message }))
   }
 
@@ -196,7 +239,12 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
         acc,
         probe: probe.snapshot(),
         wallMs: Date.now() - started,
-        parallelism: config.parallelism
+        parallelism: config.parallelism,
+        scoring: scorers.length === 0 ? undefined : {
+          probe: scoreProbe.snapshot(),
+          parallelism: scoreParallelism,
+          judgeParallelism: scorers.some(Stage.isJudge) ? config.judgeParallelism ?? scoreParallelism : undefined
+        }
       })
       yield* Console.log(Summary.format(summary))
       if (config.summary !== undefined) {
@@ -233,7 +281,18 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     // reports trials that a failed write lost.
     writer = yield* Results.writer(out, { onWritten: (trial) => acc.add(trial) })
     const sink = writer
-    yield* runUnits(units, guarded, { parallelism: config.parallelism, probe, ...policyOptions(config) }).pipe(
+    const trials = runUnits(units, guarded, { parallelism: config.parallelism, probe, ...policyOptions(config) })
+    // Written once, after scoring: a recorded trial carries its scores, so a
+    // resume never scores a trial twice nor records one unscored.
+    const scored = scorers.length === 0 ? trials : Stage.scoreTrials(
+      Stream.map(trials, (trial): Stage.Finished => {
+        const task = pending.get(trial.id) ?? { id: trial.task_id, inputs: {} }
+        pending.delete(trial.id)
+        return { task, trial }
+      }),
+      { scorers, parallelism: scoreParallelism, judgeParallelism: config.judgeParallelism, probe: scoreProbe }
+    )
+    yield* scored.pipe(
       Stream.runForEach(sink.append),
       Effect.mapError((e) =>
         e instanceof RunInputError || e instanceof Policy.MaxFailuresExceeded || e instanceof Results.ResultsWriteError
@@ -269,6 +328,28 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     )
   )
 })
+
+const buildScorers = (
+  config: RunConfig
+): Effect.Effect<ReadonlyArray<Scorer<HttpClient.HttpClient>>, RunInputError> =>
+  Effect.gen(function*() {
+    const specs = scoreSpecs(config)
+    const scorers = yield* Scorers.fromSpecs(specs, {
+      cwd: config.cwd,
+      judgeModel: config.judgeModel,
+      apiKey: config.apiKey,
+      // The run's retry flags, --retries 0 included (the judge's own default retries otherwise).
+      retry: { retries: config.retries, base: config.backoff, max: config.backoffMax, retryAfterMax: config.retryAfterMax }
+    }).pipe(Effect.mapError((e) => new RunInputError({ message: e.message })))
+    if (config.pass !== undefined && !scorers.some((s) => s.name === config.pass)) {
+      return yield* new RunInputError({
+        message: scorers.length === 0
+          ? `--pass ${config.pass}: the run has no scorers (--score SPEC)`
+          : `--pass ${config.pass}: no scorer has that name (scorers: ${scorers.map((s) => s.name).join(", ")})`
+      })
+    }
+    return scorers
+  })
 
 const itemsOf = (config: RunConfig): Stream.Stream<Dataset.Item, Dataset.DatasetError, Dataset.Services> =>
   config.tasks === undefined

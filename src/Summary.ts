@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import type { ProbeSnapshot } from "./Probe.ts"
+import * as Statistics from "./scoring/Statistics.ts"
 import type { AgentEvalTrial, TrialStatus } from "./Trial.ts"
 
 // Buckets grow by 5%: a percentile is reported to within about ±2.5%.
@@ -52,6 +53,87 @@ export class LatencyHistogram {
 }
 
 /**
+ * Which scorers a run's trials carry, and which decide whether a trial
+ * passed: every scorer, or the one `pass` names.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ScoringOptions {
+  readonly scorers: ReadonlyArray<string>
+  readonly pass?: string | undefined
+}
+
+/**
+ * The tallies of scored trials (this run's and those already recorded): per
+ * scorer its statistics, and trials by whether they passed, per task for
+ * pass@k. A failed trial counts in every scorer's `trials` and never passes. A
+ * completed trial without a score of a scorer (recorded by an earlier run
+ * with other scorers) is counted in `not_scored` and left out of the rest.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export class ScoreTally {
+  readonly stats = new Map<string, Statistics.Accumulator>()
+  readonly decisive: ReadonlyArray<string>
+  trials = 0
+  passed = 0
+  notScored = 0
+  /** tasksByPasses[c]: tasks all of whose `epochs` trials are recorded, c of them passed. */
+  readonly tasksByPasses: Array<number>
+  private readonly open = new Map<string, { n: number; c: number }>()
+  readonly options: ScoringOptions
+  readonly epochs: number
+
+  constructor(options: ScoringOptions, epochs: number) {
+    this.options = options
+    this.epochs = epochs
+    for (const name of options.scorers) this.stats.set(name, Statistics.accumulator())
+    this.decisive = options.pass === undefined ? options.scorers : [options.pass]
+    this.tasksByPasses = Array.from({ length: epochs + 1 }, () => 0)
+  }
+
+  add(trial: AgentEvalTrial): void {
+    if (trial.error?.type === "InvalidTask") return
+    const failed = trial.status === "failed"
+    const scores = trial.scores
+    if (!failed && (scores === undefined || this.decisive.some((name) => scores[name] === undefined))) {
+      this.notScored++
+      return
+    }
+    for (const [name, stats] of this.stats) {
+      const score = scores?.[name]
+      if (failed) stats.addFailedTrial()
+      else if (score !== undefined) stats.add(score)
+    }
+    const passed = !failed && this.decisive.every((name) => {
+      const score = scores![name]!
+      return score.passed && score.error === undefined
+    })
+    this.trials++
+    if (passed) this.passed++
+    if (this.epochs <= 1) {
+      this.tasksByPasses[passed ? 1 : 0]++
+      return
+    }
+    const entry = this.open.get(trial.task_id) ?? { n: 0, c: 0 }
+    entry.n++
+    if (passed) entry.c++
+    if (entry.n >= this.epochs) {
+      this.open.delete(trial.task_id)
+      this.tasksByPasses[Math.min(entry.c, this.epochs)]++
+    } else {
+      this.open.set(trial.task_id, entry)
+    }
+  }
+
+  get incompleteTasks(): number {
+    return this.open.size
+  }
+}
+
+/**
  * Accumulates a run's trials.
  *
  * @category models
@@ -67,13 +149,17 @@ export class Accumulator {
   private readonly open = new Map<string, { n: number; c: number }>()
 
   readonly epochs: number
+  /** Set when the run has scorers. */
+  readonly scoring: ScoreTally | undefined
 
-  constructor(epochs: number) {
+  constructor(epochs: number, scoring?: ScoringOptions) {
     this.epochs = epochs
     this.tasksByPasses = Array.from({ length: epochs + 1 }, () => 0)
+    this.scoring = scoring === undefined || scoring.scorers.length === 0 ? undefined : new ScoreTally(scoring, epochs)
   }
 
   add(trial: AgentEvalTrial, prior = false): void {
+    this.scoring?.add(trial)
     const counts = prior ? this.prior : this.thisRun
     counts[trial.status]++
     if (!prior) this.latency.record(trial.metadata.latency_ms)
@@ -158,11 +244,45 @@ export interface Summary {
   readonly concurrency_limit: { readonly min: number; readonly max: number }
   readonly epochs: number
   readonly pass_at_k?: {
+    /** What a pass is here: a completed trial (whether or not its answer was right). */
+    readonly counts: "completed trials"
     readonly tasks_scored: number
     readonly tasks_incomplete: number
     readonly tasks_by_passes: ReadonlyArray<number>
     readonly estimates: Record<string, number | null>
   }
+  /** Present when the run has scorers (`--score`). */
+  readonly scoring?: ScoringSummary
+}
+
+/**
+ * The scores of a run: per scorer its statistics, trials that passed (every
+ * scorer passed, or the one `--pass` names), and pass@k over passes.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ScoringSummary {
+  readonly scorers: Record<string, Statistics.ScorerStats>
+  /** `"every scorer"` or the name of the scorer that decides. */
+  readonly pass_rule: string
+  readonly trials: number
+  readonly passed: number
+  readonly pass_rate: number | null
+  readonly pass_rate_ci95: Statistics.Interval | null
+  /** Completed trials without the deciding scores (recorded by a run with other scorers): not counted above. */
+  readonly not_scored: number
+  readonly pass_at_k: {
+    readonly counts: "passed trials"
+    readonly tasks_scored: number
+    readonly tasks_incomplete: number
+    readonly tasks_by_passes: ReadonlyArray<number>
+    readonly estimates: Record<string, number | null>
+  }
+  readonly parallelism: number
+  readonly judge_parallelism: number | null
+  readonly peak_active_scorer_calls: number
+  readonly peak_outstanding: number
 }
 
 const withTotal = (c: { completed: number; failed: number; partial: number }) => ({
@@ -187,6 +307,12 @@ export const make = (input: {
   readonly probe: ProbeSnapshot
   readonly wallMs: number
   readonly parallelism: number
+  /** The scoring stage's probe and limits, when the run has scorers. */
+  readonly scoring?: {
+    readonly probe: ProbeSnapshot
+    readonly parallelism: number
+    readonly judgeParallelism?: number | undefined
+  } | undefined
 }): Summary => {
   const { acc } = input
   const thisRun = withTotal(acc.thisRun)
@@ -226,16 +352,64 @@ export const make = (input: {
     concurrency_limit: { min: input.probe.lowestLimit, max: input.probe.highestLimit },
     epochs: acc.epochs
   }
-  if (acc.epochs <= 1) return summary
   const ks = [...new Set([1, Math.min(5, acc.epochs), acc.epochs])]
+  const scoring = scoringSummary(acc, ks, input.scoring)
+  const scored = scoring === undefined ? summary : { ...summary, scoring }
+  if (acc.epochs <= 1) return scored
   return {
-    ...summary,
+    ...scored,
     pass_at_k: {
+      counts: "completed trials",
       tasks_scored: acc.tasksByPasses.reduce((a, b) => a + b, 0),
       tasks_incomplete: acc.incompleteTasks,
       tasks_by_passes: acc.tasksByPasses,
       estimates: Object.fromEntries(ks.map((k) => [`pass@${k}`, round(passAtK(acc.tasksByPasses, k), 4)]))
     }
+  }
+}
+
+const roundInterval = (ci: Statistics.Interval | null, digits = 4): Statistics.Interval | null =>
+  ci === null ? null : [round(ci[0], digits)!, round(ci[1], digits)!]
+
+const scoringSummary = (
+  acc: Accumulator,
+  ks: ReadonlyArray<number>,
+  stage: Parameters<typeof make>[0]["scoring"]
+): ScoringSummary | undefined => {
+  const tally = acc.scoring
+  if (tally === undefined) return undefined
+  const scorers: Record<string, Statistics.ScorerStats> = {}
+  for (const [name, stats] of tally.stats) {
+    const s = stats.snapshot()
+    scorers[name] = {
+      ...s,
+      mean: round(s.mean ?? undefined, 4),
+      sd: round(s.sd ?? undefined, 4),
+      standard_error: round(s.standard_error ?? undefined, 4),
+      ci95: roundInterval(s.ci95),
+      pass_rate: round(s.pass_rate ?? undefined, 4),
+      pass_rate_ci95: roundInterval(s.pass_rate_ci95)
+    }
+  }
+  return {
+    scorers,
+    pass_rule: tally.options.pass ?? "every scorer",
+    trials: tally.trials,
+    passed: tally.passed,
+    pass_rate: tally.trials === 0 ? null : round(tally.passed / tally.trials, 4),
+    pass_rate_ci95: roundInterval(Statistics.wilson(tally.passed, tally.trials)),
+    not_scored: tally.notScored,
+    pass_at_k: {
+      counts: "passed trials",
+      tasks_scored: tally.tasksByPasses.reduce((a, b) => a + b, 0),
+      tasks_incomplete: tally.incompleteTasks,
+      tasks_by_passes: tally.tasksByPasses,
+      estimates: Object.fromEntries(ks.map((k) => [`pass@${k}`, round(passAtK(tally.tasksByPasses, k), 4)]))
+    },
+    parallelism: stage?.parallelism ?? 0,
+    judge_parallelism: stage?.judgeParallelism ?? null,
+    peak_active_scorer_calls: stage?.probe.peakActive ?? 0,
+    peak_outstanding: stage?.probe.peakOutstanding ?? 0
   }
 }
 
@@ -276,6 +450,44 @@ export const format = (s: Summary): string => {
     )
     lines.push(`  tasks by completed trials: ${p.tasks_by_passes.map((n, c) => `${c}:${n}`).join(" ")}`)
   }
+  if (s.scoring === undefined) {
+    lines.push(
+      s.pass_at_k === undefined
+        ? `  not scored (no --score): "completed" means the agent answered, not that the answer was right`
+        : `  pass@k above counts completed trials, not correct answers: no scorer checked them (--score)`
+    )
+  } else {
+    lines.push(...formatScoring(s.scoring))
+  }
   lines.push(`  results: ${s.results_file}`)
   return lines.join("\n")
+}
+
+const num = (x: number | null) => (x === null ? "-" : String(x))
+const interval = (ci: Statistics.Interval | null) => (ci === null ? "-" : `[${ci[0]}, ${ci[1]}]`)
+
+const formatScoring = (sc: ScoringSummary): Array<string> => {
+  const lines = [
+    `  scoring parallelism ${sc.parallelism}${
+      sc.judge_parallelism === null ? "" : ` (judges ${sc.judge_parallelism})`
+    }: peak active scorer calls ${sc.peak_active_scorer_calls}, peak outstanding ${sc.peak_outstanding}`
+  ]
+  for (const [name, st] of Object.entries(sc.scorers)) {
+    lines.push(
+      `  score ${name}: trials ${st.trials} (scored ${st.scored}, failed trials ${st.failed_trials}, scorer errors ${st.errors}), ` +
+        `mean ${num(st.mean)} ± ${num(st.standard_error)} (95% CI ${interval(st.ci95)}), ` +
+        `pass rate ${num(st.pass_rate)} (95% Wilson CI ${interval(st.pass_rate_ci95)})`
+    )
+  }
+  lines.push(
+    `  passed (${sc.pass_rule === "every scorer" ? "every scorer passed" : `--pass ${sc.pass_rule}`}): ` +
+      `${sc.passed} of ${sc.trials} trials, pass rate ${num(sc.pass_rate)} (95% Wilson CI ${interval(sc.pass_rate_ci95)})` +
+      (sc.not_scored > 0 ? `; ${sc.not_scored} completed trials not scored` : "")
+  )
+  const p = sc.pass_at_k
+  lines.push(
+    `  pass@k from scores: ${Object.entries(p.estimates).map(([k, v]) => `${k} ${num(v)}`).join(", ")} ` +
+      `(${p.tasks_scored} tasks, ${p.tasks_incomplete} incomplete; a failed trial counts and never passes)`
+  )
+  return lines
 }

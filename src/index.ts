@@ -177,6 +177,22 @@ export * as ModuleScorer from "./scoring/ModuleScorer.ts"
 export * as Statistics from "./scoring/Statistics.ts"
 
 /**
+ * The scoring stage: every finished trial scored by every scorer, at most
+ * `parallelism` trials at a time, pipelined after the agent stage.
+ *
+ * @since 0.1.0
+ */
+export * as Stage from "./scoring/Stage.ts"
+
+/**
+ * The `score` command: score (or re-score) an existing results file,
+ * streamed through the scoring stage, resumable.
+ *
+ * @since 0.1.0
+ */
+export * as Rescore from "./scoring/Rescore.ts"
+
+/**
  * Student's t distribution: its CDF and quantile.
  *
  * @since 0.1.0

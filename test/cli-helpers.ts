@@ -51,9 +51,9 @@ const childEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
  */
 export const start = (
   args: ReadonlyArray<string>,
-  options: { readonly env?: Record<string, string>; readonly stdin?: string } = {}
+  options: { readonly env?: Record<string, string>; readonly stdin?: string; readonly command?: string } = {}
 ): Running => {
-  const child = spawn(path.join(bin, "tsx"), ["scripts/trials.ts", "run", ...args], {
+  const child = spawn(path.join(bin, "tsx"), ["scripts/trials.ts", options.command ?? "run", ...args], {
     cwd: repoRoot,
     env: childEnv(options.env ?? {}),
     stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
@@ -87,10 +87,10 @@ export const start = (
   return running
 }
 
-/** Runs `agent-trials run ...args` to its end. */
+/** Runs `agent-trials run ...args` (or `options.command`) to its end. */
 export const run = (
   args: ReadonlyArray<string>,
-  options: { readonly env?: Record<string, string>; readonly stdin?: string } = {}
+  options: { readonly env?: Record<string, string>; readonly stdin?: string; readonly command?: string } = {}
 ): Promise<CliResult> => start(args, options).result
 
 /** Kills every child still running (for `afterAll`). */

@@ -188,6 +188,90 @@ describe("Accumulator and make", () => {
 
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4
 
+const scoredTrial = (
+  taskId: string,
+  epoch: number,
+  scores: Record<string, { value: number; passed: boolean; error?: { type: string; message: string; occurred_at: string } }> | undefined
+): AgentEvalTrial => ({ ...trial(taskId, epoch, "completed"), ...(scores === undefined ? {} : { scores }) })
+
+const scorerError = { type: "MissingReference", message: "x", occurred_at: "2026-01-01T00:00:00.000Z" }
+
+describe("Accumulator with scorers", () => {
+  it("per scorer statistics, trials passed by every scorer or by --pass, pass@k from scores; failed trials count and never pass", () => {
+    const add = (acc: Summary.Accumulator) => {
+      // Task a: 2 of 2 pass both; b: one passes exact only, one failed trial;
+      // c: a scorer error on `num` and a completed trial without scores (an
+      // older run's record).
+      acc.add(scoredTrial("a", 1, { exact: { value: 1, passed: true }, num: { value: 1, passed: true } }))
+      acc.add(scoredTrial("a", 2, { exact: { value: 1, passed: true }, num: { value: 0.5, passed: true } }))
+      acc.add(scoredTrial("b", 1, { exact: { value: 1, passed: true }, num: { value: 0, passed: false } }))
+      acc.add(trial("b", 2, "failed"))
+      acc.add(scoredTrial("c", 1, { exact: { value: 0, passed: false }, num: { value: 0, passed: false, error: scorerError } }))
+      acc.add(scoredTrial("c", 2, undefined))
+    }
+    const every = new Summary.Accumulator(2, { scorers: ["exact", "num"] })
+    add(every)
+    const make = (acc: Summary.Accumulator) =>
+      Summary.make({
+        runId: "r",
+        resultsFile: "f",
+        outcome: "finished",
+        acc,
+        probe: new MutableProbe().snapshot(),
+        wallMs: 1000,
+        parallelism: 4,
+        scoring: { probe: { ...new MutableProbe().snapshot(), peakActive: 2, peakOutstanding: 3 }, parallelism: 3 }
+      })
+    const s = make(every).scoring!
+    // exact over 5 trials (the unscored one left out): 3 passed, values 1,1,1,0.
+    assert.strictEqual(s.scorers["exact"]!.trials, 5)
+    assert.strictEqual(s.scorers["exact"]!.failed_trials, 1)
+    assert.strictEqual(s.scorers["exact"]!.passed, 3)
+    assert.strictEqual(s.scorers["exact"]!.pass_rate, 0.6)
+    assert.strictEqual(s.scorers["exact"]!.mean, 0.75)
+    assert.strictEqual(s.scorers["exact"]!.standard_error, 0.25)
+    assert.deepStrictEqual(s.scorers["exact"]!.pass_rate_ci95, [0.2307, 0.8824])
+    // num: an error is no measurement: mean over 1, 0.5, 0.
+    assert.strictEqual(s.scorers["num"]!.errors, 1)
+    assert.strictEqual(s.scorers["num"]!.mean, 0.5)
+    assert.strictEqual(s.scorers["num"]!.passed, 2)
+    assert.strictEqual(s.trials, 5)
+    assert.strictEqual(s.passed, 2)
+    assert.strictEqual(s.not_scored, 1)
+    // a: 2 of 2; b: 0 of 2; c incomplete (its unscored trial is left out).
+    assert.deepStrictEqual(s.pass_at_k.tasks_by_passes, [1, 0, 1])
+    assert.strictEqual(s.pass_at_k.tasks_incomplete, 1)
+    assert.strictEqual(s.pass_at_k.estimates["pass@1"], 0.5)
+    assert.strictEqual(s.pass_at_k.estimates["pass@2"], 0.5)
+    assert.strictEqual(s.peak_outstanding, 3)
+    const text = Summary.format(make(every))
+    assert.include(text, "scoring parallelism 3: peak active scorer calls 2, peak outstanding 3")
+    assert.include(text, "score exact: trials 5 (scored 4, failed trials 1, scorer errors 0), mean 0.75 ± 0.25")
+    assert.include(text, "passed (every scorer passed): 2 of 5 trials, pass rate 0.4")
+    assert.notInclude(text, "counts completed trials, not correct answers")
+
+    const byExact = new Summary.Accumulator(2, { scorers: ["exact", "num"], pass: "exact" })
+    add(byExact)
+    const p = make(byExact).scoring!
+    assert.strictEqual(p.pass_rule, "exact")
+    assert.strictEqual(p.passed, 3)
+    // b now 1 of 2: pass@1 = (1 + 0.5) / 2.
+    assert.deepStrictEqual(p.pass_at_k.tasks_by_passes, [0, 1, 1])
+    assert.strictEqual(p.pass_at_k.estimates["pass@1"], 0.75)
+    assert.include(Summary.format(make(byExact)), "passed (--pass exact): 3 of 5 trials")
+  })
+
+  it("without scorers the summary says pass@k counts completed trials", () => {
+    const acc = new Summary.Accumulator(2)
+    acc.add(trial("a", 1, "completed"))
+    acc.add(trial("a", 2, "failed"))
+    const summary = Summary.make({ runId: "r", resultsFile: "f", outcome: "finished", acc, probe: new MutableProbe().snapshot(), wallMs: 0, parallelism: 1 })
+    assert.isUndefined(summary.scoring)
+    assert.strictEqual(summary.pass_at_k!.counts, "completed trials")
+    assert.include(Summary.format(summary), "pass@k above counts completed trials, not correct answers: no scorer checked them")
+  })
+})
+
 describe("Progress.line", () => {
   it("shows done/total with percent, rate, ETA, active calls and failures; done/total counts skipped trials", () => {
     const probe = new MutableProbe()

@@ -1,0 +1,214 @@
+/**
+ * `agent-trials score RESULTS.jsonl --score SPEC... --out SCORED.jsonl`:
+ * scores (or re-scores) the trials of an existing results file through the
+ * bounded scoring stage, streaming: the results file is read a line at a
+ * time, at most `parallelism` trials are being scored at once, and each
+ * trial is appended to `out` as soon as it is scored, with `scores` replaced
+ * by the new scorers' (a failed trial is copied without scores). `--resume`
+ * continues `out`: trials already in it are skipped.
+ *
+ * References come from `--tasks FILE`, joined by task id. That join holds
+ * every task of the file in memory (one entry per task), read before any
+ * trial is scored; without `--tasks`, a scorer that needs a reference gives
+ * a score with a `MissingReference` error.
+ *
+ * @since 0.1.0
+ */
+import { Console, Effect, Exit, FileSystem, Path, type Redacted, Schema, Stream } from "effect"
+import * as Dataset from "../Dataset.ts"
+import { splitLines } from "../internal/lines.ts"
+import { MutableProbe } from "../internal/probe.ts"
+import * as Results from "../Results.ts"
+import * as Summary from "../Summary.ts"
+import { type AgentEvalTask, AgentEvalTrial } from "../Trial.ts"
+import * as Scorers from "./Scorers.ts"
+import * as Stage from "./Stage.ts"
+
+/**
+ * What `score` needs, after flags are read.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ScoreConfig {
+  /** The results file to score. */
+  readonly input: string
+  readonly score: ReadonlyArray<string>
+  readonly out: string
+  readonly tasks: string | undefined
+  readonly resume: boolean
+  readonly parallelism: number
+  readonly judgeModel: string | undefined
+  readonly judgeParallelism: number | undefined
+  readonly pass: string | undefined
+  readonly summary: string | undefined
+  readonly apiKey: Redacted.Redacted<string> | undefined
+  readonly cwd: string
+}
+
+/**
+ * A flag or input `score` cannot use (exit code 2).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class ScoreInputError extends Schema.TaggedError<ScoreInputError>()("ScoreInputError", {
+  message: Schema.String
+}) {}
+
+/**
+ * The scored file could not be written (exit code 1).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class ScoreWriteError extends Schema.TaggedError<ScoreWriteError>()("ScoreWriteError", {
+  message: Schema.String
+}) {}
+
+const decodeTrial = Schema.decodeUnknownExit(AgentEvalTrial)
+
+/**
+ * Scores `config.input` into `config.out` and prints the summary.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
+  const bad = (message: string) => new ScoreInputError({ message })
+  const path = yield* Path.Path
+  const specs = config.score.filter((spec) => spec !== "none")
+  if (specs.length === 0) return yield* bad("score needs at least one --score SPEC")
+  if (path.resolve(config.cwd, config.input) === path.resolve(config.cwd, config.out)) {
+    return yield* bad(`--out ${config.out} is the results file being scored: write the scored trials to another file`)
+  }
+  const scorers = yield* Scorers.fromSpecs(specs, {
+    cwd: config.cwd,
+    judgeModel: config.judgeModel,
+    apiKey: config.apiKey
+  }).pipe(Effect.mapError((e) => bad(e.message)))
+  const names = scorers.map((s) => s.name)
+  if (config.pass !== undefined && !names.includes(config.pass)) {
+    return yield* bad(`--pass ${config.pass}: no scorer has that name (scorers: ${names.join(", ")})`)
+  }
+  const fs = yield* FileSystem.FileSystem
+  const info = yield* Effect.option(fs.stat(config.input))
+  if (info._tag === "None" || info.value.type !== "File") {
+    return yield* bad(`results file not found: ${config.input}`)
+  }
+  const tasks = config.tasks === undefined ? undefined : yield* readTasks(config.tasks).pipe(
+    Effect.mapError((e) => bad(e.message))
+  )
+
+  const acc = new Summary.Accumulator(1, { scorers: names, pass: config.pass })
+  const recorded = yield* Results.prepare(config.out, {
+    resume: config.resume,
+    retryFailed: false,
+    onPrior: (trial) => acc.add(trial, true)
+  }).pipe(Effect.mapError((e) => bad(e.message)))
+  yield* Console.log(`scoring ${config.input} -> ${config.out}`)
+  if (recorded.kept > 0) yield* Console.log(`resuming: ${recorded.kept} trials already scored`)
+
+  const probe = new MutableProbe()
+  const started = Date.now()
+  let writer: Results.Writer | undefined
+  const finish = (outcome: Summary.Summary["outcome"]) =>
+    Effect.gen(function*() {
+      const summary = Summary.make({
+        runId: `score-${path.basename(config.input)}`,
+        resultsFile: config.out,
+        outcome,
+        acc,
+        probe: probe.snapshot(),
+        wallMs: Date.now() - started,
+        parallelism: config.parallelism,
+        scoring: {
+          probe: probe.snapshot(),
+          parallelism: config.parallelism,
+          judgeParallelism: scorers.some(Stage.isJudge) ? config.judgeParallelism ?? config.parallelism : undefined
+        }
+      })
+      yield* Console.log(Summary.format(summary))
+      if (config.summary !== undefined) {
+        yield* fs.writeFileString(config.summary, JSON.stringify(summary, null, 2) + "\n").pipe(
+          Effect.catch((e) => Console.error(`agent-trials: cannot write --summary ${config.summary}: ${e.message}`))
+        )
+      }
+    })
+
+  const trials = trialsOf(config.input).pipe(
+    Stream.filter((trial) => !recorded.ids.has(trial.id)),
+    Stream.map((trial): Stage.Finished => {
+      const { scores: _old, ...unscored } = trial
+      return { task: tasks?.get(trial.task_id) ?? { id: trial.task_id, inputs: {} }, trial: unscored }
+    })
+  )
+  return yield* Effect.scoped(Effect.gen(function*() {
+    writer = yield* Results.writer(config.out, { onWritten: (trial) => acc.add(trial) })
+    const sink = writer
+    yield* Stage.scoreTrials(trials, {
+      scorers,
+      parallelism: config.parallelism,
+      judgeParallelism: config.judgeParallelism,
+      probe
+    }).pipe(Stream.runForEach(sink.append))
+    yield* sink.flush
+  })).pipe(
+    Effect.onExit((exit) =>
+      finish(
+        Exit.hasInterrupts(exit)
+          ? "interrupted"
+          : writer?.failure() !== undefined
+          ? "write_error"
+          : Exit.isSuccess(exit)
+          ? "finished"
+          : "input_error"
+      )
+    ),
+    Effect.mapError((e) => {
+      const failure = writer?.failure()
+      if (failure !== undefined) {
+        return new ScoreWriteError({ message: `${failure.message}; --resume scores the rest` })
+      }
+      return e instanceof ScoreInputError ? e : bad(e.message)
+    })
+  )
+})
+
+/**
+ * The trials of a results file, a line at a time; a line that is not a trial
+ * fails the stream with its file and line number.
+ *
+ * @category sources
+ * @since 0.1.0
+ */
+export const trialsOf = (file: string): Stream.Stream<AgentEvalTrial, ScoreInputError, FileSystem.FileSystem> =>
+  Stream.unwrap(Effect.map(Effect.service(FileSystem.FileSystem), (fs) =>
+    splitLines(fs.stream(file)).pipe(
+      Stream.mapError((e) => new ScoreInputError({ message: `cannot read ${file}: ${e.message}` })),
+      Stream.filter((line) => line.text.trim() !== ""),
+      Stream.mapEffect((line) => {
+        let json: unknown
+        try {
+          json = JSON.parse(line.text)
+        } catch (e) {
+          return Effect.fail(
+            new ScoreInputError({ message: `${file}:${line.number}: not valid JSON (${(e as Error).message})` })
+          )
+        }
+        const exit = decodeTrial(json)
+        return exit._tag === "Success"
+          ? Effect.succeed(exit.value)
+          : Effect.fail(new ScoreInputError({ message: `${file}:${line.number}: not an AgentEvalTrial` }))
+      })
+    )))
+
+// Every task of the file by id: the join needs any task at any time, as the
+// results file is in completion order, not task order.
+const readTasks = (file: string) =>
+  Dataset.fromJsonl(file, { onInvalid: "fail" }).pipe(
+    Stream.runFold(() => new Map<string, AgentEvalTask>(), (map, item) => {
+      if (item._tag === "Task") map.set(item.task.id, item.task)
+      return map
+    })
+  )

@@ -1,0 +1,134 @@
+/**
+ * The scoring stage: a second bounded `Stream.mapEffect` after the agent
+ * stage. Each trial that reaches it is scored by every scorer and leaves with
+ * its `scores`, so its record is written once, after scoring (resume stays
+ * exactly-once). At most `parallelism` trials are admitted to the stage at a
+ * time, and it pulls the next trial from upstream only when a slot frees, so
+ * outstanding work stays bounded in both stages while they run side by side.
+ *
+ * A failed trial is not sent to scorers: it passes through unchanged (it
+ * counts as not passed in the statistics). Judges (scorers made by
+ * `Judge.make`) share one further limit, `judgeParallelism`, across the run.
+ *
+ * @since 0.1.0
+ */
+import { Effect, Exit, Semaphore, Stream } from "effect"
+import { checkParallelism, type InvalidParallelism } from "../Errors.ts"
+import { trackStreamFibers } from "../internal/bounded.ts"
+import { type MutableProbe, toMutable } from "../internal/probe.ts"
+import type * as Probe from "../Probe.ts"
+import type { AgentEvalTask, AgentEvalTrial, Score } from "../Trial.ts"
+import type { Scorer } from "./Scorer.ts"
+
+/**
+ * A finished trial with the task it was run on (the scorers read its
+ * reference).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Finished {
+  readonly task: AgentEvalTask
+  readonly trial: AgentEvalTrial
+}
+
+/**
+ * Options of the scoring stage.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options<R> {
+  readonly scorers: ReadonlyArray<Scorer<R>>
+  /** Trials being scored at most (an integer >= 1). */
+  readonly parallelism: number
+  /** Judge calls in flight at most, across the stage; `parallelism` when omitted. */
+  readonly judgeParallelism?: number | undefined
+  /**
+   * The stage's counts: `outstanding` trials admitted and not yet scored,
+   * `active` scorer calls in flight, `completed` / `failed` trials that left
+   * the stage. Its `liveFibers` counts the fibers of the whole pipeline up to
+   * here (the agent stage's included): the stage's fiber metrics forward to
+   * those installed around it.
+   */
+  readonly probe?: Probe.Probe | undefined
+}
+
+/**
+ * Whether a scorer is a judge (an LLM call): judges share the judge limit.
+ *
+ * @category guards
+ * @since 0.1.0
+ */
+export const isJudge = (scorer: Scorer<unknown>): boolean =>
+  typeof (scorer as { readonly counts?: unknown }).counts === "function"
+
+/**
+ * Scores a stream of finished trials, at most `parallelism` at a time,
+ * emitting each trial (with `scores` when it was scored) as soon as it is
+ * scored.
+ *
+ * **Example** (Score a run's trials with `exact`)
+ *
+ * ```ts
+ * import { Stream } from "effect"
+ * import { Match, Stage } from "agent-trials"
+ *
+ * const finished = Stream.make({
+ *   task: { id: "t1", inputs: {}, reference: "4" },
+ *   trial: {
+ *     id: "t1:trial",
+ *     task_id: "t1",
+ *     status: "completed" as const,
+ *     output: { output_text: "4" },
+ *     metadata: { started_at: "2026-01-01T00:00:00.000Z", finished_at: "2026-01-01T00:00:00.001Z", latency_ms: 1 }
+ *   }
+ * })
+ * const scored = Stage.scoreTrials(finished, { scorers: [Match.exact()], parallelism: 8 })
+ * ```
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const scoreTrials = <E, R, SR>(
+  items: Stream.Stream<Finished, E, R>,
+  options: Options<SR>
+): Stream.Stream<AgentEvalTrial, E | InvalidParallelism, R | SR> =>
+  Stream.unwrap(Effect.gen(function*() {
+    const invalid = checkParallelism(options.parallelism, "score parallelism") ??
+      (options.judgeParallelism === undefined ? undefined : checkParallelism(options.judgeParallelism, "judge parallelism"))
+    if (invalid) return yield* invalid
+    const probe = toMutable(options.probe)
+    probe.limit = probe.lowestLimit = probe.highestLimit = options.parallelism
+    const judges = yield* Semaphore.make(options.judgeParallelism ?? options.parallelism)
+    const scorers = options.scorers.map((scorer) => counted(scorer, isJudge(scorer) ? judges : undefined, probe))
+    const scoreOne = (item: Finished): Effect.Effect<AgentEvalTrial, never, SR> => {
+      probe.unitStarted()
+      const { task, trial } = item
+      const failed = trial.status === "failed" || trial.output === undefined
+      const scored = failed ? Effect.succeed(trial) : Effect.map(
+        Effect.forEach(scorers, (scorer) => scorer(task, trial)),
+        (scores): AgentEvalTrial => {
+          const byName: Record<string, Score> = {}
+          for (let i = 0; i < scores.length; i++) byName[options.scorers[i].name] = scores[i]
+          return { ...trial, scores: byName }
+        }
+      )
+      return Effect.onExit(scored, (exit) => Effect.sync(() => probe.unitEnded(Exit.isSuccess(exit) ? failed : undefined)))
+    }
+    return items.pipe(
+      Stream.mapEffect(scoreOne, { concurrency: options.parallelism, unordered: true }),
+      trackStreamFibers(probe)
+    )
+  }))
+
+// A scorer call counted in `active` while it runs (and, for a judge, while it
+// holds one of the judge permits, not while it waits for one).
+const counted = <R>(scorer: Scorer<R>, limit: Semaphore.Semaphore | undefined, probe: MutableProbe) => {
+  const call = (task: AgentEvalTask, trial: AgentEvalTrial): Effect.Effect<Score, never, R> =>
+    Effect.suspend(() => {
+      probe.callStarted()
+      return Effect.ensuring(scorer.score(task, trial), Effect.sync(() => probe.callEnded()))
+    })
+  return limit === undefined ? call : (task: AgentEvalTask, trial: AgentEvalTrial) => limit.withPermit(call(task, trial))
+}
