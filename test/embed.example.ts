@@ -18,4 +18,4 @@ export const program = Effect.gen(function*() {
     })
   )
   return { summary, peakActive: runner.probe.peakActive }
-}).pipe(Effect.provide(Runner.Runner.layer))
+}).pipe(Effect.provide(Runner.layer))
