@@ -22,7 +22,12 @@ export const agents: Record<AgentName, UserAgent> = {
 
 export const isAgentName = (name: string): name is AgentName => (agentNames as ReadonlyArray<string>).includes(name)
 
-/** The same lazy source for every approach: tasks `{ id, inputs: { i } }`, made on demand. */
+/**
+ * The same lazy source for every approach: tasks `{ id, inputs: { i }, reference: "ok" }`,
+ * made on demand. Every agent answers "ok", so `exact` (the `scored` approach) passes
+ * each trial; the reference is on every task so that `scored` and `unordered` differ
+ * only by the scoring stage.
+ */
 export function* tasks(count: number): Generator<AgentEvalTask> {
-  for (let i = 0; i < count; i++) yield { id: `t${i}`, inputs: { i } }
+  for (let i = 0; i < count; i++) yield { id: `t${i}`, inputs: { i }, reference: "ok" }
 }

@@ -11,7 +11,9 @@ import { runTrialsEager } from "../../src/Eager.ts"
 import { MutableProbe } from "../../src/internal/probe.ts"
 import type { ProbeSnapshot } from "../../src/Probe.ts"
 import { runTrials } from "../../src/Runner.ts"
-import type { AgentEvalTrial } from "../../src/Trial.ts"
+import * as Match from "../../src/scoring/Match.ts"
+import * as Stage from "../../src/scoring/Stage.ts"
+import type { AgentEvalTask, AgentEvalTrial } from "../../src/Trial.ts"
 import { tasks, type UserAgent } from "./agents.ts"
 import type { ApproachName } from "./catalog.ts"
 
@@ -41,6 +43,37 @@ const viaAgentTrials = (runner: TrialsRunner, ordered: boolean) => async (input:
     probe
   })
   const completed = await Effect.runPromise(countCompleted(trials))
+  return { completed, probe: probe.snapshot() }
+}
+
+// `unordered` with its trials piped through the scoring stage (`exact`, P
+// trials scored at a time), as the CLI wires it: the task of each trial waits
+// in a map between the source and the stage (the runner emits trials, `exact`
+// reads the task's reference). The map is filled by the source generator, not
+// by wrapping the agent, so the agent stage runs exactly as in `unordered`.
+const scoredWithExact = async (input: RunInput): Promise<RunOutput> => {
+  const probe = new MutableProbe()
+  const pending = new Map<string, AgentEvalTask>()
+  function* remembered(source: Iterable<AgentEvalTask>): Generator<AgentEvalTask> {
+    for (const task of source) {
+      pending.set(task.id, task)
+      yield task
+    }
+  }
+  const trials = runTrials(Stream.fromIterable(remembered(tasks(input.trials))), Agent.fromPromise(input.agent), {
+    parallelism: input.parallelism,
+    ordered: false,
+    probe
+  })
+  const scored = Stage.scoreTrials(
+    Stream.map(trials, (trial): Stage.Finished => {
+      const task = pending.get(trial.task_id)!
+      pending.delete(trial.task_id)
+      return { task, trial }
+    }),
+    { scorers: [Match.exact()], parallelism: input.parallelism }
+  )
+  const completed = await Effect.runPromise(countCompleted(scored))
   return { completed, probe: probe.snapshot() }
 }
 
@@ -100,6 +133,7 @@ export const approaches: Record<ApproachName, Run> = {
   unordered: viaAgentTrials(runTrials, false),
   ordered: viaAgentTrials(runTrials, true),
   bare: bareOperator,
+  scored: scoredWithExact,
   raw: rawPool,
   pmap: viaPMap,
   plimit: viaPLimitAll,

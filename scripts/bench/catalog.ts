@@ -4,7 +4,7 @@
  */
 import type { AgentName } from "./agents.ts"
 
-export const approachNames = ["unordered", "bare", "ordered", "raw", "pmap", "plimit", "eager"] as const
+export const approachNames = ["unordered", "bare", "scored", "ordered", "raw", "pmap", "plimit", "eager"] as const
 export type ApproachName = (typeof approachNames)[number]
 
 export interface ApproachInfo {
@@ -19,6 +19,8 @@ export const catalog: Record<ApproachName, ApproachInfo> = {
   unordered: { label: "runTrials unordered", agentTrials: true, eager: false },
   // Right after `unordered`, so the two that the targets compare run back to back in each round.
   bare: { label: "bare operator", agentTrials: false, eager: false },
+  // Next to `unordered` too: its added cost is a per-round difference with it.
+  scored: { label: "runTrials + exact", agentTrials: true, eager: false },
   ordered: { label: "runTrials ordered", agentTrials: true, eager: false },
   raw: { label: "raw pool", agentTrials: false, eager: false },
   pmap: { label: "p-map", agentTrials: false, eager: false },

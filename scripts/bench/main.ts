@@ -22,7 +22,7 @@ import { targets } from "./targets.ts"
 const usage = `npm run bench -- [options]
   --quick                 the small plan: what each target needs (about 4 minutes on 2 cores)
   --rounds N              rounds per configuration (default 3)
-  --only a,b              approaches: unordered, bare, ordered, raw, pmap, plimit, eager
+  --only a,b              approaches: unordered, bare, scored, ordered, raw, pmap, plimit, eager
   --agents a,b            agents: noop, tick, sleep1ms
   --sizes 1e4,1e6         replace the trial counts of every group
   --parallelism 8,64      replace the parallelisms of every group

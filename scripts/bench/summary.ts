@@ -53,7 +53,16 @@ export interface Summary {
     readonly peakActive?: number
     /** Against the bare operator, medians of per-round ratios (absent for the bare operator itself). */
     readonly vsBare?: VsBare
+    /** `scored` only: what the scoring stage adds to `unordered`, median of per-round differences. */
+    readonly overUnordered?: OverUnordered
   }
+}
+
+/** This approach's CPU per trial minus `unordered`'s, per round, then the median over rounds. */
+export interface OverUnordered {
+  readonly cpuUsPerTrial: number
+  /** How many rounds had both sides. */
+  readonly rounds: number
 }
 
 /** This approach's figure over the bare operator's, per round, then the median over rounds. */
@@ -79,9 +88,11 @@ const throughputOf = (r: RunRecord) => r.result === undefined ? 0 : r.trials / (
 export const summarise = (runs: ReadonlyArray<RunRecord>): Array<Summary> => {
   const raw = new Map<string, number>()
   const bare = new Map<string, ChildResult>()
+  const unordered = new Map<string, ChildResult>()
   for (const r of runs) {
     if (r.approach === "raw" && r.status === "ok") raw.set(`${key(r)}/${r.round}`, throughputOf(r))
     if (r.approach === "bare" && r.status === "ok") bare.set(`${key(r)}/${r.round}`, r.result!)
+    if (r.approach === "unordered" && r.status === "ok") unordered.set(`${key(r)}/${r.round}`, r.result!)
   }
   const groups = new Map<string, Array<RunRecord>>()
   for (const r of runs) {
@@ -121,6 +132,10 @@ export const summarise = (runs: ReadonlyArray<RunRecord>): Array<Summary> => {
       const b = bare.get(`${key(r)}/${r.round}`)
       return b === undefined ? [] : [{ a: r.result!, b }]
     })
+    const added = first.approach !== "scored" ? [] : ok.flatMap((r) => {
+      const u = unordered.get(`${key(r)}/${r.round}`)
+      return u === undefined ? [] : [((r.result!.cpuMs - u.cpuMs) * 1000) / first.trials]
+    })
     const probes = results.flatMap((r) => r.probe === undefined ? [] : [r.probe])
     const wallMs = median(results.map((r) => r.wallMs))
     return {
@@ -151,7 +166,8 @@ export const summarise = (runs: ReadonlyArray<RunRecord>): Array<Summary> => {
             peakRss: median(pairs.map(({ a, b }) => a.peakRssMb / b.peakRssMb)),
             rounds: pairs.length
           }
-        })
+        }),
+        ...(added.length > 0 && { overUnordered: { cpuUsPerTrial: median(added), rounds: added.length } })
       }
     }
   })

@@ -10,6 +10,7 @@ const colors: Record<ApproachName, string> = {
   unordered: "#1f77b4",
   ordered: "#17becf",
   bare: "#7f7f7f",
+  scored: "#8c564b",
   raw: "#2ca02c",
   pmap: "#ff7f0e",
   plimit: "#d62728",

@@ -195,13 +195,36 @@ const againstPools = (rows: ReadonlyArray<Summary>): Target => {
   return { name: "(i) against a pool and p-map (the old 1.5x-p-map and 95%-of-raw targets; context, not judged)", verdict: "info", lines }
 }
 
+// What scoring with `exact` adds to each trial: CPU, per round, `scored` minus `unordered`.
+const scoringCost = (rows: ReadonlyArray<Summary>): Target => {
+  const lines = rows.filter((s) => s.approach === "scored").map((s) => {
+    const u = unordered(rows, s.agent, s.trials, s.parallelism)
+    const at = `${s.agent} ${where(s)}`
+    const over = s.figures?.overUnordered
+    if (over === undefined || u?.figures === undefined) {
+      return `scoring stage with exact: not measured at ${at} (${catalog.scored.label} ${s.status}, ` +
+        `${catalog.unordered.label} ${u?.status ?? "not run"})`
+    }
+    const n = over.rounds
+    return `scoring stage with exact: ${over.cpuUsPerTrial >= 0 ? "+" : ""}${num(over.cpuUsPerTrial, 2)} us CPU per trial ` +
+      `over ${catalog.unordered.label} (${at}), median of ${n} per-round difference${n === 1 ? "" : "s"}; ` +
+      `${num(s.figures!.cpuUsPerTrial, 2)} vs ${num(u.figures.cpuUsPerTrial, 2)} us CPU/trial`
+  })
+  return {
+    name: "(s) the scoring stage's added cost per trial (runTrials + exact vs runTrials unordered; context, not judged)",
+    verdict: "info",
+    lines: lines.length > 0 ? lines : ["not measured (needs scored and unordered, tick agent)"]
+  }
+}
+
 export const targets = (rows: ReadonlyArray<Summary>, cli: ReadonlyArray<CliRecord> = []): Array<Target> => [
   fibers(rows),
   cpuVsBare(rows),
   throughputVsBare(rows),
   rssVsBare(rows),
   cliMemory(cli),
-  againstPools(rows)
+  againstPools(rows),
+  scoringCost(rows)
 ]
 
 export const printTargets = (ts: ReadonlyArray<Target>): string =>
