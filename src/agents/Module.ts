@@ -6,9 +6,8 @@
  * @since 0.1.0
  */
 import { Effect, Schema } from "effect"
-import * as path from "node:path"
-import { pathToFileURL } from "node:url"
-import { describe, fromCallable } from "../Agent.ts"
+import { loadExport } from "../internal/loadExport.ts"
+import { fromCallable } from "../Agent.ts"
 import type { AgentEvalTask } from "../Trial.ts"
 
 /**
@@ -34,25 +33,8 @@ type UserCallable = (
  * @since 0.1.0
  */
 export const load = Effect.fn("ModuleAgent.load")(function*(file: string, exportName: string | undefined, cwd: string) {
-  const absolute = path.resolve(cwd, file)
-  const name = exportName ?? "default"
-  const mod = yield* Effect.tryPromise({
-    try: () => import(pathToFileURL(absolute).href) as Promise<Record<string, unknown>>,
-    catch: (e) => new ModuleAgentError({ message: `cannot load agent module ${file}: ${describe(e)}` })
-  })
-  let fn = mod[name]
-  // A CommonJS module imported from ESM puts its exports under `default`.
-  if (fn === undefined && exportName !== undefined) {
-    const cjs = mod["default"] as Record<string, unknown> | undefined
-    fn = typeof cjs === "object" && cjs !== null ? cjs[exportName] : undefined
-  }
-  if (typeof fn !== "function") {
-    const exports = Object.keys(mod).filter((k) => k !== "__esModule")
-    return yield* new ModuleAgentError({
-      message: fn === undefined
-        ? `agent module ${file} has no export "${name}" (it exports: ${exports.length > 0 ? exports.join(", ") : "nothing"})`
-        : `export "${name}" of agent module ${file} is a ${typeof fn}, not a function`
-    })
-  }
+  const fn = yield* loadExport(file, exportName, cwd, "agent module").pipe(
+    Effect.mapError((message) => new ModuleAgentError({ message }))
+  )
   return fromCallable(fn as UserCallable)
 })

@@ -13,8 +13,7 @@
  * @since 0.1.0
  */
 import { Duration, Effect, Schema } from "effect"
-import * as path from "node:path"
-import { pathToFileURL } from "node:url"
+import { loadExport } from "../internal/loadExport.ts"
 import * as Policy from "../Policy.ts"
 import type { AgentEvalTask, AgentEvalTrial } from "../Trial.ts"
 import { Score } from "../Trial.ts"
@@ -91,26 +90,9 @@ export const load = Effect.fn("ModuleScorer.load")(function*(
   exportName: string | undefined,
   options: { readonly name: string; readonly cwd: string; readonly timeout?: Duration.Input | undefined }
 ) {
-  const absolute = path.resolve(options.cwd, file)
-  const wanted = exportName ?? "default"
-  const mod = yield* Effect.tryPromise({
-    try: () => import(pathToFileURL(absolute).href) as Promise<Record<string, unknown>>,
-    catch: (e) => new ModuleScorerError({ message: `cannot load scorer module ${file}: ${describe(e)}` })
-  })
-  let fn = mod[wanted]
-  // A CommonJS module imported from ESM puts its exports under `default`.
-  if (fn === undefined && exportName !== undefined) {
-    const cjs = mod["default"] as Record<string, unknown> | undefined
-    fn = typeof cjs === "object" && cjs !== null ? cjs[exportName] : undefined
-  }
-  if (typeof fn !== "function") {
-    const exports = Object.keys(mod).filter((k) => k !== "__esModule")
-    return yield* new ModuleScorerError({
-      message: fn === undefined
-        ? `scorer module ${file} has no export "${wanted}" (it exports: ${exports.length > 0 ? exports.join(", ") : "nothing"})`
-        : `export "${wanted}" of scorer module ${file} is a ${typeof fn}, not a function`
-    })
-  }
+  const fn = yield* loadExport(file, exportName, options.cwd, "scorer module").pipe(
+    Effect.mapError((message) => new ModuleScorerError({ message }))
+  )
   return fromFunction(options.name, fn as ScoreFunction, { timeout: options.timeout })
 })
 
