@@ -268,9 +268,12 @@ export const writer = Effect.fn("Results.writer")(function*(
       }
       const ends: Array<number> = []
       let text = ""
+      let end = 0
       for (const trial of batch) {
-        text += JSON.stringify(trial) + "\n"
-        ends.push(Buffer.byteLength(text))
+        const line = JSON.stringify(trial) + "\n"
+        text += line
+        end += Buffer.byteLength(line)
+        ends.push(end)
       }
       const bytes = encoder.encode(text)
       let offset = 0
