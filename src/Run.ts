@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { Console, type Duration, Effect, Exit, FileSystem, Option, Path, type Redacted, Schema, Stream } from "effect"
+import { Console, type Duration, Effect, FileSystem, Path, type Redacted, Schema, Stream } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Agent } from "./Agent.ts"
 import * as AgentSpec from "./agents/Spec.ts"
@@ -304,19 +304,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   })).pipe(
     // The writer's scope is closed (every finished trial flushed) before the
     // summary is printed, whatever the outcome.
-    Effect.onExit((exit) =>
-      finish(
-        Exit.hasInterrupts(exit)
-          ? "interrupted"
-          : writeFailure() !== undefined
-          ? "write_error"
-          : Exit.isSuccess(exit)
-          ? "finished"
-          : Exit.findErrorOption(exit).pipe(Option.exists((e) => e instanceof Policy.MaxFailuresExceeded))
-          ? "too_many_failures"
-          : "input_error"
-      )
-    ),
+    Effect.onExit((exit) => finish(Summary.outcomeOf(exit, writeFailure() !== undefined))),
     // A write failure decides the exit whatever else went wrong: trials were lost.
     Effect.mapError((e) => writeFailure() ?? e),
     Effect.mapError((e) =>

@@ -8,6 +8,7 @@
  *
  * @since 0.1.0
  */
+import { Exit, Option } from "effect"
 import type { ProbeSnapshot } from "./Probe.ts"
 import * as Statistics from "./scoring/Statistics.ts"
 import type { AgentEvalTrial, TrialStatus } from "./Trial.ts"
@@ -491,3 +492,25 @@ const formatScoring = (sc: ScoringSummary): Array<string> => {
   )
   return lines
 }
+
+/**
+ * A run's outcome from how it ended: interrupted (Ctrl-C, SIGTERM) first,
+ * then a failed write of the results file (trials were lost, whatever else
+ * went wrong), then success, the failure budget, and any other failure
+ * (bad input).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const outcomeOf = (exit: Exit.Exit<unknown, unknown>, writeFailed: boolean): Summary["outcome"] =>
+  Exit.hasInterrupts(exit)
+    ? "interrupted"
+    : writeFailed
+    ? "write_error"
+    : Exit.isSuccess(exit)
+    ? "finished"
+    : Exit.findErrorOption(exit).pipe(
+      Option.exists((e) => (e as { readonly _tag?: unknown } | null)?._tag === "MaxFailuresExceeded")
+    )
+    ? "too_many_failures"
+    : "input_error"

@@ -14,7 +14,7 @@
  *
  * @since 0.1.0
  */
-import { Console, Effect, Exit, FileSystem, Path, type Redacted, Schema, Stream } from "effect"
+import { Console, Effect, FileSystem, Path, type Redacted, Schema, Stream } from "effect"
 import * as Dataset from "../Dataset.ts"
 import { splitLines } from "../internal/lines.ts"
 import { MutableProbe } from "../internal/probe.ts"
@@ -154,17 +154,7 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
     }).pipe(Stream.runForEach(sink.append))
     yield* sink.flush
   })).pipe(
-    Effect.onExit((exit) =>
-      finish(
-        Exit.hasInterrupts(exit)
-          ? "interrupted"
-          : writer?.failure() !== undefined
-          ? "write_error"
-          : Exit.isSuccess(exit)
-          ? "finished"
-          : "input_error"
-      )
-    ),
+    Effect.onExit((exit) => finish(Summary.outcomeOf(exit, writer?.failure() !== undefined))),
     Effect.mapError((e) => {
       const failure = writer?.failure()
       if (failure !== undefined) {
