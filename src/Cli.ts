@@ -65,6 +65,11 @@ export const reportErrors = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effe
       ? Console.error(`agent-trials: ${error.message}`)
       : Effect.void)
 
+// A command's own failure as its exit: bad input 2, a stop on the way (a
+// failure budget, a results file that cannot be written) 1.
+const exitFor = (isInput: (error: unknown) => boolean) => (error: { readonly message: string }) =>
+  isInput(error) ? new UsageError({ message: error.message }) : new RunStopped({ message: error.message })
+
 /**
  * A command-line parse failure, already printed with the help text: exit 2.
  *
@@ -363,11 +368,7 @@ export const runCommand = Command.make(
       judgeModel: Option.getOrUndefined(flags.judgeModel),
       judgeParallelism: flags.judgeParallelism,
       pass: Option.getOrUndefined(flags.pass)
-    }).pipe(Effect.mapError((e) =>
-      e instanceof Run.RunInputError
-        ? new UsageError({ message: e.message })
-        : new RunStopped({ message: e.message })
-    ))
+    }).pipe(Effect.mapError(exitFor((e) => e instanceof Run.RunInputError)))
   }, reportErrors)
 ).pipe(Command.withDescription(
   "Run every task of a dataset through an agent, at most --parallelism at a time, appending each trial to --out as it finishes"
@@ -421,11 +422,7 @@ export const scoreCommand = Command.make(
       summary: Option.getOrUndefined(flags.summary),
       apiKey,
       cwd: process.cwd()
-    }).pipe(Effect.mapError((e) =>
-      e instanceof Rescore.ScoreInputError
-        ? new UsageError({ message: e.message })
-        : new RunStopped({ message: e.message })
-    ))
+    }).pipe(Effect.mapError(exitFor((e) => e instanceof Rescore.ScoreInputError)))
   }, reportErrors)
 ).pipe(Command.withDescription(
   "Score (or re-score) an existing results file with --score scorers, writing the scored trials to --out"
