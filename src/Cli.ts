@@ -8,6 +8,8 @@ import { Argument, CliError, CliOutput, Command, Flag } from "effect/cli"
 import * as OpenAiAgent from "./agents/OpenAi.ts"
 import * as SimAgent from "./agents/Sim.ts"
 import * as Options from "./Options.ts"
+import * as Compare from "./report/Compare.ts"
+import * as Report from "./report/Report.ts"
 import { formatReport, reproduce } from "./Repro.ts"
 import * as Run from "./Run.ts"
 import * as Rescore from "./scoring/Rescore.ts"
@@ -217,6 +219,10 @@ const switchFlag = (name: string, description: string) =>
 export const runCommand = Command.make(
   "run",
   {
+    cluster: optionalString(
+      "cluster",
+      "postgres://USER[:PASSWORD]@HOST[:PORT]/DB: run the trials on that cluster's workers (agent-trials worker), not here"
+    ),
     tasks: optionalString("tasks", "JSONL file of tasks, one AgentEvalTask per line, read lazily; - reads stdin"),
     synthetic: optionFlag(
       "synthetic",
@@ -328,7 +334,8 @@ export const runCommand = Command.make(
       undefined,
       "Judge calls in flight at most, across the run (an integer >= 1; default --score-parallelism)"
     ),
-    pass: optionalString("pass", "The scorer whose verdict decides whether a trial passed (default: every scorer must pass)")
+    pass: optionalString("pass", "The scorer whose verdict decides whether a trial passed (default: every scorer must pass)"),
+    report: optionalString("report", "Write the HTML report here at the end of the run (see the report command)")
   },
   Effect.fn("Cli.run")(function*(flags) {
     const apiKey = yield* OpenAiAgent.keyFromConfig.pipe(Effect.orElseSucceed(() => undefined))
@@ -337,7 +344,7 @@ export const runCommand = Command.make(
       Effect.orElseSucceed(() => 0)
     )
     const tty = process.stderr.isTTY === true
-    yield* Run.run({
+    yield* runHereOrOnCluster(Option.getOrUndefined(flags.cluster), {
       tasks: Option.getOrUndefined(flags.tasks),
       synthetic: flags.synthetic,
       // Written back as text until `run` takes the parsed spec.
@@ -367,12 +374,111 @@ export const runCommand = Command.make(
       scoreParallelism: flags.scoreParallelism,
       judgeModel: Option.getOrUndefined(flags.judgeModel),
       judgeParallelism: flags.judgeParallelism,
-      pass: Option.getOrUndefined(flags.pass)
+      pass: Option.getOrUndefined(flags.pass),
+      report: Option.getOrUndefined(flags.report)
     }).pipe(Effect.mapError(exitFor((e) => e instanceof Run.RunInputError)))
   }, reportErrors)
 ).pipe(Command.withDescription(
   "Run every task of a dataset through an agent, at most --parallelism at a time, appending each trial to --out as it finishes"
 ))
+
+// `run --cluster`: the cluster's code is loaded only then. The agent is the
+// workers' (`worker --agent`); rate and adaptive limits are per process and
+// would not bound the cluster, so they are refused rather than ignored.
+const runHereOrOnCluster = (cluster: string | undefined, config: Run.RunConfig) =>
+  cluster === undefined ? Run.run(config) : Effect.gen(function*() {
+    const notHere = (flag: string, why: string) =>
+      new Run.RunInputError({ message: `${flag} cannot be used with --cluster: ${why}` })
+    if (JSON.stringify(config.agent) !== JSON.stringify({ _tag: "Sim", options: SimAgent.defaults })) {
+      return yield* notHere("--agent", "the workers call their own agent (agent-trials worker --agent SPEC)")
+    }
+    if (config.rate !== undefined) return yield* notHere("--rate", "it would limit this process, not the cluster")
+    if (config.adaptive) return yield* notHere("--adaptive", "it would limit this process, not the cluster")
+    const Cluster = yield* Effect.promise(() => import("./cluster/Commands.ts"))
+    return yield* Cluster.withRemote(cluster, (remote) => Run.run({ ...config, remote })).pipe(
+      Effect.mapError((e) => Cluster.isInputError(e) ? new Run.RunInputError({ message: e.message }) : e)
+    )
+  })
+
+const clusterFlag = Flag.String("cluster").pipe(
+  Flag.withDescription(described("cluster", "postgres://USER[:PASSWORD]@HOST[:PORT]/DB: the cluster's database")),
+  Flag.withFallbackConfig(Config.String(envName("cluster")))
+)
+
+/**
+ * `worker --cluster URL [--agent SPEC] [--parallelism N]`: a long-running
+ * process that runs the trials of `run --cluster` runs.
+ *
+ * @category commands
+ * @since 0.1.0
+ */
+export const workerCommand = Command.make(
+  "worker",
+  {
+    cluster: clusterFlag,
+    agent: optionFlag(
+      "agent",
+      "SPEC",
+      Options.AgentSpec,
+      { _tag: "Sim", options: SimAgent.defaults },
+      "sim[:latency=20ms,jitter=10ms,fail=0.02,seed=1] | module:PATH[#export] | http(s)://URL | openai:BASE_URL (default sim)"
+    ),
+    model: optionalString("model", "Model name for openai: agents (required there; the key comes from OPENAI_API_KEY)"),
+    parallelism: optionFlag(
+      "parallelism",
+      "N",
+      Options.Parallelism,
+      8,
+      "Agent calls in flight at most on this worker (an integer >= 1, default 8)"
+    ),
+    host: optionalString("host", "The host name other processes reach this worker at (default: this machine's host name)"),
+    port: optionFlag("port", "PORT", Options.Parallelism, 34431, "The port this worker listens on (default 34431)")
+  },
+  Effect.fn("Cli.worker")(function*(flags) {
+    const apiKey = yield* OpenAiAgent.keyFromConfig.pipe(Effect.orElseSucceed(() => undefined))
+    const Cluster = yield* Effect.promise(() => import("./cluster/Commands.ts"))
+    const os = yield* Effect.promise(() => import("node:os"))
+    yield* Cluster.worker({
+      cluster: flags.cluster,
+      agent: flags.agent,
+      model: Option.getOrUndefined(flags.model),
+      apiKey,
+      parallelism: flags.parallelism,
+      host: Option.getOrElse(flags.host, () => os.hostname()),
+      port: flags.port,
+      cwd: process.cwd()
+    }).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
+  }, reportErrors)
+).pipe(Command.withDescription(
+  "Run the trials of `run --cluster` runs: a long-running worker of the cluster whose database is --cluster"
+))
+
+/**
+ * `cluster prune --cluster URL [--out FILE]`: deletes trial messages from the
+ * cluster's database.
+ *
+ * @category commands
+ * @since 0.1.0
+ */
+export const clusterCommand = Command.make("cluster").pipe(
+  Command.withDescription("Cluster housekeeping"),
+  Command.withSubcommands([
+    Command.make(
+      "prune",
+      {
+        cluster: clusterFlag,
+        out: optionalString("out", "Delete every message of the run writing this results file (default: every processed message)")
+      },
+      Effect.fn("Cli.clusterPrune")(function*(flags) {
+        const Cluster = yield* Effect.promise(() => import("./cluster/Commands.ts"))
+        yield* Cluster.pruneMessages({ cluster: flags.cluster, out: Option.getOrUndefined(flags.out), cwd: process.cwd() })
+          .pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
+      }, reportErrors)
+    ).pipe(Command.withDescription(
+      "Delete trial messages from the cluster's database: one run's (--out FILE) or every processed one"
+    ))
+  ])
+)
 
 /**
  * `score RESULTS.jsonl --score SPEC... --out SCORED.jsonl [--tasks FILE]
@@ -429,6 +535,89 @@ export const scoreCommand = Command.make(
 ))
 
 /**
+ * `compare BASE.jsonl NEW.jsonl [--pass NAME] [--json FILE] [--html FILE]
+ * [--fail-on-regression]`: the paired change of each scorer between two
+ * results files. Exit 0; 1 with `--fail-on-regression` when a scorer
+ * regressed; 2 on bad input.
+ *
+ * @category commands
+ * @since 0.1.0
+ */
+export const compareCommand = Command.make(
+  "compare",
+  {
+    base: Argument.String("base").pipe(Argument.withDescription("The results file (JSONL) before the change")),
+    new: Argument.String("new").pipe(Argument.withDescription("The results file (JSONL) after the change")),
+    pass: Flag.String("pass").pipe(
+      Flag.withDescription("The scorer whose verdict decides whether a trial passed (default: every scorer both files carry)"),
+      Flag.optional
+    ),
+    json: Flag.String("json").pipe(Flag.withDescription("Also write the comparison as JSON to this file"), Flag.optional),
+    html: Flag.String("html").pipe(Flag.withDescription("Also write a self-contained HTML page to this file"), Flag.optional),
+    failOnRegression: switchFlag(
+      "fail-on-regression",
+      "Exit 1 when a scorer's mean dropped with its whole 95% interval below 0"
+    )
+  },
+  Effect.fn("Cli.compare")(function*(flags) {
+    yield* Compare.run({
+      base: flags.base,
+      new: flags.new,
+      pass: Option.getOrUndefined(flags.pass),
+      json: Option.getOrUndefined(flags.json),
+      html: Option.getOrUndefined(flags.html),
+      failOnRegression: flags.failOnRegression
+    }).pipe(Effect.mapError(exitFor((e) => e instanceof Compare.CompareInputError)))
+  }, reportErrors)
+).pipe(Command.withDescription(
+  "Compare two results files task by task: each scorer's change in mean with a 95% paired interval, pass@1, flipped tasks"
+))
+
+/**
+ * `report RESULTS.jsonl --html FILE [--max-rows N] [--tasks FILE] [--summary
+ * FILE]`: one self-contained HTML page about a results file.
+ *
+ * @category commands
+ * @since 0.1.0
+ */
+export const reportCommand = Command.make(
+  "report",
+  {
+    results: Argument.String("results").pipe(Argument.withDescription("The results file (JSONL) to report on")),
+    html: Flag.String("html").pipe(Flag.withDescription("Write the report (one self-contained HTML file) here")),
+    maxRows: optionFlag(
+      "max-rows",
+      "N",
+      Options.Parallelism,
+      Report.DEFAULT_MAX_ROWS,
+      `Rows of the trials table at most, failures first; every aggregate covers the whole file (default ${Report.DEFAULT_MAX_ROWS})`
+    ),
+    tasks: Flag.String("tasks").pipe(
+      Flag.withDescription("JSONL task file: the input and reference of the rows shown, joined by task id"),
+      Flag.optional
+    ),
+    summary: Flag.String("summary").pipe(
+      Flag.withDescription("The run's summary (run --summary FILE): outcome, wall time, parallelism, peaks, epochs, scorers"),
+      Flag.optional
+    )
+  },
+  Effect.fn("Cli.report")(function*(flags) {
+    const written = yield* Report.report({
+      results: flags.results,
+      html: flags.html,
+      maxRows: flags.maxRows,
+      tasks: Option.getOrUndefined(flags.tasks),
+      summary: Option.getOrUndefined(flags.summary)
+    }).pipe(Effect.mapError(exitFor((e) => e instanceof Report.ReportInputError)))
+    yield* Console.log(
+      `report: ${written.html} (${written.trials} trials, ${written.rows} rows in the table, ${written.bytes} bytes)`
+    )
+  }, reportErrors)
+).pipe(Command.withDescription(
+  "Write one self-contained HTML report of a results file: counts, scores, pass@k, latency, throughput, failures, a table of trials"
+))
+
+/**
  * `agent-trials`: the root command.
  *
  * @category commands
@@ -436,5 +625,5 @@ export const scoreCommand = Command.make(
  */
 export const trialsCommand = Command.make("agent-trials").pipe(
   Command.withDescription("A bounded, streaming evaluation runner for AI agents"),
-  Command.withSubcommands([runCommand, scoreCommand, reproCommand])
+  Command.withSubcommands([runCommand, scoreCommand, compareCommand, reportCommand, reproCommand, workerCommand, clusterCommand])
 )

@@ -18,13 +18,14 @@ import { MutableProbe } from "./internal/probe.ts"
 import type * as Options from "./Options.ts"
 import * as Policy from "./Policy.ts"
 import * as Progress from "./Progress.ts"
+import * as Report from "./report/Report.ts"
 import * as Results from "./Results.ts"
 import { runUnits, type TrialUnit } from "./Runner.ts"
 import type { Scorer } from "./scoring/Scorer.ts"
 import * as Scorers from "./scoring/Scorers.ts"
 import * as Stage from "./scoring/Stage.ts"
 import * as Summary from "./Summary.ts"
-import { type AgentEvalTask, trialId } from "./Trial.ts"
+import { type AgentEvalTask, type AgentEvalTrial, trialId } from "./Trial.ts"
 
 /**
  * Everything `run` needs, after flags and environment are read: each option
@@ -72,7 +73,34 @@ export interface RunConfig {
   readonly judgeParallelism?: number | undefined
   /** The scorer that decides whether a trial passed; every scorer when undefined. */
   readonly pass?: string | undefined
+  /** Where the HTML report goes, written at the end of the run (after the summary); none when undefined. */
+  readonly report?: string | undefined
+  /**
+   * Runs the trials elsewhere instead of calling the agent here (`run
+   * --cluster`): the units go in, at most `parallelism` outstanding, and
+   * finished (scored) trials come out, for the writer to record.
+   */
+  readonly remote?: Remote | undefined
 }
+
+/**
+ * Where a `--cluster` run's trials are run: given the run's units (each
+ * with its bad-line message under `--on-invalid skip`), emits each finished
+ * and scored trial once, at most `parallelism` trials outstanding.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Remote = <E, R>(
+  units: Stream.Stream<TrialUnit, E, R>,
+  options: {
+    readonly config: RunConfig
+    readonly out: string
+    readonly scoreSpecs: ReadonlyArray<string>
+    readonly probe: MutableProbe
+    readonly invalid: (task: AgentEvalTask) => string | undefined
+  }
+) => Stream.Stream<AgentEvalTrial, E | RunInputError | Policy.MaxFailuresExceeded, R>
 
 /**
  * The scorer specs a run applies: the `--score` specs, without `none`; by
@@ -172,7 +200,10 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   if (invalidConfig) return yield* invalidConfig
   const input = (e: { readonly message: string }) => new RunInputError({ message: e.message })
 
-  const agent = yield* AgentSpec.build(config.agent, config).pipe(Effect.mapError((message) => new RunInputError({ message })))
+  // A --cluster run's agent is the workers' own.
+  const agent: Agent<unknown, HttpClient.HttpClient> = config.remote === undefined
+    ? yield* AgentSpec.build(config.agent, config).pipe(Effect.mapError((message) => new RunInputError({ message })))
+    : () => Effect.die("a --cluster run calls no agent here")
   const scorers = yield* buildScorers(config)
 
   const path = yield* Path.Path
@@ -240,7 +271,8 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
         probe: probe.snapshot(),
         wallMs: Date.now() - started,
         parallelism: config.parallelism,
-        scoring: scorers.length === 0 ? undefined : {
+        // A --cluster run's scorers run on the workers: no scoring stage here to report.
+        scoring: scorers.length === 0 || config.remote !== undefined ? undefined : {
           probe: scoreProbe.snapshot(),
           parallelism: scoreParallelism,
           judgeParallelism: scorers.some(Stage.isJudge) ? config.judgeParallelism ?? scoreParallelism : undefined
@@ -253,6 +285,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
           Effect.catch((e) => Console.error(`agent-trials: cannot write --summary ${config.summary}: ${e.message}`))
         )
       }
+      if (config.report !== undefined) yield* writeReport(config, out, summary)
     })
 
   return yield* Effect.scoped(Effect.gen(function*() {
@@ -281,10 +314,13 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     // reports trials that a failed write lost.
     writer = yield* Results.writer(out, { onWritten: (trial) => acc.add(trial) })
     const sink = writer
-    const trials = runUnits(units, guarded, { parallelism: config.parallelism, probe, ...policyOptions(config) })
+    const remote = config.remote
+    const trials = remote !== undefined
+      ? remote(units, { config, out, scoreSpecs: scoreSpecs(config), probe, invalid: (task) => invalid.get(task) })
+      : runUnits(units, guarded, { parallelism: config.parallelism, probe, ...policyOptions(config) })
     // Written once, after scoring: a recorded trial carries its scores, so a
     // resume never scores a trial twice nor records one unscored.
-    const scored = scorers.length === 0 ? trials : Stage.scoreTrials(
+    const scored = scorers.length === 0 || remote !== undefined ? trials : Stage.scoreTrials(
       Stream.map(trials, (trial): Stage.Finished => {
         const task = pending.get(trial.id) ?? { id: trial.task_id, inputs: {} }
         pending.delete(trial.id)
@@ -316,6 +352,22 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     )
   )
 })
+
+// The report reads the file the run wrote, with the run's summary and its
+// task source read again (synthetic tasks are the same on every read; stdin
+// cannot be read twice). A report that cannot be written leaves the results
+// as they are: one line on stderr.
+const writeReport = (config: RunConfig, out: string, summary: Summary.Summary) =>
+  Report.write({
+    results: out,
+    html: config.report!,
+    maxRows: Report.DEFAULT_MAX_ROWS,
+    summary,
+    tasks: config.tasks === "-" ? undefined : itemsOf(config)
+  }).pipe(
+    Effect.flatMap((written) => Console.log(`report: ${written.html}`)),
+    Effect.catch((e) => Console.error(`agent-trials: cannot write --report ${config.report}: ${e.message}`))
+  )
 
 const buildScorers = (
   config: RunConfig

@@ -36,6 +36,11 @@ export class LatencyHistogram {
     if (ms > this.max) this.max = ms
   }
 
+  /** The latencies bucket `b` of `counts` holds, in ms: `[low, high)` (bucket 0 is `[0, 0.001]`). */
+  bucketRange(b: number): readonly [low: number, high: number] {
+    return b === 0 ? [0, MIN_MS] : [MIN_MS * GROWTH ** (b - 1), MIN_MS * GROWTH ** b]
+  }
+
   /** The q-quantile (0..1), as the geometric middle of its bucket; undefined when empty. */
   quantile(q: number): number | undefined {
     if (this.total === 0) return undefined

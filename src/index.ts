@@ -193,6 +193,64 @@ export * as Stage from "./scoring/Stage.ts"
 export * as Rescore from "./scoring/Rescore.ts"
 
 /**
+ * The `compare` command: two results files task by task, each scorer's
+ * paired change in mean with a 95% interval and a verdict, pass@1 before and
+ * after, and the tasks that flipped.
+ *
+ * @since 0.1.0
+ */
+export * as Compare from "./report/Compare.ts"
+
+/**
+ * The `report` command: one self-contained HTML page about a results file,
+ * built in one streamed pass (bounded memory), with the run's summary and
+ * task file when given.
+ *
+ * @since 0.1.0
+ */
+export * as Report from "./report/Report.ts"
+
+/**
+ * The report's one pass over a results file: the run summary's accumulator,
+ * the timeline and the table's rows (at most `maxRows`, failures first).
+ *
+ * @since 0.1.0
+ */
+export * as ReportAggregate from "./report/Aggregate.ts"
+
+/**
+ * The report's page: header, scores, pass@k, latency, throughput and calls
+ * in flight over time, failures by type, and the table of trials.
+ *
+ * @since 0.1.0
+ */
+export * as ReportPage from "./report/Page.ts"
+
+/**
+ * Throughput and calls in flight over time in a fixed number of buckets
+ * whose width doubles as the time range grows.
+ *
+ * @since 0.1.0
+ */
+export * as Timeline from "./report/Timeline.ts"
+
+/**
+ * Charts as inline SVG: scales, ticks, escaping, line, bar and interval
+ * charts (shared by the report, compare and the benchmark).
+ *
+ * @since 0.1.0
+ */
+export * as Svg from "./report/Svg.ts"
+
+/**
+ * A self-contained HTML page: shell with inline CSS and script, escaping,
+ * JSON safe inside a script block, stat tiles, sections and tables.
+ *
+ * @since 0.1.0
+ */
+export * as Html from "./report/Html.ts"
+
+/**
  * Student's t distribution: its CDF and quantile.
  *
  * @since 0.1.0

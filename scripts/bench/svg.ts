@@ -4,6 +4,7 @@
  * baselines and the raw pool are orders of magnitude away from the rest.
  */
 import { type ApproachName, approachNames, catalog } from "./catalog.ts"
+import * as Svg from "../../src/report/Svg.ts"
 import { fmtCount, type Summary } from "./summary.ts"
 
 const colors: Record<ApproachName, string> = {
@@ -32,21 +33,8 @@ interface Panel {
 const W = 480
 const H = 380
 const M = { left: 70, right: 20, top: 40, bottom: 50 }
-const esc = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;")
-
-const logScale = (lo: number, hi: number, from: number, to: number) => {
-  const a = Math.log10(lo)
-  const b = Math.log10(hi) === a ? a + 1 : Math.log10(hi)
-  return (v: number) => from + ((Math.log10(v) - a) / (b - a)) * (to - from)
-}
-const decades = (lo: number, hi: number) => {
-  const out: Array<number> = []
-  for (let e = Math.floor(Math.log10(lo)); e <= Math.ceil(Math.log10(hi)); e++) {
-    for (const m of [1, 2, 5]) if (m * 10 ** e >= lo && m * 10 ** e <= hi) out.push(m * 10 ** e)
-  }
-  return out
-}
-const fmtY = (v: number) => v >= 1e6 ? `${v / 1e6}M` : v >= 1e3 ? `${v / 1e3}k` : String(v)
+const esc = Svg.escape
+const fmtY = Svg.compact
 
 const drawPanel = (panel: Panel, dx: number): string => {
   const xs = panel.series.flatMap((s) => s.points.map((p) => p.x))
@@ -54,13 +42,13 @@ const drawPanel = (panel: Panel, dx: number): string => {
   const out = [`<g transform="translate(${dx},0)">`, `<text x="${W / 2}" y="22" text-anchor="middle" font-weight="bold">${esc(panel.title)}</text>`]
   if (xs.length === 0 || ys.length === 0) return [...out, `<text x="${W / 2}" y="${H / 2}" text-anchor="middle">no data</text></g>`].join("\n")
   const [x0, x1] = [Math.min(...xs) / 1.5, Math.max(...xs) * 1.5]
-  const steps = decades(Math.min(...ys) / 10, Math.max(...ys) * 13)
+  const steps = Svg.logTicks(Math.min(...ys) / 10, Math.max(...ys) * 13)
   const y0 = steps.filter((v) => v <= Math.min(...ys) * 0.9).at(-1)!
   const y1 = steps.find((v) => v >= Math.max(...ys) * 1.3)!
-  const sx = logScale(x0, x1, M.left, W - M.right)
-  const sy = logScale(y0, y1, H - M.bottom, M.top)
+  const sx = Svg.logScale(x0, x1, M.left, W - M.right)
+  const sy = Svg.logScale(y0, y1, H - M.bottom, M.top)
   out.push(`<rect x="${M.left}" y="${M.top}" width="${W - M.left - M.right}" height="${H - M.top - M.bottom}" fill="none" stroke="#999"/>`)
-  for (const v of decades(y0, y1)) {
+  for (const v of Svg.logTicks(y0, y1)) {
     out.push(`<line x1="${M.left}" x2="${W - M.right}" y1="${sy(v)}" y2="${sy(v)}" stroke="#eee"/>`)
     out.push(`<text x="${M.left - 6}" y="${sy(v) + 4}" text-anchor="end" font-size="11">${fmtY(v)}</text>`)
   }
@@ -74,8 +62,8 @@ const drawPanel = (panel: Panel, dx: number): string => {
     const color = colors[approach]
     const ok = points.filter((p) => p.y !== undefined)
     if (ok.length > 1) {
-      const dash = approach === "ordered" ? ` stroke-dasharray="6 4"` : ""
-      out.push(`<polyline fill="none" stroke="${color}" stroke-width="2"${dash} points="${ok.map((p) => `${sx(p.x)},${sy(p.y!)}`).join(" ")}"/>`)
+      const line = ok.map((p) => [sx(p.x), sy(p.y!)] as const)
+      out.push(Svg.polyline(line, { stroke: color, width: 2, ...(approach === "ordered" ? { dash: "6 4" } : {}) }))
     }
     for (const p of points) {
       if (p.y !== undefined) {

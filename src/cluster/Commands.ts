@@ -1,0 +1,145 @@
+/**
+ * What the cluster's commands do once their flags are read: `worker`,
+ * `run --cluster` and `cluster prune`. Loaded by the CLI with a dynamic
+ * `import()` only when one of them is used, so a local run never loads
+ * PostgreSQL or the cluster engine.
+ *
+ * @since 0.1.0
+ */
+import { Console, Effect, Layer, type Redacted, type Scope } from "effect"
+import type { HttpClient } from "effect/http"
+import * as AgentSpec from "../agents/Spec.ts"
+import type { Remote } from "../Run.ts"
+import { layerClient, layerRunner, remote, runKey } from "./Client.ts"
+import { ClusterUnreachable, type ClusterUrl, InvalidClusterUrl, layerSql, parseUrl, prune } from "./Postgres.ts"
+import * as Worker from "./Worker.ts"
+
+export { ClusterUnreachable, InvalidClusterUrl } from "./Postgres.ts"
+
+/**
+ * A cluster command's failure that is the user's to fix (exit 2): a bad URL,
+ * a database that cannot be reached, a port that is taken, an agent that
+ * cannot be built.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type ClusterInputError = InvalidClusterUrl | ClusterUnreachable
+
+const checked = (text: string): Effect.Effect<ClusterUrl, InvalidClusterUrl> => {
+  const parsed = parseUrl(text)
+  return parsed instanceof InvalidClusterUrl ? Effect.fail(parsed) : Effect.succeed(parsed)
+}
+
+// The layer's own failures (its database, its socket, its settings) as one
+// line naming what to fix.
+const describeBuild = (address: string, e: unknown): ClusterUnreachable => {
+  if (e instanceof ClusterUnreachable) return e
+  const tag = typeof e === "object" && e !== null ? (e as { readonly _tag?: unknown })._tag : undefined
+  const message = typeof e === "object" && e !== null ? String((e as { readonly message?: unknown }).message ?? e) : String(e)
+  return new ClusterUnreachable({ message: `cluster at ${address}: ${typeof tag === "string" ? `${tag}: ` : ""}${message}` })
+}
+
+/**
+ * Runs `f` with the `Run.Remote` of a client connected to the cluster at
+ * `url`: the URL is checked and the database reached before `f` starts.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const withRemote = <A, E, R>(
+  url: string,
+  f: (remote: Remote) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E | ClusterInputError, Exclude<R, Scope.Scope>> =>
+  Effect.gen(function*() {
+    const cluster = yield* checked(url)
+    const services = yield* Layer.build(layerClient(cluster)).pipe(
+      Effect.mapError((e) => describeBuild(cluster.address, e))
+    )
+    return yield* f(remote(services))
+  }).pipe(Effect.scoped) as Effect.Effect<A, E | ClusterInputError, Exclude<R, Scope.Scope>>
+
+/**
+ * What `agent-trials worker` runs with.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface WorkerConfig {
+  readonly cluster: string
+  readonly agent: AgentSpec.AgentSpec
+  readonly model: string | undefined
+  readonly apiKey: Redacted.Redacted<string> | undefined
+  readonly parallelism: number
+  readonly host: string
+  readonly port: number
+  readonly cwd: string
+}
+
+/**
+ * A worker: hosts the trial entity until interrupted (SIGINT/SIGTERM release
+ * its shards at once; after a SIGKILL the others take them once their locks
+ * expire).
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const worker = (config: WorkerConfig): Effect.Effect<never, ClusterInputError, HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const cluster = yield* checked(config.cluster)
+    const agent = yield* AgentSpec.build(config.agent, config).pipe(
+      Effect.mapError((message) => new ClusterUnreachable({ message }))
+    )
+    const entity = Worker.layer({ agent, parallelism: config.parallelism, cwd: config.cwd })
+    const running = entity.pipe(
+      Layer.provide(layerRunner(cluster, { host: config.host, port: config.port })),
+      Layer.tap(() =>
+        Console.error(
+          `agent-trials worker: ${config.host}:${config.port}, cluster ${cluster.address}, parallelism ${config.parallelism}`
+        )
+      )
+    )
+    return yield* Layer.launch(running).pipe(
+      Effect.mapError((e) => {
+        if (typeof e === "object" && e !== null && (e as { readonly _tag?: unknown })._tag === "SocketServerError") {
+          const cause = (e as { readonly cause?: { readonly message?: unknown } }).cause
+          return new ClusterUnreachable({
+            message: `worker: cannot listen on ${config.host}:${config.port} (--host, --port)` +
+              (typeof cause?.message === "string" ? `: ${cause.message}` : "")
+          })
+        }
+        return describeBuild(cluster.address, e)
+      })
+    )
+  })
+
+/**
+ * `cluster prune`: deletes the trial messages of one run (`--out FILE`, the
+ * run's results file, from the machine that ran it) or every processed one.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const pruneMessages = (
+  options: { readonly cluster: string; readonly out: string | undefined; readonly cwd: string }
+): Effect.Effect<void, ClusterInputError> =>
+  Effect.gen(function*() {
+    const cluster = yield* checked(options.cluster)
+    const n = yield* prune(options.out === undefined ? undefined : runKey(options.out, options.cwd)).pipe(
+      Effect.provide(layerSql(cluster))
+    )
+    yield* Console.log(
+      options.out === undefined
+        ? `pruned ${n} processed trial messages`
+        : `pruned ${n} trial messages of the run writing ${options.out}`
+    )
+  })
+
+/**
+ * Whether a failure is a cluster command's input error (exit 2).
+ *
+ * @category guards
+ * @since 0.1.0
+ */
+export const isInputError = (e: unknown): e is ClusterInputError =>
+  e instanceof InvalidClusterUrl || e instanceof ClusterUnreachable

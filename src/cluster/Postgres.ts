@@ -1,0 +1,191 @@
+/**
+ * The cluster's PostgreSQL: the `--cluster URL` checked and connected to,
+ * the sharding settings every process of a cluster uses, and the deletion of
+ * a run's messages (the engine itself never deletes them).
+ *
+ * @since 0.1.0
+ */
+import { PgClient } from "@effect/sql-pg"
+import { createHash } from "node:crypto"
+import { Duration, Effect, Layer, Redacted, Schema } from "effect"
+import type { ShardingConfig } from "effect/cluster"
+import { Reactivity } from "effect/reactivity"
+import { SqlClient } from "effect/sql"
+import { redactUrl } from "../agents/internal/redact.ts"
+import { entityId, entityType, RunTrial } from "./TrialEntity.ts"
+
+/**
+ * `--cluster` is not a PostgreSQL URL.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class InvalidClusterUrl extends Schema.TaggedError<InvalidClusterUrl>()("InvalidClusterUrl", {
+  message: Schema.String
+}) {}
+
+/**
+ * The cluster's database cannot be reached (or refuses the connection).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class ClusterUnreachable extends Schema.TaggedError<ClusterUnreachable>()("ClusterUnreachable", {
+  message: Schema.String
+}) {}
+
+/**
+ * A checked `--cluster` URL: the URL itself (kept redacted) and what a
+ * message may show of it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ClusterUrl {
+  readonly url: Redacted.Redacted<string>
+  /** `host:port`, never the user or password. */
+  readonly address: string
+}
+
+/**
+ * Checks `--cluster URL`: `postgres://` or `postgresql://`, with a host.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const parseUrl = (text: string, source = "--cluster"): ClusterUrl | InvalidClusterUrl => {
+  const bad = (why: string) =>
+    new InvalidClusterUrl({
+      message: `${source} ${redactUrl(text)}: ${why} (expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE)`
+    })
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    return bad("not a URL")
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") {
+    return bad(`the scheme must be postgres: or postgresql:, not ${url.protocol}`)
+  }
+  if (url.hostname === "") return bad("no host")
+  return { url: Redacted.make(text), address: `${url.hostname}:${url.port === "" ? "5432" : url.port}` }
+}
+
+/**
+ * The shard lease settings, tuned so that a killed worker's shards move to
+ * the others within about 6-8 s instead of the engine's 35 s: a shard lock
+ * expires 6 s after its holder last refreshed it (every 2 s), and runners
+ * re-read the assignments every second. Every process of one cluster must use
+ * the same settings.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const shardingSettings: Partial<ShardingConfig.ShardingConfig["Service"]> = {
+  shardLockRefreshInterval: Duration.seconds(2),
+  shardLockExpiration: Duration.seconds(6),
+  refreshAssignmentsInterval: Duration.seconds(1),
+  entityMessagePollInterval: Duration.seconds(2),
+  runnerHealthCheckInterval: Duration.seconds(5)
+}
+
+/**
+ * The SQL client of the cluster's database, after one query has answered
+ * (within 5 s): an unreachable database fails here, naming `host:port`.
+ *
+ * @category layers
+ * @since 0.1.0
+ */
+export const layerSql = (cluster: ClusterUrl): Layer.Layer<SqlClient.SqlClient, ClusterUnreachable> =>
+  Layer.effect(
+    SqlClient.SqlClient,
+    Effect.gen(function*() {
+      const sql = yield* PgClient.make({
+        url: cluster.url,
+        connectTimeout: Duration.seconds(5),
+        maxConnections: 20
+      })
+      yield* sql`SELECT 1`
+      return sql as SqlClient.SqlClient
+    }).pipe(
+      Effect.timeout(Duration.seconds(10)),
+      Effect.mapError((e) =>
+        new ClusterUnreachable({
+          message: `cannot reach the cluster's PostgreSQL at ${cluster.address}: ${describeSqlError(e)}`
+        })
+      )
+    )
+  ).pipe(Layer.provide(Reactivity.layer))
+
+const describeSqlError = (e: unknown): string => {
+  let current: unknown = e
+  for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
+    const message = (current as { readonly message?: unknown }).message
+    const cause = (current as { readonly cause?: unknown }).cause
+    if (typeof message === "string" && message !== "" && !/^(SqlError|An error has occurred)$/.test(message)) {
+      return message
+    }
+    current = cause
+  }
+  return String(e)
+}
+
+/**
+ * Deletes the messages and replies of the trial entity: those of one run
+ * (entity ids `RUNKEY/...`), or every processed one when `runKey` is
+ * undefined. Returns the number of messages deleted. The tables may not
+ * exist yet (no worker has started): then nothing is deleted.
+ *
+ * @category housekeeping
+ * @since 0.1.0
+ */
+export const prune = (runKey: string | undefined): Effect.Effect<number, ClusterUnreachable, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const exists = yield* sql<{ readonly t: string | null }>`SELECT to_regclass('cluster_messages')::text AS t`
+    if (exists[0]?.t == null) return 0
+    const which = runKey === undefined
+      ? sql`entity_type = ${entityType} AND processed = TRUE`
+      : sql`entity_type = ${entityType} AND entity_id LIKE ${`${escapeLike(runKey)}/%`}`
+    return yield* sql.withTransaction(Effect.gen(function*() {
+      yield* sql`DELETE FROM cluster_replies WHERE request_id IN (SELECT id FROM cluster_messages WHERE ${which})`
+      const deleted = yield* sql<{ readonly id: string }>`DELETE FROM cluster_messages WHERE ${which} RETURNING id`
+      return deleted.length
+    }))
+  }).pipe(Effect.mapError((e) => new ClusterUnreachable({ message: `cannot prune the cluster's messages: ${describeSqlError(e)}` })))
+
+/**
+ * Deletes one trial's message and its replies, so that sending it again
+ * stores a fresh message: what the client does when a trial's reply is an
+ * interruption (its worker stopped in the middle of it), which a resend of
+ * the stored message would only repeat. The row is found as the engine keys
+ * it: the composed primary key, or its SHA-256 when longer than 255.
+ *
+ * @category housekeeping
+ * @since 0.1.0
+ */
+export const forgetTrial = (runKey: string, id: string): Effect.Effect<void, ClusterUnreachable, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const key = `${entityType}/${entityId(runKey, id)}/${RunTrial._tag}/${id}`
+    const messageId = key.length <= 255 ? key : createHash("sha256").update(key).digest("hex")
+    yield* sql.withTransaction(Effect.gen(function*() {
+      yield* sql`DELETE FROM cluster_replies WHERE request_id IN (SELECT id FROM cluster_messages WHERE message_id = ${messageId})`
+      yield* sql`DELETE FROM cluster_messages WHERE message_id = ${messageId}`
+    }))
+  }).pipe(Effect.mapError((e) => new ClusterUnreachable({ message: `cannot reset trial ${id}'s message: ${describeSqlError(e)}` })))
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
+
+/**
+ * The run's messages left in the database: for tests and the bench.
+ *
+ * @internal
+ */
+export const countMessages = (runKey: string): Effect.Effect<number, unknown, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ readonly n: string | number }>`
+      SELECT count(*) AS n FROM cluster_messages WHERE entity_type = ${entityType} AND entity_id LIKE ${`${escapeLike(runKey)}/%`}`
+    return Number(rows[0]?.n ?? 0)
+  })

@@ -1,0 +1,155 @@
+/**
+ * The report table's inline script and its styles: rows come from the JSON
+ * block `#rows-data` and are built with `textContent` only (no user text is
+ * ever parsed as HTML); a search box filters by any text, a toggle keeps the
+ * failures, and a select per scorer keeps its passes or its failures. At most
+ * `PAGE` rows are in the document at once; "Show more" adds the next ones.
+ *
+ * @internal
+ */
+
+/** @internal */
+export const tableCss = `
+.controls{display:flex;flex-wrap:wrap;gap:10px 16px;align-items:center;margin-bottom:10px}
+.controls input[type=search]{flex:1 1 260px;padding:7px 10px;border:1px solid #d1d5db;border-radius:8px;font:inherit}
+.controls label{display:flex;gap:6px;align-items:center;color:#374151;white-space:nowrap}
+.controls select{padding:5px 6px;border:1px solid #d1d5db;border-radius:6px;font:inherit;background:#fff}
+#count{color:#6b7280;font-size:12px;margin-bottom:6px}
+.table-wrap{max-height:900px;overflow:auto;border:1px solid #eef0f3;border-radius:8px}
+#rows td{max-width:340px}
+#rows td:first-child{min-width:130px}
+#rows td .clamp{display:-webkit-box;-webkit-line-clamp:4;-webkit-box-orient:vertical;overflow:hidden;white-space:pre-wrap;overflow-wrap:anywhere}
+#rows tr.open td .clamp{display:block;-webkit-line-clamp:unset}
+#rows tbody tr{cursor:pointer}
+#rows tbody tr:hover{background:#f9fafb}
+#rows tr.failing td:first-child{box-shadow:inset 3px 0 0 #ef4444}
+.score{display:inline-block;margin:0 4px 3px 0}
+.err-type{font-weight:600;color:#991b1b}
+.muted{color:#9ca3af}
+button.more{margin-top:10px;padding:6px 14px;border:1px solid #d1d5db;border-radius:8px;background:#fff;font:inherit;cursor:pointer}
+`
+
+/** @internal */
+export const tableScript = `
+(function () {
+  "use strict";
+  var PAGE = 200;
+  var data = JSON.parse(document.getElementById("rows-data").textContent);
+  var rows = data.rows;
+  var tbody = document.querySelector("#rows tbody");
+  var search = document.getElementById("search");
+  var onlyFailures = document.getElementById("only-failures");
+  var count = document.getElementById("count");
+  var more = document.getElementById("more");
+  var selects = Array.prototype.slice.call(document.querySelectorAll("select[data-scorer]"));
+  var shown = PAGE;
+  var matches = [];
+
+  function text(r) {
+    var parts = [r.id, r.task_id, r.status, r.input || "", r.reference || "", r.output || ""];
+    if (r.error) parts.push(r.error.type, r.error.message);
+    Object.keys(r.scores).forEach(function (name) {
+      var s = r.scores[name];
+      parts.push(name, s.explanation || "", s.error || "");
+    });
+    return parts.join("\\n").toLowerCase();
+  }
+  var haystacks = rows.map(text);
+
+  function el(tag, className, content) {
+    var e = document.createElement(tag);
+    if (className) e.className = className;
+    if (content !== undefined && content !== null) e.textContent = String(content);
+    return e;
+  }
+  function clamped(value) {
+    var td = el("td");
+    if (value === null || value === undefined || value === "") td.appendChild(el("span", "muted", "—"));
+    else td.appendChild(el("div", "clamp", value));
+    return td;
+  }
+  function badge(label, ok) {
+    return el("span", "badge " + (ok ? "ok" : "fail"), label);
+  }
+  function fmt(v) {
+    return Math.abs(v) >= 100 ? String(Math.round(v)) : String(Number(v.toPrecision(3)));
+  }
+
+  function rowElement(r) {
+    var tr = el("tr", r.failing ? "failing" : "");
+    var id = el("td", "mono");
+    id.appendChild(el("div", "clamp", r.id));
+    tr.appendChild(id);
+    var status = el("td");
+    status.appendChild(el("span", "badge " + (r.status === "completed" ? "ok" : r.status === "partial" ? "warn" : "fail"), r.status));
+    tr.appendChild(status);
+    tr.appendChild(clamped(r.input));
+    tr.appendChild(clamped(r.reference));
+    tr.appendChild(clamped(r.output));
+    var scores = el("td");
+    var names = Object.keys(r.scores);
+    if (names.length === 0) scores.appendChild(el("span", "muted", "—"));
+    names.forEach(function (name) {
+      var s = r.scores[name];
+      var b = badge(name + " " + fmt(s.value), s.passed && !s.error);
+      b.classList.add("score");
+      var why = [s.error, s.explanation].filter(Boolean).join("\\n");
+      if (why) b.title = why;
+      scores.appendChild(b);
+    });
+    tr.appendChild(scores);
+    var error = el("td");
+    if (r.error) {
+      var box = el("div", "clamp");
+      box.appendChild(el("span", "err-type", r.error.type));
+      box.appendChild(document.createTextNode(": " + r.error.message));
+      error.appendChild(box);
+    } else {
+      var scoreErrors = names.filter(function (n) { return r.scores[n].error; });
+      if (scoreErrors.length > 0) error.appendChild(el("div", "clamp", scoreErrors.map(function (n) { return n + ": " + r.scores[n].error; }).join("\\n")));
+      else error.appendChild(el("span", "muted", "—"));
+    }
+    tr.appendChild(error);
+    tr.appendChild(el("td", "num", fmt(r.latency_ms)));
+    tr.addEventListener("click", function () { tr.classList.toggle("open"); });
+    return tr;
+  }
+
+  function keep(r, i, needle) {
+    if (onlyFailures.checked && !r.failing) return false;
+    for (var j = 0; j < selects.length; j++) {
+      var want = selects[j].value;
+      if (want === "all") continue;
+      var s = r.scores[selects[j].getAttribute("data-scorer")];
+      var passed = s !== undefined && s.passed && !s.error;
+      if (want === "passed" ? !passed : passed) return false;
+    }
+    return needle === "" || haystacks[i].indexOf(needle) !== -1;
+  }
+
+  function render() {
+    var fragment = document.createDocumentFragment();
+    var end = Math.min(shown, matches.length);
+    for (var i = 0; i < end; i++) fragment.appendChild(rowElement(rows[matches[i]]));
+    tbody.replaceChildren(fragment);
+    count.textContent = "Showing " + end.toLocaleString("en-US") + " of " + matches.length.toLocaleString("en-US") +
+      " matching rows (" + rows.length.toLocaleString("en-US") + " rows in this report" +
+      (data.leftOut > 0 ? "; " + data.leftOut.toLocaleString("en-US") + " more trials in the file are not in the table" : "") + ")";
+    more.hidden = end >= matches.length;
+  }
+
+  function apply() {
+    var needle = search.value.trim().toLowerCase();
+    matches = [];
+    for (var i = 0; i < rows.length; i++) if (keep(rows[i], i, needle)) matches.push(i);
+    shown = PAGE;
+    render();
+  }
+
+  search.addEventListener("input", apply);
+  onlyFailures.addEventListener("change", apply);
+  selects.forEach(function (s) { s.addEventListener("change", apply); });
+  more.addEventListener("click", function () { shown += PAGE * 5; render(); });
+  apply();
+})();
+`

@@ -1,0 +1,251 @@
+/**
+ * The one pass of a report over a results file: every trial goes into the
+ * run summary's own `Summary.Accumulator` (counts, failures by type, latency
+ * histogram, scorer statistics, pass@k), a `Timeline` (throughput and calls
+ * in flight over time), and the table's rows, of which at most `maxRows` are
+ * kept, failures first. Everything held is bounded: the accumulator's
+ * fixed-size tallies, the timeline's fixed buckets, `maxRows` rows with their
+ * texts cut to `textLimit` characters, and, until the run's epochs and
+ * scorers are known, a window of the first trials.
+ *
+ * A results file does not say how many epochs its run had nor which scorers
+ * it applied; the summary beside it does (`--summary`). Without it both are
+ * read off the first `window` trials: the highest epoch in their ids
+ * (`TASK:EPOCH`) and the scorers their scores name. Trials of a task are
+ * admitted together, so a window much larger than the run's parallelism sees
+ * them all; a trial seen later with a higher epoch or another scorer is
+ * counted in `notes`.
+ *
+ * @since 0.1.0
+ */
+import * as Summary from "../Summary.ts"
+import type { AgentEvalTrial, TrialStatus } from "../Trial.ts"
+import { Timeline } from "./Timeline.ts"
+
+/**
+ * One row of the report's table. `input` and `reference` come from the task
+ * file, when the report is given one.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Row {
+  readonly id: string
+  readonly task_id: string
+  readonly status: TrialStatus
+  /** The trial failed, or a score did not pass. */
+  readonly failing: boolean
+  readonly latency_ms: number
+  readonly output: string | null
+  readonly error: { readonly type: string; readonly message: string } | null
+  readonly scores: Record<string, RowScore>
+  input: string | null
+  reference: string | null
+}
+
+/**
+ * A score as the table shows it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RowScore {
+  readonly value: number
+  readonly passed: boolean
+  readonly explanation?: string
+  readonly error?: string
+}
+
+/**
+ * What the fold needs: the table's size, and the run's epochs and scorers
+ * when known (from its summary); otherwise they are inferred.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Options {
+  readonly maxRows: number
+  readonly epochs?: number | undefined
+  readonly scoring?: Summary.ScoringOptions | undefined
+  /** Trials read before epochs and scorers are inferred (default 4096). */
+  readonly window?: number
+  /** Characters kept of each text of a row (default 2000). */
+  readonly textLimit?: number
+  /** Buckets of the timeline (default 120). */
+  readonly buckets?: number
+}
+
+/**
+ * What the pass adds up to.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Result {
+  readonly trials: number
+  readonly acc: Summary.Accumulator
+  readonly timeline: Timeline
+  /** Failures first, each group in file order. */
+  readonly rows: ReadonlyArray<Row>
+  /** Rows left out of the table (beyond `maxRows`). */
+  readonly rowsLeftOut: number
+  readonly failingTrials: number
+  /** Whether epochs and scorers were read off the first trials rather than given. */
+  readonly inferred: boolean
+  /** Things a reader should know about the figures (a trial beyond the inferred epochs, ...). */
+  readonly notes: ReadonlyArray<string>
+}
+
+/**
+ * The epoch of a trial id: `TASK:3` is 3, `TASK:trial` (a single-epoch run) 1.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const epochOf = (id: string): number => {
+  const n = Number(id.slice(id.lastIndexOf(":") + 1))
+  return Number.isSafeInteger(n) && n >= 1 ? n : 1
+}
+
+const clip = (text: string, limit: number): string =>
+  text.length <= limit ? text : `${text.slice(0, limit)}… (${(text.length - limit).toLocaleString("en-US")} more characters)`
+
+/**
+ * The fold: `add` each trial in file order, then `result()`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export class Aggregate {
+  private acc: Summary.Accumulator | undefined
+  private pending: Array<AgentEvalTrial> = []
+  private readonly failures: Array<Row> = []
+  private readonly others: Array<Row> = []
+  private readonly window: number
+  private readonly textLimit: number
+  private readonly maxRows: number
+  private readonly epochsGiven: number | undefined
+  private readonly scoringGiven: Summary.ScoringOptions | undefined
+  private beyondEpochs = 0
+  private readonly unknownScorers = new Set<string>()
+  readonly timeline: Timeline
+  trials = 0
+  failingTrials = 0
+
+  constructor(options: Options) {
+    if (!(Number.isSafeInteger(options.maxRows) && options.maxRows >= 1)) {
+      throw new RangeError(`maxRows must be an integer >= 1, got ${options.maxRows}`)
+    }
+    this.maxRows = options.maxRows
+    this.window = options.window ?? 4096
+    this.textLimit = options.textLimit ?? 2000
+    this.epochsGiven = options.epochs
+    this.scoringGiven = options.scoring
+    this.timeline = new Timeline(options.buckets ?? 120)
+    if (options.epochs !== undefined && options.scoring !== undefined) this.start(options.epochs, options.scoring)
+  }
+
+  add(trial: AgentEvalTrial): void {
+    this.trials++
+    this.timeline.add(Date.parse(trial.metadata.started_at), Date.parse(trial.metadata.finished_at), trial.status === "failed")
+    this.keep(trial)
+    if (this.acc === undefined) {
+      this.pending.push(trial)
+      if (this.pending.length >= this.window) this.infer()
+    } else {
+      this.tally(this.acc, trial)
+    }
+  }
+
+  result(): Result {
+    if (this.acc === undefined) this.infer()
+    const acc = this.acc!
+    const notes: Array<string> = []
+    if (this.beyondEpochs > 0) {
+      notes.push(
+        `${this.beyondEpochs} trials have an epoch above ${acc.epochs}, the epochs read off the first ${this.window} trials: ` +
+          `pass@k counts their tasks as incomplete; give the run's summary (--summary) for exact figures`
+      )
+    }
+    if (this.unknownScorers.size > 0) {
+      notes.push(
+        `scores by ${[...this.unknownScorers].join(", ")} appear after the first ${this.window} trials and are not in the statistics; ` +
+          `give the run's summary (--summary)`
+      )
+    }
+    const rows = [...this.failures, ...this.others]
+    return {
+      trials: this.trials,
+      acc,
+      timeline: this.timeline,
+      rows,
+      rowsLeftOut: this.trials - rows.length,
+      failingTrials: this.failingTrials,
+      inferred: this.epochsGiven === undefined || this.scoringGiven === undefined,
+      notes
+    }
+  }
+
+  private start(epochs: number, scoring: Summary.ScoringOptions): void {
+    this.acc = new Summary.Accumulator(epochs, scoring)
+  }
+
+  private infer(): void {
+    let epochs = 1
+    const names = new Set<string>()
+    for (const trial of this.pending) {
+      epochs = Math.max(epochs, epochOf(trial.id))
+      for (const name of Object.keys(trial.scores ?? {})) names.add(name)
+    }
+    this.start(this.epochsGiven ?? epochs, this.scoringGiven ?? { scorers: [...names] })
+    const acc = this.acc!
+    for (const trial of this.pending) acc.add(trial)
+    this.pending = []
+  }
+
+  private tally(acc: Summary.Accumulator, trial: AgentEvalTrial): void {
+    if (this.epochsGiven === undefined && epochOf(trial.id) > acc.epochs) this.beyondEpochs++
+    if (this.scoringGiven === undefined && trial.scores !== undefined && this.unknownScorers.size < 20) {
+      const known = acc.scoring?.stats
+      for (const name of Object.keys(trial.scores)) if (known?.has(name) !== true) this.unknownScorers.add(name)
+    }
+    acc.add(trial)
+  }
+
+  // At most maxRows rows at any time: a failure displaces the last kept
+  // passing row; a passing row is kept only while there is room.
+  private keep(trial: AgentEvalTrial): void {
+    const scores = trial.scores === undefined ? [] : Object.values(trial.scores)
+    const failing = trial.status !== "completed" || scores.some((s) => !s.passed || s.error !== undefined)
+    if (failing) this.failingTrials++
+    const full = this.failures.length + this.others.length >= this.maxRows
+    if (full && (!failing || this.others.length === 0)) return
+    if (full) this.others.pop()
+    ;(failing ? this.failures : this.others).push(this.rowOf(trial, failing))
+  }
+
+  private rowOf(trial: AgentEvalTrial, failing: boolean): Row {
+    const limit = this.textLimit
+    const scores: Record<string, RowScore> = {}
+    for (const [name, s] of Object.entries(trial.scores ?? {})) {
+      scores[name] = {
+        value: s.value,
+        passed: s.passed,
+        ...(s.explanation === undefined ? {} : { explanation: clip(s.explanation, limit) }),
+        ...(s.error === undefined ? {} : { error: clip(`${s.error.type}: ${s.error.message}`, limit) })
+      }
+    }
+    return {
+      id: trial.id,
+      task_id: trial.task_id,
+      status: trial.status,
+      failing,
+      latency_ms: trial.metadata.latency_ms,
+      output: trial.output === undefined ? null : clip(trial.output.output_text, limit),
+      error: trial.error === undefined ? null : { type: trial.error.type, message: clip(trial.error.message, limit) },
+      scores,
+      input: null,
+      reference: null
+    }
+  }
+}

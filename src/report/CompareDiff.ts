@@ -1,0 +1,231 @@
+/**
+ * The comparison of two tallied results files: per shared scorer the paired
+ * difference of per-task means with its verdict, pass@1 and flips under the
+ * pass rule, unmatched tasks and scorers, and the notes a reader needs (the
+ * rules are in the module doc of `Compare`).
+ *
+ * @internal
+ */
+import { Effect } from "effect"
+import * as Statistics from "../scoring/Statistics.ts"
+import type { CompareOptions, Comparison, FileInfo, PassComparison, ScorerComparison, Verdict } from "./Compare.ts"
+import { CompareInputError, type FileTally } from "./CompareTally.ts"
+
+const collator = new Intl.Collator("en", { numeric: true })
+const sorted = (ids: Array<string>): Array<string> => ids.sort(collator.compare)
+
+/** @internal */
+export const fromTallies = (
+  base: FileTally,
+  next: FileTally,
+  options: CompareOptions
+): Effect.Effect<Comparison, CompareInputError> => {
+  const bad = (message: string) => Effect.fail(new CompareInputError({ message }))
+  const completion = base.scorers.length === 0 && next.scorers.length === 0
+  const shared = base.scorers.filter((name) => next.scorers.includes(name))
+  const list = (names: ReadonlyArray<string>) => (names.length === 0 ? "none" : names.join(", "))
+  if (!completion && shared.length === 0) {
+    return bad(
+      `no scorer in common: ${base.file} has ${list(base.scorers)}, ${next.file} has ${list(next.scorers)}; ` +
+        `score both with the same scorers (agent-trials score RESULTS --score SPEC --out FILE)`
+    )
+  }
+  if (options.pass !== undefined) {
+    if (completion) return bad(`--pass ${options.pass}: neither file carries scores (they compare completion only)`)
+    for (const file of [base, next]) {
+      if (!file.scorers.includes(options.pass)) {
+        return bad(`--pass ${options.pass}: no such scorer in ${file.file} (its scorers: ${list(file.scorers)})`)
+      }
+    }
+  }
+
+  const paired: Array<string> = []
+  const onlyInBase: Array<string> = []
+  for (const id of base.tasks.keys()) (next.tasks.has(id) ? paired : onlyInBase).push(id)
+  const onlyInNew = [...next.tasks.keys()].filter((id) => !base.tasks.has(id))
+  if (paired.length === 0) {
+    return bad(
+      `no tasks in common: ${base.file} has ${base.tasks.size} tasks (${preview(base.tasks.keys())}), ` +
+        `${next.file} has ${next.tasks.size} (${preview(next.tasks.keys())}); tasks are matched by task_id`
+    )
+  }
+
+  const measures = completion ? ["completed"] : shared
+  const scorers = measures.map((name) => scorerComparison(name, paired, base, next, completion))
+  const rule = completion ? undefined : options.pass === undefined ? shared : [options.pass]
+  const { flips, passAt1 } = passes(paired, base, next, rule)
+  const notes = notesOf(base, next, completion, scorers)
+  return Effect.succeed({
+    base: infoOf(base),
+    new: infoOf(next),
+    measure: completion ? "completion" : "scores",
+    pass_rule: completion ? "completed" : options.pass ?? "every shared scorer",
+    tasks: { paired: paired.length, only_in_base: sorted(onlyInBase), only_in_new: sorted(onlyInNew) },
+    scorers,
+    scorers_only_in_base: base.scorers.filter((name) => !shared.includes(name)),
+    scorers_only_in_new: next.scorers.filter((name) => !shared.includes(name)),
+    pass_at_1: passAt1,
+    flips,
+    regressed: scorers.filter((s) => s.verdict === "regressed").map((s) => s.name),
+    notes
+  })
+}
+
+const preview = (ids: Iterable<string>): string => {
+  const first: Array<string> = []
+  for (const id of ids) {
+    if (first.length === 3) return `${first.join(", ")}, ...`
+    first.push(id)
+  }
+  return first.join(", ")
+}
+
+const infoOf = (file: FileTally): FileInfo => ({
+  file: file.file,
+  trials: file.trials,
+  failed_trials: file.failed,
+  unscored_trials: file.unscored,
+  invalid_lines: file.invalid,
+  tasks: file.tasks.size,
+  scorers: [...file.scorers]
+})
+
+// A task's value: its scorer's mean over epochs, or its completion rate.
+const valueIn = (file: FileTally, id: string, name: string, completion: boolean): number | undefined => {
+  const task = file.tasks.get(id)!
+  return completion ? task.completed / task.trials : file.valueOf(task, name)
+}
+
+const scorerComparison = (
+  name: string,
+  paired: ReadonlyArray<string>,
+  base: FileTally,
+  next: FileTally,
+  completion: boolean
+): ScorerComparison => {
+  const a = new Map<string, number>()
+  const b = new Map<string, number>()
+  let sumA = 0
+  let sumB = 0
+  for (const id of paired) {
+    const x = valueIn(base, id, name, completion)
+    const y = valueIn(next, id, name, completion)
+    if (x === undefined || y === undefined) continue
+    a.set(id, x)
+    b.set(id, y)
+    sumA += x
+    sumB += y
+  }
+  const d = Statistics.pairedDifference(a, b)
+  const { reason, verdict } = verdictOf(d.n, d.ci95)
+  return {
+    name,
+    n: d.n,
+    base_mean: d.n === 0 ? null : sumA / d.n,
+    new_mean: d.n === 0 ? null : sumB / d.n,
+    delta: d.mean,
+    sd: d.sd,
+    standard_error: d.standard_error,
+    df: d.df,
+    ci95: d.ci95,
+    verdict,
+    reason
+  }
+}
+
+const verdictOf = (n: number, ci: Statistics.Interval | null): { verdict: Verdict; reason: string | null } => {
+  if (ci === null) {
+    return {
+      verdict: "no_verdict",
+      reason: `${n} paired task${n === 1 ? "" : "s"} with a value in both files: an interval needs at least 2`
+    }
+  }
+  if (ci[1] < 0) return { verdict: "regressed", reason: null }
+  if (ci[0] > 0) return { verdict: "improved", reason: null }
+  return { verdict: "no_significant_change", reason: null }
+}
+
+// pass@1 and flips under the rule (the scorers that must pass; undefined: a
+// pass is a completed trial).
+const passes = (
+  paired: ReadonlyArray<string>,
+  base: FileTally,
+  next: FileTally,
+  rule: ReadonlyArray<string> | undefined
+): { readonly passAt1: PassComparison; readonly flips: Comparison["flips"] } => {
+  const baseMask = rule === undefined ? undefined : base.maskOf(rule)
+  const nextMask = rule === undefined ? undefined : next.maskOf(rule)
+  const a = new Map<string, number>()
+  const b = new Map<string, number>()
+  let sumA = 0
+  let sumB = 0
+  const passToFail: Array<string> = []
+  const failToPass: Array<string> = []
+  for (const id of paired) {
+    const x = base.passesOf(base.tasks.get(id)!, baseMask)
+    const y = next.passesOf(next.tasks.get(id)!, nextMask)
+    if (x.counted === 0 || y.counted === 0) continue
+    a.set(id, x.passed / x.counted)
+    b.set(id, y.passed / y.counted)
+    sumA += x.passed / x.counted
+    sumB += y.passed / y.counted
+    const before = x.passed === x.counted
+    const after = y.passed === y.counted
+    if (before && !after) passToFail.push(id)
+    if (!before && after) failToPass.push(id)
+  }
+  const d = Statistics.pairedDifference(a, b)
+  return {
+    passAt1: {
+      tasks: d.n,
+      base: d.n === 0 ? null : sumA / d.n,
+      new: d.n === 0 ? null : sumB / d.n,
+      delta: d.mean,
+      ci95: d.ci95,
+      base_all: passAt1Of(base, baseMask),
+      new_all: passAt1Of(next, nextMask)
+    },
+    flips: { pass_to_fail: sorted(passToFail), fail_to_pass: sorted(failToPass) }
+  }
+}
+
+const passAt1Of = (file: FileTally, mask: number | undefined) => {
+  let tasks = 0
+  let sum = 0
+  for (const task of file.tasks.values()) {
+    const { counted, passed } = file.passesOf(task, mask)
+    if (counted === 0) continue
+    tasks++
+    sum += passed / counted
+  }
+  return { tasks, pass_at_1: tasks === 0 ? null : sum / tasks }
+}
+
+const notesOf = (
+  base: FileTally,
+  next: FileTally,
+  completion: boolean,
+  scorers: ReadonlyArray<ScorerComparison>
+): Array<string> => {
+  const notes: Array<string> = []
+  if (completion) {
+    notes.push(
+      "neither file carries scores: this compares completion (a completed trial 1, any other 0), not correctness; " +
+        "score both files (agent-trials score) to compare answers"
+    )
+  } else {
+    for (const file of [base, next]) {
+      if (file.unscored > 0) {
+        notes.push(`${file.file}: ${file.unscored} trials did not fail yet carry no score: left out of every scorer`)
+      }
+    }
+  }
+  for (const file of [base, next]) {
+    if (file.invalid > 0) notes.push(`${file.file}: ${file.invalid} InvalidTask lines (bad dataset lines) left out`)
+  }
+  for (const s of scorers) {
+    if (s.reason !== null) notes.push(`${s.name}: no verdict: ${s.reason}`)
+  }
+  return notes
+}
+

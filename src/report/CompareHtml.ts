@@ -1,0 +1,177 @@
+/**
+ * A comparison as one self-contained HTML page (inline CSS and SVG, no
+ * request): the change of each scorer as a dot with its 95% interval around
+ * 0, the table behind it, pass@1, the flipped and unmatched tasks in full,
+ * and the comparison's JSON in a data block.
+ *
+ * @internal
+ */
+import type { Comparison, ScorerComparison } from "./Compare.ts"
+import * as Html from "./Html.ts"
+import * as Svg from "./Svg.ts"
+
+const fixed = (x: number | null): string => (x === null ? "—" : Math.abs(x) < 5e-5 ? "0.0000" : x.toFixed(4))
+const signed = (x: number | null): string => (x === null ? "—" : x >= 5e-5 ? `+${fixed(x)}` : fixed(x))
+const interval = (ci: readonly [number, number] | null): string =>
+  ci === null ? "—" : `[${signed(ci[0])}, ${signed(ci[1])}]`
+
+const COLOR = { regressed: "#dc2626", improved: "#16a34a", no_significant_change: "#4b5563", no_verdict: "#9ca3af" }
+
+const verdictBadge = (s: ScorerComparison): Html.Content =>
+  s.verdict === "regressed"
+    ? Html.badge("regressed", "fail")
+    : s.verdict === "improved"
+    ? Html.badge("improved", "ok")
+    : s.verdict === "no_verdict"
+    ? Html.badge("no verdict", "warn")
+    : "no significant change"
+
+// The axis holds every interval and 0, with round ends.
+const domainOf = (scorers: ReadonlyArray<ScorerComparison>): readonly [number, number] => {
+  const ends = scorers.flatMap((s) => [s.delta, s.ci95?.[0] ?? null, s.ci95?.[1] ?? null]).filter((x) => x !== null)
+  const lo = Math.min(0, ...ends)
+  const hi = Math.max(0, ...ends)
+  if (lo === hi) return [-0.1, 0.1]
+  const ticks = Svg.linearTicks(lo, hi, 6)
+  return [Math.min(0, ticks[0]!), Math.max(0, ticks.at(-1)!)]
+}
+
+const idList = (ids: ReadonlyArray<string>): string =>
+  ids.length === 0 ? `<p class="note">none</p>` : `<p class="mono">${ids.map(Html.escape).join(", ")}</p>`
+
+/**
+ * The comparison as a self-contained HTML page (`--html FILE`).
+ *
+ * @category formatting
+ * @since 0.1.0
+ */
+export const toHtml = (c: Comparison): string => {
+  const p = c.pass_at_1
+  const chart = Svg.intervalChart({
+    title: c.measure === "completion" ? "Change in completion (new − base)" : "Change in mean score (new − base)",
+    rows: c.scorers.map((s) => ({
+      label: s.name,
+      value: s.delta,
+      low: s.ci95?.[0] ?? null,
+      high: s.ci95?.[1] ?? null,
+      color: COLOR[s.verdict],
+      // Three decimals fit the chart's margin; the table below has four.
+      note: s.delta === null
+        ? "no value"
+        : s.ci95 === null
+        ? `${s.delta.toFixed(3)} (no interval)`
+        : `${s.delta.toFixed(3)} [${s.ci95[0].toFixed(3)}, ${s.ci95[1].toFixed(3)}]`
+    })),
+    width: 960,
+    domain: domainOf(c.scorers),
+    format: (v) => String(Number(v.toFixed(3)))
+  })
+  const table = Html.table(
+    [
+      { label: "scorer" },
+      { label: "paired tasks", numeric: true },
+      { label: "base mean", numeric: true },
+      { label: "new mean", numeric: true },
+      { label: "delta", numeric: true },
+      { label: "95% CI (t)", numeric: true },
+      { label: "verdict" }
+    ],
+    c.scorers.map((s) => [
+      s.name,
+      s.n,
+      fixed(s.base_mean),
+      fixed(s.new_mean),
+      signed(s.delta),
+      interval(s.ci95),
+      verdictBadge(s)
+    ])
+  )
+  const fileRow = (label: string, f: Comparison["base"], own: number | null): ReadonlyArray<Html.Content> => [
+    label,
+    f.file,
+    f.trials,
+    f.failed_trials,
+    f.tasks,
+    fixed(own),
+    f.scorers.join(", ")
+  ]
+  const rule = c.pass_rule === "every shared scorer"
+    ? "every shared scorer passed it"
+    : c.pass_rule === "completed"
+    ? "it completed"
+    : `${c.pass_rule} passed it`
+  const notes = [
+    ...c.notes,
+    ...(c.scorers_only_in_base.length > 0
+      ? [`scorers only in base (not compared): ${c.scorers_only_in_base.join(", ")}`]
+      : []),
+    ...(c.scorers_only_in_new.length > 0 ? [`scorers only in new (not compared): ${c.scorers_only_in_new.join(", ")}`] : [])
+  ]
+  const body = [
+    `<header class="top"><h1>Comparison</h1><div class="sub">base ${Html.escape(c.base.file)} → new ${
+      Html.escape(c.new.file)
+    }</div></header>`,
+    Html.stats([
+      {
+        label: "verdict",
+        value: c.regressed.length > 0 ? "regressed" : "no regression",
+        tone: c.regressed.length > 0 ? "bad" : "good",
+        ...(c.regressed.length > 0 ? { note: c.regressed.join(", ") } : {})
+      },
+      { label: "paired tasks", value: c.tasks.paired },
+      { label: "pass@1 base", value: Html.formatPercent(p.base) },
+      {
+        label: "pass@1 new",
+        value: Html.formatPercent(p.new),
+        note: `delta ${signed(p.delta)} ${interval(p.ci95)}`,
+        ...(p.ci95 !== null && p.ci95[1] < 0 ? { tone: "bad" as const } : {})
+      },
+      {
+        label: "pass → fail",
+        value: c.flips.pass_to_fail.length,
+        ...(c.flips.pass_to_fail.length > 0 ? { tone: "warn" as const } : {})
+      },
+      { label: "fail → pass", value: c.flips.fail_to_pass.length }
+    ]),
+    Html.section("Change per scorer", chart + table, {
+      note: c.measure === "completion"
+        ? "Neither file carries scores: this compares completion (a completed trial 1, any other 0), not correctness."
+        : "Per task: the mean of its trials (epochs), a failed trial 0. The change is the mean of the per-task " +
+          "differences with a 95% Student t interval; regressed when the whole interval lies below 0."
+    }),
+    Html.section(
+      "Files",
+      Html.table(
+        [
+          { label: "" },
+          { label: "file" },
+          { label: "trials", numeric: true },
+          { label: "failed", numeric: true },
+          { label: "tasks", numeric: true },
+          { label: "pass@1 (own tasks)", numeric: true },
+          { label: "scorers" }
+        ],
+        [fileRow("base", c.base, p.base_all.pass_at_1), fileRow("new", c.new, p.new_all.pass_at_1)]
+      ),
+      { note: `A trial passes when ${rule}.` }
+    ),
+    Html.section(`Pass → fail (${c.flips.pass_to_fail.length})`, idList(c.flips.pass_to_fail)),
+    Html.section(`Fail → pass (${c.flips.fail_to_pass.length})`, idList(c.flips.fail_to_pass)),
+    ...(c.tasks.only_in_base.length + c.tasks.only_in_new.length > 0
+      ? [Html.section(
+        "Tasks in one file only (not matched)",
+        `<h3>only in base (${c.tasks.only_in_base.length})</h3>${idList(c.tasks.only_in_base)}` +
+          `<h3>only in new (${c.tasks.only_in_new.length})</h3>${idList(c.tasks.only_in_new)}`
+      )]
+      : []),
+    ...(notes.length > 0
+      ? [Html.section("Notes", `<ul>${notes.map((n) => `<li>${Html.escape(n)}</li>`).join("")}</ul>`)]
+      : []),
+    `<script type="application/json" id="comparison">${Html.scriptJson(c)}</script>`
+  ]
+  return Html.page({
+    title: `compare ${c.base.file} → ${c.new.file}`,
+    body: body.join("\n"),
+    css: "h3{font-size:13px;margin:10px 0 4px}"
+  })
+}

@@ -1,0 +1,187 @@
+/**
+ * What `compare` keeps of one results file: per task, a few counts (trials,
+ * failed trials, per scorer the sum of its values, how many trials carry it
+ * and how many passed it, and the trials by which scorers they carry and
+ * pass). No trial record is kept: memory grows with the number of tasks, not
+ * of trials.
+ *
+ * @internal
+ */
+import { Effect, FileSystem, Schema, Stream } from "effect"
+import * as Rescore from "../scoring/Rescore.ts"
+import type { AgentEvalTrial } from "../Trial.ts"
+
+/**
+ * A file or flag `compare` cannot use (exit code 2).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class CompareInputError extends Schema.TaggedError<CompareInputError>()("CompareInputError", {
+  message: Schema.String
+}) {}
+
+// A trial's scorers are bits of a mask (its file's scorers, indexed in order
+// of first appearance): 30 bits stay small integers.
+const MAX_SCORERS = 30
+
+// A task's arrays are replaced by exact-size copies as they grow, never
+// pushed to: a push reserves room for 16 more elements, and there are as many
+// of these arrays as tasks. Nothing writes to EMPTY: it is always replaced.
+const EMPTY: Array<number> = []
+const grown = (a: Array<number>, length: number): Array<number> => {
+  const b = new Array<number>(length).fill(0)
+  for (let i = 0; i < a.length; i++) b[i] = a[i]
+  return b
+}
+
+/** @internal */
+export interface TaskTally {
+  /** Trials of the task (an `InvalidTask` line is no trial of it). */
+  trials: number
+  /** Of them, with status `completed`. */
+  completed: number
+  /** Of them, with status `failed`: value 0 and not passed, for every scorer. */
+  failed: number
+  /** Per scorer index i: `[3i]` sum of values, `[3i+1]` trials carrying it, `[3i+2]` trials passing it. */
+  scores: Array<number>
+  /** The task's trials that did not fail, as triples: mask of scorers carried, mask passed, count. */
+  outcomes: Array<number>
+}
+
+/** @internal */
+export class FileTally {
+  readonly file: string
+  readonly tasks = new Map<string, TaskTally>()
+  /** The scorers the file's trials carry, in order of first appearance. */
+  readonly scorers: Array<string> = []
+  private readonly index = new Map<string, number>()
+  trials = 0
+  failed = 0
+  /** Trials that did not fail and carry no score. */
+  unscored = 0
+  /** `InvalidTask` lines (a bad dataset line run with `--on-invalid skip`): left out. */
+  invalid = 0
+
+  constructor(file: string) {
+    this.file = file
+  }
+
+  /** Adds a trial; a message when its file holds more scorers than a mask has bits. */
+  add(trial: AgentEvalTrial): string | undefined {
+    if (trial.status === "failed" && trial.error?.type === "InvalidTask") {
+      this.invalid++
+      return undefined
+    }
+    this.trials++
+    let task = this.tasks.get(trial.task_id)
+    if (task === undefined) {
+      task = { trials: 0, completed: 0, failed: 0, scores: EMPTY, outcomes: EMPTY }
+      this.tasks.set(trial.task_id, task)
+    }
+    task.trials++
+    if (trial.status === "failed") {
+      this.failed++
+      task.failed++
+      return undefined
+    }
+    if (trial.status === "completed") task.completed++
+    let carried = 0
+    let ok = 0
+    const scores = trial.scores ?? {}
+    for (const name in scores) {
+      const score = scores[name]
+      let i = this.index.get(name)
+      if (i === undefined) {
+        if (this.scorers.length >= MAX_SCORERS) {
+          return `${this.file}: more than ${MAX_SCORERS} scorers (${name} is one too many): compare at most ${MAX_SCORERS}`
+        }
+        i = this.scorers.length
+        this.scorers.push(name)
+        this.index.set(name, i)
+      }
+      if (task.scores.length < 3 * (i + 1)) task.scores = grown(task.scores, 3 * (i + 1))
+      task.scores[3 * i] += score.value
+      task.scores[3 * i + 1]++
+      carried |= 1 << i
+      if (score.passed && score.error === undefined) {
+        task.scores[3 * i + 2]++
+        ok |= 1 << i
+      }
+    }
+    if (carried === 0) this.unscored++
+    const o = task.outcomes
+    for (let j = 0; j < o.length; j += 3) {
+      if (o[j] === carried && o[j + 1] === ok) {
+        o[j + 2]++
+        return undefined
+      }
+    }
+    task.outcomes = o.concat(carried, ok, 1)
+    return undefined
+  }
+
+  /** The mask of these scorers in this file (every one of them must be the file's). */
+  maskOf(names: ReadonlyArray<string>): number {
+    let mask = 0
+    for (const name of names) mask |= 1 << this.index.get(name)!
+    return mask
+  }
+
+  /**
+   * A task's value for a scorer: the mean over its trials that carry the
+   * scorer or failed (a failed trial is 0); `undefined` when it has none.
+   */
+  valueOf(task: TaskTally, scorer: string): number | undefined {
+    const i = this.index.get(scorer)
+    if (i === undefined) return undefined
+    const sum = task.scores[3 * i] ?? 0
+    const n = (task.scores[3 * i + 1] ?? 0) + task.failed
+    return n === 0 ? undefined : sum / n
+  }
+
+  /**
+   * A task's trials that count for the pass rule `mask` (failed ones, and
+   * those that carry every scorer of the rule), and how many of them passed
+   * every scorer of the rule. `mask` undefined: a pass is a completed trial.
+   */
+  passesOf(task: TaskTally, mask: number | undefined): { readonly counted: number; readonly passed: number } {
+    if (mask === undefined) return { counted: task.trials, passed: task.completed }
+    let counted = task.failed
+    let passed = 0
+    const o = task.outcomes
+    for (let j = 0; j < o.length; j += 3) {
+      if ((o[j] & mask) === mask) counted += o[j + 2]
+      if ((o[j + 1] & mask) === mask) passed += o[j + 2]
+    }
+    return { counted, passed }
+  }
+}
+
+/**
+ * Reads a results file into a tally, a line at a time. A missing file, a bad
+ * line (named by file and line) or a file without trials is a
+ * `CompareInputError`.
+ *
+ * @internal
+ */
+export const tally = (file: string): Effect.Effect<FileTally, CompareInputError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const info = yield* Effect.option(fs.stat(file))
+    if (info._tag === "None" || info.value.type !== "File") {
+      return yield* new CompareInputError({ message: `results file not found: ${file}` })
+    }
+    const result = new FileTally(file)
+    yield* Rescore.trialsOf(file).pipe(
+      Stream.mapError((e) => new CompareInputError({ message: e.message })),
+      Stream.runForEach((trial) => {
+        const problem = result.add(trial)
+        return problem === undefined ? Effect.void : Effect.fail(new CompareInputError({ message: problem }))
+      })
+    )
+    if (result.tasks.size === 0) {
+      return yield* new CompareInputError({ message: `${file} holds no trials` })
+    }
+    return result
+  })

@@ -1,0 +1,101 @@
+/**
+ * A comparison as text for a terminal or a CI log: a table of scorers, pass@1
+ * before and after, flips and unmatched tasks (at most `SHOWN` ids each, then
+ * "and N more"; `--json` lists them all), notes, and the verdict line.
+ *
+ * @internal
+ */
+import type { Comparison } from "./Compare.ts"
+
+const SHOWN = 10
+
+const fixed = (x: number | null): string => (x === null ? "-" : Math.abs(x) < 5e-5 ? "0.0000" : x.toFixed(4))
+const signed = (x: number | null): string => (x === null ? "-" : x >= 5e-5 ? `+${fixed(x)}` : fixed(x))
+const interval = (ci: readonly [number, number] | null): string =>
+  ci === null ? "-" : `[${signed(ci[0])}, ${signed(ci[1])}]`
+
+const ids = (list: ReadonlyArray<string>): string =>
+  list.length === 0
+    ? ""
+    : `: ${list.slice(0, SHOWN).join(", ")}${list.length > SHOWN ? ` and ${list.length - SHOWN} more` : ""}`
+
+const tasks = (n: number) => `${n} task${n === 1 ? "" : "s"}`
+
+const VERDICT = {
+  regressed: "regressed",
+  improved: "improved",
+  no_significant_change: "no significant change",
+  no_verdict: "no verdict"
+} as const
+
+/**
+ * The comparison as text: a table of scorers, pass@1, flips, unmatched tasks
+ * and notes.
+ *
+ * @category formatting
+ * @since 0.1.0
+ */
+export const format = (c: Comparison): string => {
+  const side = (label: string, f: Comparison["base"]) =>
+    `  ${label} ${f.file}: ${f.trials} trials (${f.failed_trials} failed), ${tasks(f.tasks)}, ` +
+    `scorers: ${f.scorers.length === 0 ? "none" : f.scorers.join(", ")}`
+  const lines = [
+    `compare ${c.base.file} -> ${c.new.file}`,
+    side("base", c.base),
+    side("new ", c.new),
+    `  tasks: ${c.tasks.paired} paired (matched by task_id), ${c.tasks.only_in_base.length} only in base, ` +
+    `${c.tasks.only_in_new.length} only in new`,
+    c.measure === "completion"
+      ? `  measure: completion (a completed trial 1, any other 0), NOT correctness: neither file carries scores`
+      : `  a task's value: its mean over its trials (epochs); a failed trial counts 0`,
+    ""
+  ]
+  const header = ["scorer", "paired", "base", "new", "delta", "95% CI", "verdict"]
+  const rows = c.scorers.map((s) => [
+    s.name,
+    String(s.n),
+    fixed(s.base_mean),
+    fixed(s.new_mean),
+    signed(s.delta),
+    interval(s.ci95),
+    VERDICT[s.verdict]
+  ])
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
+  for (const row of [header, ...rows]) {
+    lines.push(`  ${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join("  ")}`)
+  }
+  lines.push("")
+  const p = c.pass_at_1
+  const rule = c.pass_rule === "every shared scorer"
+    ? "every shared scorer passed"
+    : c.pass_rule === "completed"
+    ? "the trial completed"
+    : `--pass ${c.pass_rule} passed`
+  lines.push(
+    `  pass@1 (a trial passes when ${rule}): ${fixed(p.base)} -> ${fixed(p.new)} over ${p.tasks} paired task${p.tasks === 1 ? "" : "s"}, ` +
+      `delta ${signed(p.delta)}, 95% CI ${interval(p.ci95)}`,
+    `  pass@1 over each file's own tasks: base ${fixed(p.base_all.pass_at_1)} (${tasks(p.base_all.tasks)}), ` +
+      `new ${fixed(p.new_all.pass_at_1)} (${tasks(p.new_all.tasks)})`,
+    `  pass -> fail (every trial passed before, not after): ${tasks(c.flips.pass_to_fail.length)}${ids(c.flips.pass_to_fail)}`,
+    `  fail -> pass: ${tasks(c.flips.fail_to_pass.length)}${ids(c.flips.fail_to_pass)}`
+  )
+  if (c.tasks.only_in_base.length > 0) {
+    lines.push(`  only in base (not matched): ${tasks(c.tasks.only_in_base.length)}${ids(c.tasks.only_in_base)}`)
+  }
+  if (c.tasks.only_in_new.length > 0) {
+    lines.push(`  only in new (not matched): ${tasks(c.tasks.only_in_new.length)}${ids(c.tasks.only_in_new)}`)
+  }
+  if (c.scorers_only_in_base.length > 0) {
+    lines.push(`  scorers only in base (not compared): ${c.scorers_only_in_base.join(", ")}`)
+  }
+  if (c.scorers_only_in_new.length > 0) {
+    lines.push(`  scorers only in new (not compared): ${c.scorers_only_in_new.join(", ")}`)
+  }
+  for (const note of c.notes) lines.push(`  note: ${note}`)
+  lines.push(
+    c.regressed.length > 0
+      ? `  regressed (95% CI of the change wholly below 0): ${c.regressed.join(", ")}`
+      : "  no scorer regressed (no 95% CI of a change wholly below 0)"
+  )
+  return lines.join("\n")
+}

@@ -1,0 +1,324 @@
+/**
+ * A report's HTML from what one pass over its results file added up to
+ * (`Aggregate.Result`) and, when there is one, the run's own summary: the
+ * header, scores with their intervals, pass@k by k, the latency histogram,
+ * throughput and calls in flight over time, failures by type, and the table
+ * of trials. The figures of the file come from `Summary.make` over the
+ * pass's accumulator: the same code, so the same numbers, as the run's
+ * summary.
+ *
+ * @since 0.1.0
+ */
+import { MutableProbe } from "../internal/probe.ts"
+import { tableCss, tableScript } from "../internal/reportTable.ts"
+import * as Summary from "../Summary.ts"
+import type * as Aggregate from "./Aggregate.ts"
+import * as Html from "./Html.ts"
+import * as Svg from "./Svg.ts"
+
+/**
+ * What a page shows.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PageInput {
+  readonly resultsFile: string
+  readonly result: Aggregate.Result
+  /** The run's summary (`run --summary`, or the run itself with `run --report`). */
+  readonly summary?: Summary.Summary | undefined
+  /** Whether the rows carry input and reference (a task file was given). */
+  readonly withTasks: boolean
+}
+
+/**
+ * The figures of the file, as a run summary would state them: counts, error
+ * types, latency percentiles, scorer statistics and pass@k. Wall time and
+ * throughput span the records' timestamps; the run-level values a file does
+ * not hold (peaks, parallelism) are zero.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const fileSummary = (resultsFile: string, result: Aggregate.Result, summary?: Summary.Summary): Summary.Summary => {
+  const t = result.timeline
+  return Summary.make({
+    runId: summary?.run_id ?? "report",
+    resultsFile,
+    outcome: summary?.outcome ?? "finished",
+    acc: result.acc,
+    probe: new MutableProbe(),
+    wallMs: t.count === 0 ? 0 : t.last - t.first,
+    parallelism: summary?.parallelism ?? 0
+  })
+}
+
+const num = (v: number | null | undefined, digits = 3) => (v === null || v === undefined ? "—" : Html.formatNumber(v, digits))
+const ci = (i: readonly [number, number] | null | undefined) => (i === null || i === undefined ? "—" : `[${num(i[0])}, ${num(i[1])}]`)
+
+const seconds = (v: number) =>
+  v === 0 ? "0" : Math.abs(v) < 120 ? `${Svg.compact(v)}s` : Math.abs(v) < 7200 ? `${Svg.compact(v / 60)}m` : `${Svg.compact(v / 3600)}h`
+
+const ms = (v: number) =>
+  v >= 1000 ? `${Svg.compact(Number((v / 1000).toPrecision(2)))}s` : `${Number(v.toPrecision(v < 1 ? 1 : 2))}ms`
+
+const header = (input: PageInput, file: Summary.Summary): string => {
+  const run = input.summary
+  const total = file.trials.this_run
+  const sc = file.scoring
+  const stats: Array<Html.Stat> = [
+    { label: "Trials", value: total.total },
+    { label: "Completed", value: total.completed, tone: "good", note: Html.formatPercent(total.total === 0 ? null : total.completed / total.total) },
+    { label: "Failed", value: total.failed, ...(total.failed > 0 ? { tone: "bad" as const } : {}) },
+    ...(total.partial > 0 ? [{ label: "Partial", value: total.partial, tone: "warn" as const }] : []),
+    ...(sc === undefined ? [] : [{
+      label: "Passed",
+      value: Html.formatPercent(sc.pass_rate),
+      note: `${Html.formatNumber(sc.passed)} of ${Html.formatNumber(sc.trials)}, 95% CI ${
+        sc.pass_rate_ci95 === null ? "—" : `${Html.formatPercent(sc.pass_rate_ci95[0])}–${Html.formatPercent(sc.pass_rate_ci95[1])}`
+      }`
+    }]),
+    {
+      label: "Wall time",
+      value: Html.formatDuration(run?.wall_time_s ?? file.wall_time_s),
+      ...(run === undefined ? { note: "first start to last finish" } : {})
+    },
+    {
+      label: "Throughput",
+      value: `${Html.formatNumber(run?.throughput_per_s ?? file.throughput_per_s, 1)}/s`,
+      ...(run === undefined ? { note: "trials over that span" } : {})
+    },
+    { label: "Latency p50", value: file.latency_ms.p50 === null ? null : ms(file.latency_ms.p50), note: `p95 ${file.latency_ms.p95 === null ? "—" : ms(file.latency_ms.p95)} · p99 ${file.latency_ms.p99 === null ? "—" : ms(file.latency_ms.p99)}` }
+  ]
+  if (run !== undefined) {
+    stats.push(
+      { label: "Parallelism", value: run.parallelism },
+      { label: "Peak active calls", value: run.peak_active_calls },
+      { label: "Peak outstanding", value: run.peak_outstanding, note: `peak live fibers ${Html.formatNumber(run.peak_live_fibers)}` }
+    )
+    if (run.retries > 0) stats.push({ label: "Retries", value: run.retries })
+  }
+  const outcome = run?.outcome
+  const badge = outcome === undefined ? "" : Html.badge(outcome, outcome === "finished" ? "ok" : "fail").html
+  const notes = [...input.result.notes]
+  if (run !== undefined && run.trials.total.total !== total.total) {
+    notes.push(
+      `The summary counts ${Html.formatNumber(run.trials.total.total)} trials; the file holds ${Html.formatNumber(total.total)}: ` +
+        `the counts, scores and charts here are the file's`
+    )
+  }
+  if (run === undefined) notes.push("No run summary given (--summary FILE): parallelism and peaks are not shown.")
+  return `<header class="top"><h1>agent-trials report ${badge}</h1>` +
+    `<div class="sub">${Html.escape(input.resultsFile)}${run === undefined ? "" : ` · run ${Html.escape(run.run_id)}`}` +
+    ` · ${file.epochs} epoch${file.epochs === 1 ? "" : "s"}</div></header>` +
+    Html.stats(stats) +
+    notes.map((n) => `<p class="note">${Html.escape(n)}</p>`).join("")
+}
+
+const scoresSection = (file: Summary.Summary, epochs: number): string => {
+  const sc = file.scoring
+  if (sc === undefined) {
+    return Html.section("Scores", `<p class="note">Not scored: "completed" means the agent answered, not that the answer was right (run with --score).</p>`)
+  }
+  const rows = Object.entries(sc.scorers)
+  const chart = Svg.intervalChart({
+    rows: [
+      ...rows.map(([name, s]) => ({
+        label: `${name} pass rate`,
+        value: s.pass_rate,
+        low: s.pass_rate_ci95?.[0] ?? null,
+        high: s.pass_rate_ci95?.[1] ?? null
+      })),
+      ...rows.filter(([, s]) => s.mean !== null && s.mean >= 0 && s.mean <= 1).map(([name, s]) => ({
+        label: `${name} mean`,
+        value: s.mean,
+        low: s.ci95?.[0] ?? null,
+        high: s.ci95?.[1] ?? null,
+        color: "#6b7280"
+      })),
+      {
+        label: `passed (${sc.pass_rule})`,
+        value: sc.pass_rate,
+        low: sc.pass_rate_ci95?.[0] ?? null,
+        high: sc.pass_rate_ci95?.[1] ?? null,
+        color: "#111827"
+      }
+    ]
+  })
+  const table = Html.table(
+    [
+      { label: "Scorer" },
+      { label: "Trials", numeric: true },
+      { label: "Scored", numeric: true },
+      { label: "Scorer errors", numeric: true },
+      { label: "Mean ± SE", numeric: true },
+      { label: "Mean 95% CI", numeric: true },
+      { label: "Pass rate", numeric: true },
+      { label: "Wilson 95% CI", numeric: true }
+    ],
+    rows.map(([name, s]) => [
+      name,
+      s.trials,
+      s.scored,
+      s.errors,
+      `${num(s.mean, 4)} ± ${num(s.standard_error, 4)}`,
+      ci(s.ci95),
+      num(s.pass_rate, 4),
+      ci(s.pass_rate_ci95)
+    ])
+  )
+  return Html.section(
+    "Scores",
+    chart + table,
+    {
+      note: `Pass rates with 95% Wilson intervals; means with normal 95% intervals (grey). A failed trial counts in a scorer's trials and never passes.` +
+        (epochs <= 1 ? " One trial per task: pass@1 is the pass rate (run with --epochs K for pass@k)." : "") +
+        (sc.not_scored > 0 ? ` ${sc.not_scored} completed trials carry no score of the deciding scorers and are left out.` : "")
+    }
+  )
+}
+
+const passAtKSection = (result: Aggregate.Result): string => {
+  const epochs = result.acc.epochs
+  const ks = Array.from({ length: epochs }, (_, i) => i + 1)
+  const series: Array<Svg.Series> = []
+  const tally = result.acc.scoring
+  if (tally !== undefined) {
+    series.push({ name: "passed (scored)", points: ks.map((k) => ({ x: k, y: Summary.passAtK(tally.tasksByPasses, k) ?? Number.NaN })) })
+  }
+  series.push({
+    name: "completed",
+    color: "#9ca3af",
+    dash: "5 4",
+    points: ks.map((k) => ({ x: k, y: Summary.passAtK(result.acc.tasksByPasses, k) ?? Number.NaN }))
+  })
+  const chart = Svg.lineChart({
+    x: { label: "k (trials drawn per task)", format: (v) => (Number.isInteger(v) ? String(v) : "") },
+    y: { label: "pass@k", min: 0, max: 1 },
+    series
+  })
+  const tasks = tally?.tasksByPasses ?? result.acc.tasksByPasses
+  return Html.section("pass@k by k", chart, {
+    note: `Unbiased estimator over ${Html.formatNumber(tasks.reduce((a, b) => a + b, 0))} tasks with all ${epochs} trials recorded` +
+      ` (${Html.formatNumber(tally?.incompleteTasks ?? result.acc.incompleteTasks)} incomplete). "completed" counts answered trials, right or wrong.`
+  })
+}
+
+const latencySection = (file: Summary.Summary, result: Aggregate.Result): string => {
+  const h = result.acc.latency
+  const counts = h.counts
+  let lo = counts.findIndex((c) => c > 0)
+  let hi = counts.length - 1
+  while (hi > 0 && counts[hi] === 0) hi--
+  const bars: Array<Svg.Bar> = []
+  if (lo !== -1) {
+    const group = Math.max(1, Math.ceil((hi - lo + 1) / 40))
+    lo = Math.max(0, hi + 1 - Math.ceil((hi - lo + 1) / group) * group)
+    for (let b = lo; b <= hi; b += group) {
+      let n = 0
+      for (let i = b; i < b + group; i++) n += counts[i]
+      const [low] = h.bucketRange(b)
+      const [, high] = h.bucketRange(b + group - 1)
+      bars.push({ label: ms(low), value: n, tooltip: `${ms(low)} – ${ms(high)}: ${Html.formatNumber(n)} trials` })
+    }
+  }
+  const l = file.latency_ms
+  return Html.section(
+    "Latency",
+    Svg.barChart({ bars, xLabel: "latency (log buckets)", yLabel: "trials" }),
+    { note: `p50 ${num(l.p50)} ms · p95 ${num(l.p95)} ms · p99 ${num(l.p99)} ms · max ${num(l.max)} ms (percentiles within ±2.5%)` }
+  )
+}
+
+const timeSections = (result: Aggregate.Result): Array<string> => {
+  const buckets = result.timeline.buckets()
+  const t0 = buckets[0]?.start ?? 0
+  const x = (start: number, width: number) => (start + width / 2 - t0) / 1000
+  const axis = { label: "time since the first trial started", format: seconds, min: 0, max: x(buckets.at(-1)?.start ?? 0, buckets[0]?.width ?? 0) }
+  const throughput = Svg.lineChart({
+    x: axis,
+    y: { label: "trials/s" },
+    series: [
+      { name: "finished", area: true, points: buckets.map((b) => ({ x: x(b.start, b.width), y: b.finished / (b.width / 1000) })) },
+      { name: "failed", color: "#dc2626", points: buckets.map((b) => ({ x: x(b.start, b.width), y: b.failed / (b.width / 1000) })) }
+    ]
+  })
+  const inFlight = Svg.lineChart({
+    x: axis,
+    y: { label: "calls in flight (mean)" },
+    series: [{ name: "in flight", color: "#7c3aed", area: true, points: buckets.map((b) => ({ x: x(b.start, b.width), y: b.busyMs / b.width })) }]
+  })
+  const width = buckets[0]?.width ?? 0
+  const peak = Math.max(0, ...buckets.map((b) => b.busyMs / b.width))
+  const skipped = result.timeline.skipped > 0 ? ` ${result.timeline.skipped} trials without valid timestamps are left out.` : ""
+  return [
+    Html.section("Throughput over time", throughput, {
+      note: `Trials finished per second, in ${buckets.length} buckets of ${Html.formatDuration(width / 1000)}.${skipped}`
+    }),
+    Html.section("Calls in flight over time", inFlight, {
+      note: `Mean trials between start and finish per bucket (highest ${Html.formatNumber(peak, 1)}), from the records' timestamps.`
+    })
+  ]
+}
+
+const failuresSection = (file: Summary.Summary): string => {
+  const types = Object.entries(file.error_types).sort((a, b) => b[1] - a[1])
+  if (types.length === 0) return Html.section("Failures by type", `<p class="note">No trial failed.</p>`)
+  const top = types.slice(0, 15)
+  const rest = types.slice(15).reduce((n, [, c]) => n + c, 0)
+  return Html.section(
+    "Failures by type",
+    Svg.barChart({
+      orientation: "horizontal",
+      color: "#dc2626",
+      bars: [...top.map(([label, value]) => ({ label, value })), ...(rest > 0 ? [{ label: `${types.length - 15} other types`, value: rest }] : [])]
+    })
+  )
+}
+
+const tableSection = (input: PageInput, scorers: ReadonlyArray<string>): string => {
+  const r = input.result
+  const selects = scorers.map((name) =>
+    `<label>${Html.escape(name)} <select data-scorer="${Html.escape(name)}"><option value="all">all</option>` +
+    `<option value="passed">passed</option><option value="failed">failed</option></select></label>`
+  ).join("")
+  const data = Html.scriptJson({ rows: r.rows, leftOut: r.rowsLeftOut })
+  return Html.section(
+    "Trials",
+    `<div class="controls"><input type="search" id="search" placeholder="Search ids, inputs, outputs, errors…" aria-label="Search">` +
+      `<label><input type="checkbox" id="only-failures"> failures only</label>${selects}</div>` +
+      `<div id="count"></div><div class="table-wrap"><table id="rows"><thead><tr>` +
+      `<th>Trial</th><th>Status</th><th>Input</th><th>Reference</th><th>Output</th><th>Scores</th><th>Error</th><th class="num">ms</th>` +
+      `</tr></thead><tbody></tbody></table></div><button type="button" class="more" id="more" hidden>Show more</button>` +
+      `<script type="application/json" id="rows-data">${data}</script>`,
+    {
+      id: "trials",
+      note: `${Html.formatNumber(r.rows.length)} of ${Html.formatNumber(r.trials)} trials (failures first: ${Html.formatNumber(r.failingTrials)} failing). ` +
+        (input.withTasks ? "" : "Input and reference need the task file (--tasks FILE). ") +
+        "Click a row to see its texts in full (each cut at 2,000 characters)."
+    }
+  )
+}
+
+/**
+ * The report page.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const render = (input: PageInput): string => {
+  const file = fileSummary(input.resultsFile, input.result, input.summary)
+  const scorers = Object.keys(file.scoring?.scorers ?? {})
+  const body = [
+    header(input, file),
+    scoresSection(file, input.result.acc.epochs),
+    `<div class="grid">` +
+    (input.result.acc.epochs > 1 ? passAtKSection(input.result) : "") +
+    latencySection(file, input.result) +
+    timeSections(input.result).join("") +
+    failuresSection(file) +
+    `</div>`,
+    tableSection(input, scorers)
+  ].join("\n")
+  return Html.page({ title: `agent-trials report: ${input.resultsFile}`, body, css: tableCss, script: tableScript })
+}

@@ -1,0 +1,249 @@
+/**
+ * `agent-trials report RESULTS.jsonl --html FILE`: one self-contained HTML
+ * page about a results file, built in one streamed pass over it (every
+ * aggregate covers the whole file; the table keeps at most `maxRows` rows,
+ * failures first), plus, with a task file, a second streamed pass over the
+ * tasks that fills the input and reference of the rows shown only. Memory
+ * does not grow with the file beyond the rows shown.
+ *
+ * @since 0.1.0
+ */
+import { Effect, FileSystem, Schema, Stream } from "effect"
+import * as Dataset from "../Dataset.ts"
+import * as Rescore from "../scoring/Rescore.ts"
+import type * as Summary from "../Summary.ts"
+import type { AgentEvalTask } from "../Trial.ts"
+import * as Aggregate from "./Aggregate.ts"
+import * as Page from "./Page.ts"
+
+/**
+ * A results, summary or task file the report cannot use, or a bad option
+ * (exit code 2). The message names the file and line.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class ReportInputError extends Schema.TaggedError<ReportInputError>()("ReportInputError", {
+  message: Schema.String
+}) {}
+
+/**
+ * The HTML file could not be written (exit code 1).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class ReportWriteError extends Schema.TaggedError<ReportWriteError>()("ReportWriteError", {
+  message: Schema.String
+}) {}
+
+/**
+ * What `report` needs, after flags are read.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ReportConfig {
+  /** The results file (JSONL). */
+  readonly results: string
+  /** Where the HTML goes. */
+  readonly html: string
+  /** Rows of the table at most (an integer >= 1). */
+  readonly maxRows: number
+  /** The task file (JSONL) giving each shown row's input and reference. */
+  readonly tasks?: string | undefined
+  /** The run's summary (`run --summary FILE`): outcome, wall time, parallelism, peaks, epochs, scorers. */
+  readonly summary?: string | undefined
+}
+
+/**
+ * What a report was made of.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Written {
+  readonly html: string
+  readonly trials: number
+  readonly rows: number
+  readonly bytes: number
+}
+
+/**
+ * The default of `--max-rows`: rows of the table at most.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const DEFAULT_MAX_ROWS = 5000
+
+/**
+ * Reads `config.summary` and `config.tasks` from disk, then `write`s the report.
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const report = Effect.fn("Report.report")(function*(config: ReportConfig) {
+  const summary = config.summary === undefined ? undefined : yield* readSummary(config.summary)
+  return yield* write({
+    results: config.results,
+    html: config.html,
+    maxRows: config.maxRows,
+    summary,
+    tasks: config.tasks === undefined ? undefined : Dataset.fromJsonl(config.tasks, { onInvalid: "fail" })
+  })
+})
+
+/**
+ * The report of `results`, written to `html`: `summary` is the run's own (in
+ * memory, as `run --report` has it), `tasks` a stream of the run's tasks
+ * (read again, for the shown rows' input and reference).
+ *
+ * @category running
+ * @since 0.1.0
+ */
+export const write = Effect.fn("Report.write")(function*(input: {
+  readonly results: string
+  readonly html: string
+  readonly maxRows: number
+  readonly summary?: Summary.Summary | undefined
+  readonly tasks?: Stream.Stream<Dataset.Item, Dataset.DatasetError, Dataset.Services> | undefined
+}) {
+  const bad = (message: string) => new ReportInputError({ message })
+  if (!(Number.isSafeInteger(input.maxRows) && input.maxRows >= 1)) {
+    return yield* bad(`--max-rows must be an integer >= 1, got ${input.maxRows}`)
+  }
+  const fs = yield* FileSystem.FileSystem
+  const info = yield* Effect.option(fs.stat(input.results))
+  if (info._tag === "None" || info.value.type !== "File") return yield* bad(`results file not found: ${input.results}`)
+
+  const s = input.summary
+  const aggregate = new Aggregate.Aggregate({
+    maxRows: input.maxRows,
+    epochs: s?.epochs,
+    scoring: s === undefined ? undefined : {
+      scorers: Object.keys(s.scoring?.scorers ?? {}),
+      pass: s.scoring === undefined || s.scoring.pass_rule === "every scorer" ? undefined : s.scoring.pass_rule
+    }
+  })
+  yield* Rescore.trialsOf(input.results).pipe(
+    Stream.runForEach((trial) => Effect.sync(() => aggregate.add(trial))),
+    Effect.mapError((e) => bad(e.message))
+  )
+  const result = aggregate.result()
+  if (input.tasks !== undefined) yield* fillTasks(result.rows, input.tasks).pipe(Effect.mapError((e) => bad(e.message)))
+
+  const html = Page.render({ resultsFile: input.results, result, summary: s, withTasks: input.tasks !== undefined })
+  yield* fs.writeFileString(input.html, html).pipe(
+    Effect.mapError((e) => new ReportWriteError({ message: `cannot write the report to ${input.html}: ${e.message}` }))
+  )
+  return { html: input.html, trials: result.trials, rows: result.rows.length, bytes: Buffer.byteLength(html) } satisfies Written
+})
+
+const TEXT_LIMIT = 2000
+const clip = (text: string) => text.length <= TEXT_LIMIT ? text : `${text.slice(0, TEXT_LIMIT)}… (cut)`
+
+/**
+ * A task's inputs as the table shows them: a lone text input as it is,
+ * anything else as JSON.
+ *
+ * @category formatting
+ * @since 0.1.0
+ */
+export const inputText = (task: AgentEvalTask): string => {
+  const values = Object.values(task.inputs)
+  return clip(values.length === 1 && typeof values[0] === "string" ? values[0] : JSON.stringify(task.inputs))
+}
+
+const referenceText = (task: AgentEvalTask): string | null =>
+  task.reference === undefined ? null : clip(typeof task.reference === "string" ? task.reference : JSON.stringify(task.reference))
+
+// Only the shown rows' task ids are held; every other task passes through.
+const fillTasks = (rows: ReadonlyArray<Aggregate.Row>, tasks: Stream.Stream<Dataset.Item, Dataset.DatasetError, Dataset.Services>) => {
+  const wanted = new Map<string, Array<Aggregate.Row>>()
+  for (const row of rows) {
+    const list = wanted.get(row.task_id)
+    if (list === undefined) wanted.set(row.task_id, [row])
+    else list.push(row)
+  }
+  if (wanted.size === 0) return Effect.void
+  return tasks.pipe(
+    Stream.runForEach((item) =>
+      Effect.sync(() => {
+        if (item._tag !== "Task") return
+        const list = wanted.get(item.task.id)
+        if (list === undefined) return
+        const input = inputText(item.task)
+        const reference = referenceText(item.task)
+        for (const row of list) {
+          row.input = input
+          row.reference = reference
+        }
+      })
+    )
+  )
+}
+
+// The fields of a summary the report reads, checked so a wrong file is named
+// at once rather than drawn as blanks.
+const required: ReadonlyArray<readonly [path: string, type: "string" | "number"]> = [
+  ["run_id", "string"],
+  ["outcome", "string"],
+  ["trials.total.total", "number"],
+  ["wall_time_s", "number"],
+  ["throughput_per_s", "number"],
+  ["parallelism", "number"],
+  ["peak_active_calls", "number"],
+  ["peak_outstanding", "number"],
+  ["peak_live_fibers", "number"],
+  ["retries", "number"],
+  ["epochs", "number"]
+]
+
+/**
+ * A summary written by `run --summary FILE`; a file that is not one is an
+ * error naming the file and the field.
+ *
+ * @category sources
+ * @since 0.1.0
+ */
+export const readSummary = (file: string): Effect.Effect<Summary.Summary, ReportInputError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const text = yield* fs.readFileString(file).pipe(
+      Effect.mapError(() => new ReportInputError({ message: `summary file not found: ${file}` }))
+    )
+    let json: unknown
+    try {
+      json = JSON.parse(text)
+    } catch (e) {
+      return yield* new ReportInputError({ message: `${file}: not valid JSON (${(e as Error).message})` })
+    }
+    for (const [path, type] of required) {
+      const value = path.split(".").reduce<unknown>(
+        (at, key) => (typeof at === "object" && at !== null ? (at as Record<string, unknown>)[key] : undefined),
+        json
+      )
+      if (typeof value !== type) {
+        return yield* new ReportInputError({
+          message: `${file}: not a run summary (run --summary FILE): field ${path} is ${value === undefined ? "missing" : `not a ${type}`}`
+        })
+      }
+    }
+    const scoring = (json as { scoring?: unknown }).scoring
+    if (
+      scoring !== undefined &&
+      (typeof scoring !== "object" || scoring === null ||
+        typeof (scoring as { scorers?: unknown }).scorers !== "object" ||
+        typeof (scoring as { pass_rule?: unknown }).pass_rule !== "string")
+    ) {
+      return yield* new ReportInputError({
+        message: `${file}: not a run summary (run --summary FILE): field scoring needs scorers and pass_rule`
+      })
+    }
+    const epochs = (json as { epochs: number }).epochs
+    if (!(Number.isSafeInteger(epochs) && epochs >= 1)) {
+      return yield* new ReportInputError({ message: `${file}: field epochs must be an integer >= 1, got ${epochs}` })
+    }
+    return json as Summary.Summary
+  })

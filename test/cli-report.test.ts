@@ -1,0 +1,159 @@
+/**
+ * `agent-trials report` and `run --report`, end to end in child processes:
+ * the page's figures against the run's own summary file, the task file's
+ * input and reference in the rows, and bad input (exit 2, one line naming the
+ * file, line or flag).
+ */
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import type * as Aggregate from "../src/report/Aggregate.ts"
+import * as Html from "../src/report/Html.ts"
+import type * as Summary from "../src/Summary.ts"
+import { describeResult, killAll, readTrials, removeTempDirs, run, tempDir, writeJsonl } from "./cli-helpers.ts"
+
+afterAll(() => {
+  killAll()
+  removeTempDirs()
+})
+
+const SIM = "sim:latency=1ms,jitter=1ms,fail=0.2,seed=3"
+
+const report = (args: ReadonlyArray<string>) => run(args, { command: "report" })
+
+const rowsOf = (html: string): Array<Aggregate.Row> =>
+  (JSON.parse(/<script type="application\/json" id="rows-data">([\s\S]*?)<\/script>/.exec(html)![1]!) as {
+    rows: Array<Aggregate.Row>
+  }).rows
+
+// The big value of the stat tile labelled `label`.
+const stat = (html: string, label: string): string | undefined =>
+  new RegExp(`<div class="label">${label}</div><div class="value">([^<]*)</div>`).exec(html)?.[1]
+
+// A task file; the sim agent answers each task's reference (its failures are the failing rows).
+const taskFile = (dir: string, n: number) =>
+  writeJsonl(
+    path.join(dir, "tasks.jsonl"),
+    Array.from({ length: n }, (_, i) => ({ id: `task-${i}`, inputs: { question: `question <${i}>` }, reference: `answer ${i}` }))
+  )
+
+describe.concurrent("agent-trials report", () => {
+  it("reports a run's file: the figures equal the run's summary, with and without --summary and --tasks", async () => {
+    const dir = tempDir()
+    const tasks = taskFile(dir, 60)
+    const out = path.join(dir, "out.jsonl")
+    const summaryFile = path.join(dir, "summary.json")
+    const ran = await run([
+      "--tasks", tasks, "--agent", SIM, "--epochs", "2", "--score", "exact", "--score", "levenshtein",
+      "--out", out, "--summary", summaryFile, "--no-progress"
+    ])
+    assert.strictEqual(ran.code, 0, describeResult(ran))
+    const summary = JSON.parse(fs.readFileSync(summaryFile, "utf8")) as Summary.Summary
+    const trials = readTrials(out)
+
+    const bare = path.join(dir, "bare.html")
+    const r1 = await report([out, "--html", bare])
+    assert.strictEqual(r1.code, 0, describeResult(r1))
+    assert.include(r1.stdout, `report: ${bare} (120 trials, 120 rows in the table`)
+    const full = path.join(dir, "full.html")
+    const r2 = await report([out, "--html", full, "--summary", summaryFile, "--tasks", tasks, "--max-rows", "7"])
+    assert.strictEqual(r2.code, 0, describeResult(r2))
+    assert.include(r2.stdout, "(120 trials, 7 rows in the table")
+
+    for (const file of [bare, full]) {
+      const html = fs.readFileSync(file, "utf8")
+      const t = summary.trials.total
+      assert.strictEqual(stat(html, "Trials"), Html.formatNumber(t.total), file)
+      assert.strictEqual(stat(html, "Completed"), Html.formatNumber(t.completed), file)
+      assert.strictEqual(stat(html, "Failed"), Html.formatNumber(t.failed), file)
+      assert.strictEqual(stat(html, "Passed"), Html.formatPercent(summary.scoring!.pass_rate), file)
+      for (const [name, s] of Object.entries(summary.scoring!.scorers)) {
+        assert.include(html, `<td>${name}</td><td class="num">${Html.formatNumber(s.trials)}</td>`, file)
+        assert.include(html, `<td class="num">${Html.formatNumber(s.pass_rate!, 4)}</td>`, file)
+      }
+      for (const [type, n] of Object.entries(summary.error_types)) assert.include(html, `<title>${type}: ${n}</title>`, file)
+      assert.include(html, `p50 ${Html.formatNumber(summary.latency_ms.p50!)} ms`, file)
+    }
+    const bareHtml = fs.readFileSync(bare, "utf8")
+    assert.include(bareHtml, "No run summary given")
+    assert.isUndefined(stat(bareHtml, "Peak active calls"))
+    assert.isTrue(rowsOf(bareHtml).every((r) => r.input === null && r.reference === null))
+
+    const fullHtml = fs.readFileSync(full, "utf8")
+    assert.strictEqual(stat(fullHtml, "Peak active calls"), String(summary.peak_active_calls))
+    assert.strictEqual(stat(fullHtml, "Parallelism"), String(summary.parallelism))
+    assert.include(fullHtml, summary.run_id)
+    // Failures first: every failed trial of the file before any other, up to 7.
+    const rows = rowsOf(fullHtml)
+    const failing = trials.filter((t) => t.status !== "completed" || Object.values(t.scores ?? {}).some((s) => !s.passed))
+    assert.deepStrictEqual(rows.map((r) => r.id), failing.slice(0, 7).map((t) => t.id))
+    for (const row of rows) {
+      const i = row.task_id.slice("task-".length)
+      assert.strictEqual(row.input, `question <${i}>`)
+      assert.strictEqual(row.reference, `answer ${i}`)
+    }
+  })
+
+  it("run --report writes the page at the end of a synthetic run, with the tasks' inputs", async () => {
+    const dir = tempDir()
+    const out = path.join(dir, "out.jsonl")
+    const html = path.join(dir, "report.html")
+    const ran = await run(["--synthetic", "40", "--agent", SIM, "--out", out, "--report", html, "--no-progress"])
+    assert.strictEqual(ran.code, 0, describeResult(ran))
+    assert.include(ran.stdout, `report: ${html}`)
+    const page = fs.readFileSync(html, "utf8")
+    assert.strictEqual(stat(page, "Trials"), "40")
+    assert.match(page, /<h1>agent-trials report <span class="badge ok">finished<\/span><\/h1>/)
+    const rows = rowsOf(page)
+    assert.strictEqual(rows.length, 40)
+    for (const row of rows) {
+      const i = Number(row.task_id.slice("synthetic-".length))
+      assert.strictEqual(row.input, `What is ${i} + ${i}?`)
+      assert.strictEqual(row.reference, String(2 * i))
+    }
+  })
+
+  it("run --report to a path that cannot be written: one line on stderr, the results untouched, exit 0", async () => {
+    const dir = tempDir()
+    const out = path.join(dir, "out.jsonl")
+    const html = path.join(dir, "no-such-dir", "report.html")
+    const ran = await run(["--synthetic", "10", "--agent", SIM, "--out", out, "--report", html, "--no-progress"])
+    assert.strictEqual(ran.code, 0, describeResult(ran))
+    const lines = ran.stderr.split("\n").filter((l) => l.includes("--report"))
+    assert.strictEqual(lines.length, 1, ran.stderr)
+    assert.match(lines[0]!, new RegExp(`^agent-trials: cannot write --report ${html.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: `))
+    assert.strictEqual(readTrials(out).length, 10)
+    assert.isFalse(fs.existsSync(html))
+  })
+
+  it("bad input: exit 2 with one line naming the file, the line, the field or the flag", async () => {
+    const dir = tempDir()
+    const good = writeJsonl(path.join(dir, "good.jsonl"), [{
+      id: "a:1", task_id: "a", status: "completed", output: { output_text: "x" },
+      metadata: { started_at: "2026-01-01T00:00:00Z", finished_at: "2026-01-01T00:00:01Z", latency_ms: 1000 }
+    }])
+    const badLine = writeJsonl(path.join(dir, "bad.jsonl"), [JSON.parse(fs.readFileSync(good, "utf8")), "{not json"])
+    const notTrial = writeJsonl(path.join(dir, "not-trial.jsonl"), [{ id: "a:1" }])
+    const badSummary = writeJsonl(path.join(dir, "summary.json"), [{ run_id: "x", outcome: "finished" }])
+    const html = path.join(dir, "r.html")
+    const cases: ReadonlyArray<readonly [ReadonlyArray<string>, RegExp]> = [
+      [[path.join(dir, "missing.jsonl"), "--html", html], /results file not found: .*missing\.jsonl/],
+      [[badLine, "--html", html], /bad\.jsonl:2: not valid JSON/],
+      [[notTrial, "--html", html], /not-trial\.jsonl:1: not an AgentEvalTrial/],
+      [[good, "--html", html, "--max-rows", "0"], /--max-rows/],
+      [[good, "--html", html, "--max-rows", "-5"], /--max-rows/],
+      [[good, "--html", html, "--summary", badSummary], /summary\.json: not a run summary .*field trials\.total\.total is missing/],
+      [[good, "--html", html, "--summary", path.join(dir, "nope.json")], /summary file not found: .*nope\.json/],
+      [[good, "--html", html, "--tasks", badLine], /^agent-trials: .*bad\.jsonl:1: /]
+    ]
+    const results = await Promise.all(cases.map(([args]) => report(args)))
+    results.forEach((r, i) => {
+      const [args, pattern] = cases[i]!
+      assert.strictEqual(r.code, 2, `${args.join(" ")}: ${describeResult(r)}`)
+      const lines = r.stderr.trim().split("\n")
+      assert.strictEqual(lines.length, 1, `${args.join(" ")}: ${r.stderr}`)
+      assert.match(lines[0]!, pattern, args.join(" "))
+    })
+    assert.isFalse(fs.existsSync(html))
+  })
+})

@@ -1,0 +1,331 @@
+/**
+ * `Compare.compare` on small results files written here, every number checked
+ * against a value computed by hand in the comments: per-task means over
+ * epochs (a failed trial 0), the paired difference with its Student t
+ * interval, pass@1 before and after, flips, unmatched tasks and scorers, and
+ * the refusals (a missing file, a bad line, no scorer or task in common, an
+ * unknown --pass).
+ */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as path from "node:path"
+import * as Compare from "../src/report/Compare.ts"
+import type { AgentEvalTrial } from "../src/Trial.ts"
+import { removeTempDirs, tempDir, writeJsonl } from "./cli-helpers.ts"
+
+afterAll(removeTempDirs)
+
+const metadata = { started_at: "2026-01-01T00:00:00.000Z", finished_at: "2026-01-01T00:00:01.000Z", latency_ms: 1000 }
+const taskOf = (id: string) => id.slice(0, id.lastIndexOf(":"))
+
+/** A completed trial with scores given as `[value, passed]`. */
+const scored = (id: string, scores: Record<string, readonly [number, boolean]>): AgentEvalTrial => ({
+  id,
+  task_id: taskOf(id),
+  status: "completed",
+  output: { output_text: "x" },
+  metadata,
+  scores: Object.fromEntries(Object.entries(scores).map(([name, [value, passed]]) => [name, { value, passed }]))
+})
+const completed = (id: string): AgentEvalTrial => ({
+  id,
+  task_id: taskOf(id),
+  status: "completed",
+  output: { output_text: "x" },
+  metadata
+})
+const failed = (id: string, type = "AgentError"): AgentEvalTrial => ({
+  id,
+  task_id: taskOf(id),
+  status: "failed",
+  error: { type, message: "no", occurred_at: metadata.finished_at },
+  metadata
+})
+
+const file = (name: string, trials: ReadonlyArray<AgentEvalTrial | string>) => writeJsonl(path.join(tempDir(), name), trials)
+
+// t(0.975, 4), from a table.
+const T4 = 2.776445105
+
+const close = (actual: number | null, expected: number, what: string) => {
+  assert.isNotNull(actual, what)
+  assert.approximately(actual!, expected, 1e-9, what)
+}
+const closeInterval = (actual: readonly [number, number] | null, expected: readonly [number, number], what: string) => {
+  assert.isNotNull(actual, what)
+  close(actual![0], expected[0], `${what} low`)
+  close(actual![1], expected[1], `${what} high`)
+}
+
+// Two scorers on tasks t1..t5 in both files, with 1 or 2 epochs; a task in
+// each file only; `judge` only in the new file (every score of it failed, so
+// a rule that counted it would make every new trial fail).
+//
+// Per task, exact (base -> new):   t1 (1+1)/2=1 -> (1+0)/2=0.5   d -0.5
+//                                   t2 1 -> 0                     d -1
+//                                   t3 (1+failed 0)/2=0.5 -> (1+0)/2=0.5   d 0
+//                                   t4 1 -> failed 0              d -1
+//                                   t5 1 -> 0                     d -1
+//   d̄ = -3.5/5 = -0.7; deviations .2 -.3 .7 -.3 -.3, Σ² = 0.8, s² = 0.2, SE = √(0.2/5) = 0.2;
+//   interval -0.7 ± 2.776445105·0.2 = [-1.255289021, -0.144710979]: wholly below 0, regressed.
+// Per task, sim: t1 (.8+.6)/2=.7 -> (.9+.5)/2=.7 d 0; t2 1 -> .5 d -.5; t3 (.4+0)/2=.2 -> .6 d +.4;
+//   t4 .9 -> 0 d -.9; t5 .5 -> .3 d -.2. d̄ = -1.2/5 = -0.24; deviations .24 -.26 .64 -.66 .04,
+//   Σ² = 0.972, s² = 0.243, SE = √0.0486; interval -0.24 ± 2.776445105·√0.0486 holds 0.
+// Means over the paired tasks: exact 4.5/5 = 0.9 -> 1/5 = 0.2; sim 3.3/5 = 0.66 -> 2.1/5 = 0.42.
+const baseTrials = [
+  scored("t1:1", { exact: [1, true], sim: [0.8, true] }),
+  scored("t1:2", { exact: [1, true], sim: [0.6, true] }),
+  scored("t2:1", { exact: [1, true], sim: [1, true] }),
+  scored("t3:1", { exact: [1, true], sim: [0.4, false] }),
+  failed("t3:2"),
+  scored("t4:1", { exact: [1, true], sim: [0.9, true] }),
+  scored("t5:1", { exact: [1, true], sim: [0.5, true] }),
+  scored("b-only:1", { exact: [1, true], sim: [1, true] })
+]
+const newTrials = [
+  scored("t5:1", { exact: [0, false], sim: [0.3, false], judge: [0, false] }),
+  scored("t1:1", { exact: [1, true], sim: [0.9, true], judge: [0, false] }),
+  scored("t1:2", { exact: [0, false], sim: [0.5, true], judge: [0, false] }),
+  scored("t2:1", { exact: [0, false], sim: [0.5, true], judge: [0, false] }),
+  scored("t3:1", { exact: [1, true], sim: [0.6, true], judge: [0, false] }),
+  scored("t3:2", { exact: [0, false], sim: [0.6, true], judge: [0, false] }),
+  failed("t4:1"),
+  scored("n-only:1", { exact: [1, true], sim: [1, true], judge: [0, false] })
+]
+
+const compare = (a: string, b: string, options: Compare.CompareOptions = {}) =>
+  Compare.compare(a, b, options).pipe(Effect.provide(NodeServices.layer))
+const refusal = (a: string, b: string, options: Compare.CompareOptions = {}) =>
+  Effect.flip(compare(a, b, options)).pipe(Effect.map((e) => {
+    assert.strictEqual(e._tag, "CompareInputError")
+    return e.message
+  }))
+
+describe("Compare.compare", () => {
+  it.live("paired difference per scorer over per-task means of epochs: hand-computed mean, SE and t interval", () =>
+    Effect.gen(function*() {
+      const c = yield* compare(file("base.jsonl", baseTrials), file("new.jsonl", newTrials))
+      assert.strictEqual(c.measure, "scores")
+      assert.deepStrictEqual(c.scorers.map((s) => s.name), ["exact", "sim"])
+      const [exact, sim] = c.scorers
+      assert.deepInclude(exact, { n: 5, df: 4, verdict: "regressed", reason: null })
+      close(exact.base_mean, 0.9, "exact base mean")
+      close(exact.new_mean, 0.2, "exact new mean")
+      close(exact.delta, -0.7, "exact delta")
+      close(exact.sd, Math.sqrt(0.2), "exact sd")
+      close(exact.standard_error, 0.2, "exact SE")
+      closeInterval(exact.ci95, [-0.7 - T4 * 0.2, -0.7 + T4 * 0.2], "exact ci95")
+
+      assert.deepInclude(sim, { n: 5, df: 4, verdict: "no_significant_change", reason: null })
+      close(sim.base_mean, 0.66, "sim base mean")
+      close(sim.new_mean, 0.42, "sim new mean")
+      close(sim.delta, -0.24, "sim delta")
+      close(sim.standard_error, Math.sqrt(0.0486), "sim SE")
+      closeInterval(sim.ci95, [-0.24 - T4 * Math.sqrt(0.0486), -0.24 + T4 * Math.sqrt(0.0486)], "sim ci95")
+
+      assert.deepStrictEqual(c.regressed, ["exact"])
+      assert.deepStrictEqual(c.scorers_only_in_base, [])
+      assert.deepStrictEqual(c.scorers_only_in_new, ["judge"])
+      assert.deepStrictEqual(c.tasks, { paired: 5, only_in_base: ["b-only"], only_in_new: ["n-only"] })
+      assert.deepInclude(c.base, { trials: 8, failed_trials: 1, tasks: 6, scorers: ["exact", "sim"] })
+      assert.deepInclude(c.new, { trials: 8, failed_trials: 1, tasks: 6, scorers: ["exact", "sim", "judge"] })
+    }))
+
+  it.live("pass@1 and flips under every shared scorer (judge, in the new file only, does not decide)", () =>
+    Effect.gen(function*() {
+      // A trial passes when exact and sim passed. Per task, passed / trials:
+      // base t1 2/2, t2 1, t3 0/2 (sim failed, then a failed trial), t4 1, t5 1, b-only 1;
+      // new  t1 1/2, t2 0, t3 1/2, t4 0 (failed), t5 0, n-only 1.
+      // Paired: 4/5 = 0.8 -> 1/5 = 0.2, d = -.5 -1 .5 -1 -1: d̄ -0.6, Σ(d - d̄)² = 1.7, s² = 0.425, SE² = 0.085.
+      const c = yield* compare(file("base.jsonl", baseTrials), file("new.jsonl", newTrials))
+      assert.strictEqual(c.pass_rule, "every shared scorer")
+      const p = c.pass_at_1
+      assert.strictEqual(p.tasks, 5)
+      close(p.base, 0.8, "pass@1 base")
+      close(p.new, 0.2, "pass@1 new")
+      close(p.delta, -0.6, "pass@1 delta")
+      closeInterval(p.ci95, [-0.6 - T4 * Math.sqrt(0.085), -0.6 + T4 * Math.sqrt(0.085)], "pass@1 ci95")
+      assert.strictEqual(p.base_all.tasks, 6)
+      close(p.base_all.pass_at_1, 5 / 6, "base pass@1 over its own tasks")
+      assert.strictEqual(p.new_all.tasks, 6)
+      close(p.new_all.pass_at_1, 2 / 6, "new pass@1 over its own tasks")
+      // A task passes when all its trials passed: t1, t2, t4, t5 before; none of t1..t5 after.
+      assert.deepStrictEqual(c.flips, { pass_to_fail: ["t1", "t2", "t4", "t5"], fail_to_pass: [] })
+    }))
+
+  it.live("the files swapped: every difference negated, flips reversed, the regression an improvement", () =>
+    Effect.gen(function*() {
+      const c = yield* compare(file("new.jsonl", newTrials), file("base.jsonl", baseTrials))
+      const exact = c.scorers.find((s) => s.name === "exact")!
+      close(exact.delta, 0.7, "exact delta")
+      closeInterval(exact.ci95, [0.7 - T4 * 0.2, 0.7 + T4 * 0.2], "exact ci95")
+      assert.strictEqual(exact.verdict, "improved")
+      assert.deepStrictEqual(c.regressed, [])
+      assert.deepStrictEqual(c.flips, { pass_to_fail: [], fail_to_pass: ["t1", "t2", "t4", "t5"] })
+      assert.deepStrictEqual(c.scorers_only_in_base, ["judge"])
+    }))
+
+  it.live("--pass sim: only sim decides", () =>
+    Effect.gen(function*() {
+      // sim passed, per task: base t1 2/2, t2 1, t3 0/2, t4 1, t5 1; new t1 2/2, t2 1, t3 2/2, t4 0, t5 0.
+      // Paired 0.8 -> 0.6; d = 0 0 1 -1 -1: d̄ -0.2, Σ(d - d̄)² = 2.8, s² = 0.7, SE² = 0.14.
+      const c = yield* compare(file("base.jsonl", baseTrials), file("new.jsonl", newTrials), { pass: "sim" })
+      assert.strictEqual(c.pass_rule, "sim")
+      close(c.pass_at_1.base, 0.8, "base")
+      close(c.pass_at_1.new, 0.6, "new")
+      closeInterval(c.pass_at_1.ci95, [-0.2 - T4 * Math.sqrt(0.14), -0.2 + T4 * Math.sqrt(0.14)], "ci95")
+      assert.deepStrictEqual(c.flips, { pass_to_fail: ["t4", "t5"], fail_to_pass: ["t3"] })
+      // The scorers' own comparison does not depend on the pass rule.
+      assert.deepStrictEqual(c.regressed, ["exact"])
+    }))
+
+  it.live("--pass names a scorer both files must have", () =>
+    Effect.gen(function*() {
+      const a = file("base.jsonl", baseTrials)
+      const b = file("new.jsonl", newTrials)
+      const unknown = yield* refusal(a, b, { pass: "nope" })
+      assert.strictEqual(unknown, `--pass nope: no such scorer in ${a} (its scorers: exact, sim)`)
+      const onlyNew = yield* refusal(a, b, { pass: "judge" })
+      assert.strictEqual(onlyNew, `--pass judge: no such scorer in ${a} (its scorers: exact, sim)`)
+    }))
+
+  it.live("fewer than 2 paired tasks: a delta but no interval and no verdict, with the reason", () =>
+    Effect.gen(function*() {
+      const c = yield* compare(
+        file("a.jsonl", [scored("t1:1", { exact: [1, true] }), scored("a:1", { exact: [1, true] })]),
+        file("b.jsonl", [scored("t1:1", { exact: [0, false] }), scored("b:1", { exact: [0, false] })])
+      )
+      const [exact] = c.scorers
+      assert.deepInclude(exact, { n: 1, delta: -1, ci95: null, df: null, verdict: "no_verdict" })
+      assert.include(exact.reason!, "1 paired task")
+      assert.include(exact.reason!, "at least 2")
+      assert.deepStrictEqual(c.regressed, [])
+      assert.isTrue(c.notes.some((n) => n.startsWith("exact: no verdict")), c.notes.join("\n"))
+      assert.deepStrictEqual(c.flips.pass_to_fail, ["t1"])
+    }))
+
+  it.live("equal differences: zero spread, a zero-width interval, and still a verdict", () =>
+    Effect.gen(function*() {
+      const c = yield* compare(
+        file("a.jsonl", ["t1", "t2", "t3"].map((t) => scored(`${t}:1`, { sim: [0.9, true] }))),
+        file("b.jsonl", ["t1", "t2", "t3"].map((t) => scored(`${t}:1`, { sim: [0.8, true] })))
+      )
+      const [sim] = c.scorers
+      close(sim.delta, -0.1, "delta")
+      close(sim.standard_error, 0, "SE")
+      assert.strictEqual(sim.verdict, "regressed")
+    }))
+
+  it.live("neither file scored: completion is compared, and said to be only that", () =>
+    Effect.gen(function*() {
+      // Completion per task: base t1 1, t2 1, t3 (1 + 0)/2 = 0.5; new t1 1, t2 0, t3 0.
+      // d = 0 -1 -0.5: d̄ -0.5, deviations .5 -.5 0, Σ² 0.5, s² 0.25, SE² 0.25/3; t(0.975, 2) = 4.30265273.
+      const c = yield* compare(
+        file("a.jsonl", [completed("t1:1"), completed("t2:1"), completed("t3:1"), failed("t3:2")]),
+        file("b.jsonl", [completed("t1:1"), failed("t2:1"), failed("t3:1"), failed("t3:2")])
+      )
+      assert.strictEqual(c.measure, "completion")
+      assert.strictEqual(c.pass_rule, "completed")
+      const [done] = c.scorers
+      assert.deepInclude(done, { name: "completed", n: 3, df: 2, verdict: "no_significant_change" })
+      close(done.base_mean, 2.5 / 3, "base mean")
+      close(done.delta, -0.5, "delta")
+      closeInterval(done.ci95, [-0.5 - 4.30265273 * Math.sqrt(0.25 / 3), -0.5 + 4.30265273 * Math.sqrt(0.25 / 3)], "ci95")
+      assert.deepStrictEqual(c.flips, { pass_to_fail: ["t2"], fail_to_pass: [] })
+      assert.isTrue(c.notes.some((n) => n.includes("not correctness")), c.notes.join("\n"))
+      assert.include(Compare.format(c), "NOT correctness")
+    }))
+
+  it.live("InvalidTask lines and completed trials without scores are left out, and noted", () =>
+    Effect.gen(function*() {
+      const c = yield* compare(
+        file("a.jsonl", [
+          scored("t1:1", { exact: [1, true] }),
+          scored("t2:1", { exact: [1, true] }),
+          completed("t2:2"),
+          failed("line-7:trial", "InvalidTask")
+        ]),
+        file("b.jsonl", [scored("t1:1", { exact: [1, true] }), scored("t2:1", { exact: [0, false] })])
+      )
+      // t2 in base: its unscored trial counts for no scorer: exact 1 (not 0.5), and it passes.
+      const [exact] = c.scorers
+      close(exact.base_mean, 1, "base mean")
+      close(exact.delta, -0.5, "delta")
+      assert.deepInclude(c.base, { trials: 3, tasks: 2, invalid_lines: 1, unscored_trials: 1 })
+      assert.deepStrictEqual(c.tasks.only_in_base, [])
+      assert.deepStrictEqual(c.flips.pass_to_fail, ["t2"])
+      assert.strictEqual(c.notes.length, 2, c.notes.join("\n"))
+    }))
+
+  it.live("task ids listed in numeric order", () =>
+    Effect.gen(function*() {
+      const ids = ["t10", "t9", "t100", "t1"]
+      const c = yield* compare(
+        file("a.jsonl", ids.map((t) => scored(`${t}:1`, { exact: [1, true] }))),
+        file("b.jsonl", ids.map((t) => scored(`${t}:1`, { exact: [0, false] })))
+      )
+      assert.deepStrictEqual(c.flips.pass_to_fail, ["t1", "t9", "t10", "t100"])
+    }))
+
+  it.live("refusals: a missing file, a bad line, a file without trials, no scorer or no task in common", () =>
+    Effect.gen(function*() {
+      const good = file("good.jsonl", [scored("t1:1", { exact: [1, true] }), scored("t2:1", { exact: [1, true] })])
+      const missing = path.join(tempDir(), "missing.jsonl")
+      assert.strictEqual(yield* refusal(missing, good), `results file not found: ${missing}`)
+
+      const broken = file("broken.jsonl", [scored("t1:1", { exact: [1, true] }), "{not json"])
+      assert.match(yield* refusal(good, broken), new RegExp(`^${broken.replace(/[.\\/]/g, "\\$&")}:2: not valid JSON`))
+      const notTrial = file("not-trial.jsonl", [JSON.stringify({ id: "t1:1" })])
+      assert.strictEqual(yield* refusal(good, notTrial), `${notTrial}:1: not an AgentEvalTrial`)
+
+      const empty = file("empty.jsonl", [])
+      assert.strictEqual(yield* refusal(good, empty), `${empty} holds no trials`)
+
+      const unscored = file("unscored.jsonl", [completed("t1:1")])
+      assert.strictEqual(
+        yield* refusal(good, unscored),
+        `no scorer in common: ${good} has exact, ${unscored} has none; ` +
+          `score both with the same scorers (agent-trials score RESULTS --score SPEC --out FILE)`
+      )
+      const other = file("other.jsonl", [scored("t1:1", { judge: [1, true] })])
+      assert.include(yield* refusal(good, other), `no scorer in common: ${good} has exact, ${other} has judge`)
+
+      const elsewhere = file("elsewhere.jsonl", [scored("u1:1", { exact: [1, true] })])
+      assert.strictEqual(
+        yield* refusal(good, elsewhere),
+        `no tasks in common: ${good} has 2 tasks (t1, t2), ${elsewhere} has 1 (u1); tasks are matched by task_id`
+      )
+    }))
+})
+
+describe("Compare.format and Compare.toHtml", () => {
+  it.live("text: the table row, pass@1, flips capped at 10 with the rest counted; HTML: self-contained", () =>
+    Effect.gen(function*() {
+      const ids = Array.from({ length: 13 }, (_, i) => `t${i}`)
+      const c = yield* compare(
+        file("a.jsonl", ids.map((t) => scored(`${t}:1`, { exact: [1, true] }))),
+        file("b.jsonl", ids.map((t, i) => scored(`${t}:1`, { exact: i < 12 ? [0, false] : [1, true] })))
+      )
+      // d = -1 twelve times and 0 once: d̄ = -12/13.
+      const text = Compare.format(c)
+      assert.match(text, /^ {2}exact {3}13 {6}1\.0000 {2}0\.0769 {2}-0\.9231 {2}\[-1\.\d{4}, -0\.\d{4}\] {2}regressed$/m)
+      assert.include(text, "pass -> fail (every trial passed before, not after): 12 tasks: t0, t1, t2, t3, t4, t5, t6, t7, t8, t9 and 2 more")
+      assert.include(text, "pass@1 (a trial passes when every shared scorer passed): 1.0000 -> 0.0769 over 13 paired tasks")
+      assert.include(text, "regressed (95% CI of the change wholly below 0): exact")
+      assert.strictEqual(c.flips.pass_to_fail.length, 12)
+
+      const html = Compare.toHtml(c)
+      assert.isTrue(html.startsWith("<!doctype html>"))
+      assert.include(html, "<svg")
+      // The axis of the changes reaches 0, with a labelled tick there.
+      assert.match(html, /<text x="[\d.]+" y="[\d.]+" text-anchor="middle">0<\/text>/)
+      assert.include(html, "t11")
+      // No request leaves the page: no src or href, and a policy that forbids them.
+      assert.notMatch(html, /\s(src|href)=/)
+      assert.include(html, "default-src 'none'")
+      const json = /<script type="application\/json" id="comparison">([^<]*)<\/script>/.exec(html)
+      assert.isNotNull(json)
+      assert.deepStrictEqual(JSON.parse(json![1]), JSON.parse(JSON.stringify(c)))
+    }))
+})

@@ -1,0 +1,170 @@
+/**
+ * The report in a real browser: Debian's chromium (never a downloaded one),
+ * driven by playwright-core, opens the page from disk with every request
+ * other than the file itself blocked and counted. No console error, no page
+ * error, no request leaving the page; the charts are there; the search box,
+ * the failures toggle and a scorer filter narrow the table to the rows they
+ * should; user text shows as text (a `<script>` and an `<img onerror>` in an
+ * output neither run nor load); a full-page screenshot is a PNG of the
+ * viewport's width.
+ *
+ * Without /usr/bin/chromium the test is skipped with how to install it,
+ * except under CI=true, where a missing browser fails.
+ */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { chromium } from "playwright-core"
+import * as Report from "../src/report/Report.ts"
+import type { AgentEvalTrial } from "../src/Trial.ts"
+
+const CHROMIUM = "/usr/bin/chromium"
+const available = fs.existsSync(CHROMIUM)
+const ci = process.env["CI"] === "true"
+const INSTALL = `no ${CHROMIUM}: the report's browser test needs Debian's chromium (apt-get install -y chromium)`
+if (!available && !ci) console.warn(`skipping test/report-browser.test.ts: ${INSTALL}`)
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-trials-browser-"))
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+const NASTY = `<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"></td>`
+const T0 = Date.parse("2026-01-01T00:00:00Z")
+
+// 300 trials over ~30 s: every 7th failed (two types), every 5th completed one
+// wrong (exact 0, levenshtein 0.5), task 42's output hostile.
+const trials = (): Array<AgentEvalTrial> =>
+  Array.from({ length: 300 }, (_, i) => {
+    const start = T0 + i * 100
+    const latency = 20 + (i * 37) % 400
+    const failed = i % 7 === 3
+    const wrong = !failed && i % 5 === 0
+    const times = { started_at: new Date(start).toISOString(), finished_at: new Date(start + latency).toISOString(), latency_ms: latency }
+    return failed
+      ? {
+        id: `task-${i}:1`,
+        task_id: `task-${i}`,
+        status: "failed" as const,
+        error: { type: i % 2 === 0 ? "Timeout" : "AgentError", message: `call ${i} failed`, occurred_at: times.finished_at },
+        metadata: times
+      }
+      : {
+        id: `task-${i}:1`,
+        task_id: `task-${i}`,
+        status: "completed" as const,
+        output: { output_text: i === 42 ? NASTY : wrong ? `${2 * i + 1}` : `${2 * i}` },
+        metadata: times,
+        scores: {
+          exact: { value: wrong ? 0 : 1, passed: !wrong },
+          levenshtein: { value: wrong ? 0.5 : 1, passed: !wrong }
+        }
+      }
+  })
+
+describe("report in a browser", () => {
+  it.runIf(ci && !available)("CI has a browser for the report test", () => {
+    assert.fail(INSTALL)
+  })
+
+  it.runIf(available)("opens offline without errors or requests; charts, search, filters and a screenshot work", async () => {
+    const all = trials()
+    const results = path.join(dir, "results.jsonl")
+    const tasks = path.join(dir, "tasks.jsonl")
+    const html = path.join(dir, "report.html")
+    fs.writeFileSync(results, all.map((t) => JSON.stringify(t)).join("\n") + "\n")
+    fs.writeFileSync(tasks, all.map((t, i) => JSON.stringify({ id: t.task_id, inputs: { q: `What is ${i} + ${i}?` }, reference: String(2 * i) })).join("\n") + "\n")
+    await Effect.runPromise(Report.report({ results, html, maxRows: 250, tasks }).pipe(Effect.provide(NodeServices.layer)))
+    const failing = all.filter((t) => t.status !== "completed" || !t.scores!["exact"]!.passed)
+    const exactFailed = all.filter((t) => t.scores !== undefined && !t.scores["exact"]!.passed)
+
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+    })
+    try {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+      const url = `file://${html}`
+      const leaving: Array<string> = []
+      await context.route("**/*", (route) => {
+        if (route.request().url() === url) return route.continue()
+        leaving.push(route.request().url())
+        return route.abort()
+      })
+      const page = await context.newPage()
+      const errors: Array<string> = []
+      page.on("console", (m) => {
+        if (m.type() === "error") errors.push(`console: ${m.text()}`)
+      })
+      page.on("pageerror", (e) => errors.push(`page: ${e.message}`))
+      page.on("requestfailed", (r) => {
+        if (r.url() !== url) leaving.push(r.url())
+      })
+      await page.goto(url)
+      await page.waitForSelector("#rows tbody tr")
+
+      // Charts: throughput, in flight, latency, failures, scores.
+      const charts = await page.$$eval("svg.chart", (svgs) =>
+        svgs.map((s) => ({
+          label: s.getAttribute("aria-label"),
+          polylines: s.querySelectorAll("polyline").length,
+          rects: s.querySelectorAll("rect").length,
+          circles: s.querySelectorAll("circle").length
+        })))
+      assert.isAtLeast(charts.length, 5)
+      const lines = charts.filter((c) => c.polylines > 0)
+      assert.isAtLeast(lines.length, 2, JSON.stringify(charts))
+      assert.isTrue(charts.some((c) => c.rects >= 10), "the latency histogram has bars")
+      assert.isTrue(charts.some((c) => c.circles >= 3), "the scores have their points")
+      const throughputPoints = await page.$eval("svg.chart polyline", (p) => p.getAttribute("points")!.split(" ").length)
+      assert.isAtLeast(throughputPoints, 10)
+
+      const visible = () => page.$$eval("#rows tbody tr", (trs) => trs.length)
+      const count = () => page.textContent("#count")
+      assert.strictEqual(await visible(), 200)
+      assert.include(await count(), "Showing 200 of 250 matching rows")
+      // Failures first.
+      const firstIds = await page.$$eval("#rows tbody tr td:first-child", (tds) => tds.slice(0, 3).map((td) => td.textContent))
+      assert.deepStrictEqual(firstIds, failing.slice(0, 3).map((t) => t.id))
+
+      // Search by any text: an input from the task file, then the hostile output, shown as text.
+      await page.fill("#search", "what is 123 + 123?")
+      assert.strictEqual(await visible(), 1)
+      assert.strictEqual(await page.textContent("#rows tbody tr td:first-child"), "task-123:1")
+      await page.fill("#search", "<script>window.__pwned")
+      assert.strictEqual(await visible(), 1)
+      assert.strictEqual(await page.textContent("#rows tbody tr td:nth-child(5)"), NASTY)
+      assert.isUndefined(await page.evaluate(() => (globalThis as { __pwned?: number }).__pwned))
+
+      // The failures toggle, then a scorer's filter.
+      await page.fill("#search", "")
+      await page.check("#only-failures")
+      assert.strictEqual(await visible(), failing.length)
+      assert.isTrue(await page.$$eval("#rows tbody tr", (trs) => trs.every((tr) => tr.classList.contains("failing"))))
+      await page.uncheck("#only-failures")
+      // A failed trial has no exact score: it counts as not passed.
+      await page.selectOption(`select[data-scorer="exact"]`, "failed")
+      assert.strictEqual(await visible(), failing.length)
+      assert.isAtLeast(exactFailed.length, 1)
+      await page.selectOption(`select[data-scorer="exact"]`, "passed")
+      assert.strictEqual(await visible(), 250 - failing.length)
+      assert.include(await count(), `of ${250 - failing.length} matching`)
+
+      const png = path.join(dir, "report.png")
+      await page.selectOption(`select[data-scorer="exact"]`, "all")
+      await page.screenshot({ path: png, fullPage: true })
+      const bytes = fs.readFileSync(png)
+      assert.deepStrictEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], "a PNG signature")
+      assert.strictEqual(bytes.readUInt32BE(16), 1280, "PNG width")
+      assert.isAtLeast(bytes.readUInt32BE(20), 2000, "PNG height: the whole page")
+      assert.isAtLeast(bytes.length, 50_000)
+
+      assert.deepStrictEqual(errors, [])
+      assert.deepStrictEqual(leaving, [], "requests leaving the page")
+    } finally {
+      await browser.close()
+    }
+  }, 60_000)
+})

@@ -1,0 +1,365 @@
+/**
+ * The report's pieces: the timeline against a brute-force count, the table's
+ * bounded rows (failures first) against a reference selection, the
+ * aggregates against the run summary's own on the same records, epochs and
+ * scorers read off the first trials, the shared SVG primitives, and
+ * escaping of user text in the page.
+ */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { MutableProbe } from "../src/internal/probe.ts"
+import * as Aggregate from "../src/report/Aggregate.ts"
+import * as Html from "../src/report/Html.ts"
+import * as Page from "../src/report/Page.ts"
+import * as Report from "../src/report/Report.ts"
+import * as Svg from "../src/report/Svg.ts"
+import { Timeline } from "../src/report/Timeline.ts"
+import * as Summary from "../src/Summary.ts"
+import type { AgentEvalTrial } from "../src/Trial.ts"
+
+const mulberry32 = (seed: number) => () => {
+  seed = (seed + 0x6d2b79f5) | 0
+  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+}
+
+const T0 = Date.parse("2026-01-01T00:00:00.000Z")
+
+interface Spec {
+  readonly task: string
+  readonly epoch: number
+  readonly status?: "completed" | "failed" | "partial"
+  readonly startMs?: number
+  readonly latencyMs?: number
+  readonly output?: string
+  readonly errorType?: string
+  readonly scores?: AgentEvalTrial["scores"]
+}
+
+const trial = (s: Spec): AgentEvalTrial => {
+  const start = T0 + (s.startMs ?? 0)
+  const latency = s.latencyMs ?? 10
+  const status = s.status ?? "completed"
+  return {
+    id: `${s.task}:${s.epoch}`,
+    task_id: s.task,
+    status,
+    ...(status === "failed" ? {} : { output: { output_text: s.output ?? `answer of ${s.task}` } }),
+    ...(status === "failed"
+      ? { error: { type: s.errorType ?? "AgentError", message: `${s.task} failed`, occurred_at: new Date(start + latency).toISOString() } }
+      : {}),
+    metadata: {
+      started_at: new Date(start).toISOString(),
+      finished_at: new Date(start + latency).toISOString(),
+      latency_ms: latency
+    },
+    ...(s.scores === undefined || status === "failed" ? {} : { scores: s.scores })
+  }
+}
+
+// Random trials of `tasks` x `epochs`, in an order close to a run's (epochs
+// of a task near each other), with failures, scorer errors and two scorers.
+const randomRun = (seed: number, tasks: number, epochs: number): Array<AgentEvalTrial> => {
+  const r = mulberry32(seed)
+  const out: Array<AgentEvalTrial> = []
+  for (let t = 0; t < tasks; t++) {
+    for (let e = 1; e <= epochs; e++) {
+      const u = r()
+      const value = r()
+      out.push(trial({
+        task: `task-${t}`,
+        epoch: e,
+        status: u < 0.1 ? "failed" : u < 0.12 ? "partial" : "completed",
+        errorType: r() < 0.5 ? "Timeout" : "AgentError",
+        startMs: t * 7 + e * 3 + Math.floor(r() * 50),
+        latencyMs: 0.5 + r() * 200,
+        scores: {
+          exact: { value: value < 0.7 ? 1 : 0, passed: value < 0.7 },
+          similar: r() < 0.05
+            ? { value: 0, passed: false, error: { type: "ScorerError", message: "boom", occurred_at: "x" } }
+            : { value, passed: value > 0.3 }
+        }
+      }))
+    }
+  }
+  return out
+}
+
+describe("Timeline", () => {
+  // The overlap of [s, e] with each bucket, and finishes per bucket, counted
+  // directly over the timeline's final buckets.
+  const bruteForce = (timeline: Timeline, intervals: ReadonlyArray<readonly [number, number, boolean]>) => {
+    const finished = new Array<number>(timeline.size).fill(0)
+    const failed = new Array<number>(timeline.size).fill(0)
+    const busy = new Array<number>(timeline.size).fill(0)
+    for (const [s, e, f] of intervals) {
+      for (let b = 0; b < timeline.size; b++) {
+        const lo = timeline.origin + b * timeline.width
+        const hi = lo + timeline.width
+        if (e >= lo && e < hi) {
+          finished[b]++
+          if (f) failed[b]++
+        }
+        busy[b] += Math.max(0, Math.min(e, hi) - Math.max(s, lo))
+      }
+    }
+    return { finished, failed, busy }
+  }
+
+  it("matches a brute-force count per bucket on random intervals in any order, the range growing both ways", () => {
+    for (let seed = 1; seed <= 60; seed++) {
+      const r = mulberry32(seed)
+      const size = 2 * (1 + Math.floor(r() * 12))
+      const timeline = new Timeline(size)
+      const n = 1 + Math.floor(r() * 80)
+      const span = 10 ** (1 + r() * 5)
+      const intervals: Array<readonly [number, number, boolean]> = []
+      for (let i = 0; i < n; i++) {
+        // Later records may start well before earlier ones: the range grows to the left too.
+        const s = T0 + (r() - 0.5) * span
+        const e = s + r() * span * 0.3
+        intervals.push([s, e, r() < 0.2])
+        timeline.add(s, e, intervals[i]![2])
+      }
+      const expected = bruteForce(timeline, intervals)
+      const where = `seed ${seed}, size ${size}, n ${n}`
+      for (const [s, e] of intervals) {
+        assert.isAtLeast(s, timeline.origin, where)
+        assert.isBelow(e, timeline.origin + size * timeline.width, where)
+      }
+      assert.deepStrictEqual([...timeline.finished], expected.finished, `${where}: finished`)
+      assert.deepStrictEqual([...timeline.failed], expected.failed, `${where}: failed`)
+      for (let b = 0; b < size; b++) {
+        assert.approximately(timeline.busy[b], expected.busy[b], 1e-6 * Math.max(1, expected.busy[b]), `${where}: busy[${b}]`)
+      }
+      const total = intervals.reduce((sum, [s, e]) => sum + (e - s), 0)
+      assert.approximately([...timeline.busy].reduce((a, b) => a + b, 0), total, 1e-6 * Math.max(1, total), where)
+      const buckets = timeline.buckets()
+      assert.strictEqual(buckets.reduce((a, b) => a + b.finished, 0), n, where)
+    }
+  })
+
+  it("keeps a fixed number of buckets however long the range (the width doubles)", () => {
+    const timeline = new Timeline(10)
+    for (let i = 0; i < 1000; i++) timeline.add(T0 + i * 1000, T0 + i * 1000 + 500)
+    assert.strictEqual(timeline.finished.length, 10)
+    assert.isAtLeast(timeline.width * 10, 999_500)
+    assert.strictEqual(timeline.buckets().reduce((a, b) => a + b.finished, 0), 1000)
+    // Each bucket's mean in flight is 0.5: half of every second has a call.
+    for (const b of timeline.buckets().slice(0, -1)) assert.approximately(b.busyMs / b.width, 0.5, 0.01)
+  })
+
+  it("skips intervals whose times are not numbers; refuses an odd bucket count", () => {
+    const timeline = new Timeline(4)
+    timeline.add(Number.NaN, T0)
+    assert.strictEqual(timeline.skipped, 1)
+    assert.deepStrictEqual(timeline.buckets(), [])
+    assert.throws(() => new Timeline(3), /even number of buckets/)
+  })
+})
+
+describe("Aggregate rows", () => {
+  it("keeps at most maxRows rows, failures first, each group in file order (against a reference selection)", () => {
+    for (let seed = 1; seed <= 50; seed++) {
+      const r = mulberry32(seed)
+      const n = Math.floor(r() * 60)
+      const maxRows = 1 + Math.floor(r() * 20)
+      const failRate = r()
+      const trials = Array.from({ length: n }, (_, i) =>
+        trial({
+          task: `t${i}`,
+          epoch: 1,
+          status: r() < failRate / 2 ? "failed" : "completed",
+          scores: { exact: { value: 1, passed: r() >= failRate / 2 } }
+        }))
+      const agg = new Aggregate.Aggregate({ maxRows })
+      let held = 0
+      for (const t of trials) {
+        agg.add(t)
+        held = Math.max(held, (agg as unknown as { failures: Array<unknown>; others: Array<unknown> }).failures.length +
+          (agg as unknown as { others: Array<unknown> }).others.length)
+      }
+      const result = agg.result()
+      const failing = (t: AgentEvalTrial) => t.status !== "completed" || !t.scores!["exact"]!.passed
+      const failures = trials.filter(failing).map((t) => t.id)
+      const passes = trials.filter((t) => !failing(t)).map((t) => t.id)
+      const expected = [...failures.slice(0, maxRows), ...passes.slice(0, Math.max(0, maxRows - failures.length))]
+      const where = `seed ${seed}, n ${n}, maxRows ${maxRows}`
+      assert.deepStrictEqual(result.rows.map((row) => row.id), expected, where)
+      assert.isAtMost(held, maxRows, `${where}: never more than maxRows rows held`)
+      assert.strictEqual(result.rowsLeftOut, n - expected.length, where)
+      assert.strictEqual(result.failingTrials, failures.length, where)
+      for (const row of result.rows) assert.strictEqual(row.failing, failures.includes(row.id), where)
+    }
+  })
+
+  it("cuts long texts of a row to the text limit", () => {
+    const agg = new Aggregate.Aggregate({ maxRows: 1, textLimit: 10 })
+    agg.add(trial({ task: "t", epoch: 1, output: "x".repeat(5000) }))
+    const row = agg.result().rows[0]!
+    assert.strictEqual(row.output, `${"x".repeat(10)}… (4,990 more characters)`)
+  })
+
+  it("refuses maxRows below 1", () => {
+    assert.throws(() => new Aggregate.Aggregate({ maxRows: 0 }), /maxRows must be an integer >= 1, got 0/)
+    assert.throws(() => new Aggregate.Aggregate({ maxRows: -3 }), /got -3/)
+  })
+})
+
+describe("Aggregate figures", () => {
+  const fromSummary = (trials: ReadonlyArray<AgentEvalTrial>, epochs: number, scorers: ReadonlyArray<string>, pass?: string) => {
+    const acc = new Summary.Accumulator(epochs, { scorers, pass })
+    for (const t of trials) acc.add(t)
+    return Summary.make({ runId: "r", resultsFile: "f", outcome: "finished", acc, probe: new MutableProbe(), wallMs: 1000, parallelism: 4 })
+  }
+  const figures = (s: Summary.Summary) => ({
+    trials: s.trials.total,
+    error_types: s.error_types,
+    latency_ms: s.latency_ms,
+    epochs: s.epochs,
+    pass_at_k: s.pass_at_k,
+    scoring: s.scoring === undefined ? undefined : { ...s.scoring, parallelism: 0, judge_parallelism: null }
+  })
+
+  for (const epochs of [1, 3]) {
+    it(`equal the run summary's on the same records (${epochs} epochs), given or inferred`, () => {
+      const trials = randomRun(epochs * 11, 300, epochs)
+      const expected = figures(fromSummary(trials, epochs, ["exact", "similar"]))
+      for (const options of [{ epochs, scoring: { scorers: ["exact", "similar"] } }, {}, { window: 7 }]) {
+        const agg = new Aggregate.Aggregate({ maxRows: 10, ...options })
+        for (const t of trials) agg.add(t)
+        const result = agg.result()
+        const file = Page.fileSummary("f", result)
+        assert.deepStrictEqual(figures(file), expected, JSON.stringify(options))
+        assert.deepStrictEqual(result.notes, [])
+        assert.strictEqual(result.trials, trials.length)
+      }
+    })
+  }
+
+  it("uses the summary's pass rule", () => {
+    const trials = randomRun(5, 100, 2)
+    const expected = figures(fromSummary(trials, 2, ["exact", "similar"], "similar"))
+    const agg = new Aggregate.Aggregate({ maxRows: 5, epochs: 2, scoring: { scorers: ["exact", "similar"], pass: "similar" } })
+    for (const t of trials) agg.add(t)
+    assert.deepStrictEqual(figures(Page.fileSummary("f", agg.result())), expected)
+  })
+
+  it("names what the first trials did not show: a higher epoch, another scorer", () => {
+    const agg = new Aggregate.Aggregate({ maxRows: 5, window: 4 })
+    for (let i = 0; i < 4; i++) agg.add(trial({ task: `t${i}`, epoch: 1, scores: { exact: { value: 1, passed: true } } }))
+    agg.add(trial({ task: "late", epoch: 2, scores: { judge: { value: 1, passed: true } } }))
+    const result = agg.result()
+    assert.strictEqual(result.acc.epochs, 1)
+    assert.isTrue(result.inferred)
+    assert.strictEqual(result.notes.length, 2)
+    assert.include(result.notes[0], "1 trials have an epoch above 1")
+    assert.include(result.notes[1], "scores by judge appear after the first 4 trials")
+  })
+
+  it("reads the epoch off a trial id", () => {
+    assert.strictEqual(Aggregate.epochOf("task:3"), 3)
+    assert.strictEqual(Aggregate.epochOf("a:b:12"), 12)
+    assert.strictEqual(Aggregate.epochOf("task:trial"), 1)
+  })
+})
+
+describe("Svg", () => {
+  it("linear ticks are round and cover the data", () => {
+    for (const [lo, hi] of [[0, 1], [0, 7.3], [3, 1234], [-5, 5], [0.001, 0.0042]] as const) {
+      const ticks = Svg.linearTicks(lo, hi)
+      assert.isAtMost(ticks[0]!, lo)
+      assert.isAtLeast(ticks.at(-1)!, hi)
+      assert.isAtLeast(ticks.length, 2)
+      const step = ticks[1]! - ticks[0]!
+      const mantissa = step / 10 ** Math.floor(Math.log10(step))
+      assert.isTrue([1, 2, 5, 10].some((m) => Math.abs(mantissa - m) < 1e-6), `${lo}..${hi}: step ${step}`)
+    }
+  })
+
+  it("log ticks are 1, 2, 5 per decade; compact numbers are short", () => {
+    assert.deepStrictEqual(Svg.logTicks(3, 300), [5, 10, 20, 50, 100, 200])
+    assert.deepStrictEqual([1500, 2e6, 0.25, 12, 999].map(Svg.compact), ["1.5k", "2M", "0.25", "12", "999"])
+  })
+
+  it("charts escape their text and draw their marks", () => {
+    const line = Svg.lineChart({ title: "<b>", series: [{ name: "a&b", points: [{ x: 0, y: 1 }, { x: 1, y: 2 }] }, { name: "c", points: [{ x: 0, y: 0 }] }] })
+    assert.include(line, "&lt;b&gt;")
+    assert.include(line, "a&amp;b")
+    assert.include(line, "<polyline")
+    const bars = Svg.barChart({ orientation: "horizontal", bars: [{ label: `<img src=x onerror="1">`, value: 3 }] })
+    assert.notInclude(bars, "<img")
+    assert.include(bars, "&lt;img src=x onerror=&quot;1&quot;&gt;")
+    assert.include(Svg.lineChart({ series: [] }), "no data")
+  })
+})
+
+describe("Page", () => {
+  const nasty = `<script>alert("x")</script></td><!-- \u2028 \u2029 & 'quotes'`
+
+  const pageOf = (trials: ReadonlyArray<AgentEvalTrial>) => {
+    const agg = new Aggregate.Aggregate({ maxRows: 50 })
+    for (const t of trials) agg.add(t)
+    return Page.render({ resultsFile: "<file>.jsonl", result: agg.result(), withTasks: false })
+  }
+
+  it("escapes user text everywhere: the rows' JSON block, charts, headings", () => {
+    const html = pageOf([
+      trial({ task: nasty, epoch: 1, output: nasty, scores: { [nasty]: { value: 0, passed: false } } }),
+      trial({ task: "t2", epoch: 1, status: "failed", errorType: `</script><script>bad()</script>` })
+    ])
+    // The only script elements are the page's own: the JSON block and the table script.
+    assert.strictEqual(html.match(/<script/g)?.length, 2)
+    assert.notInclude(html, `<script>alert`)
+    assert.notInclude(html, "</td><!--")
+    assert.include(html, "&lt;/script&gt;&lt;script&gt;bad()")
+    assert.include(html, "&lt;file&gt;.jsonl")
+    const json = /<script type="application\/json" id="rows-data">([\s\S]*?)<\/script>/.exec(html)![1]!
+    // U+2028 and U+2029 end a line in older JavaScript parsers: escaped in the block (harmless in HTML text).
+    assert.notInclude(json, "\u2028")
+    assert.notInclude(json, "\u2029")
+    const data = JSON.parse(json) as { rows: ReadonlyArray<Aggregate.Row> }
+    assert.strictEqual(data.rows.find((r) => r.task_id === nasty)!.output, nasty)
+    assert.strictEqual(data.rows.find((r) => r.task_id === "t2")!.error!.type, `</script><script>bad()</script>`)
+  })
+
+  it("is self-contained: no external URL, a policy forbidding requests", () => {
+    const html = pageOf(randomRun(3, 20, 2))
+    assert.include(html, `Content-Security-Policy" content="default-src 'none'`)
+    assert.notMatch(html, /\b(src|href)=["']?(https?:)?\/\//)
+    assert.notMatch(html, /@import|url\(/)
+  })
+
+  it("scriptJson keeps a value intact and unable to close its block", () => {
+    const value = { a: nasty, b: [1, "</SCRIPT>"] }
+    const text = Html.scriptJson(value)
+    assert.notMatch(text, /<\//)
+    assert.deepStrictEqual(JSON.parse(text), value)
+  })
+})
+
+describe("Report.write", () => {
+  it.effect("fills input and reference of the shown rows only from the task stream", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-trials-report-"))
+      const results = path.join(dir, "r.jsonl")
+      const tasks = path.join(dir, "tasks.jsonl")
+      const html = path.join(dir, "r.html")
+      fs.writeFileSync(results, [0, 1, 2, 3].map((i) => JSON.stringify(trial({ task: `t${i}`, epoch: 1, status: i === 2 ? "failed" : "completed" }))).join("\n") + "\n")
+      fs.writeFileSync(tasks, [0, 1, 2, 3, 4].map((i) => JSON.stringify({ id: `t${i}`, inputs: { q: `question ${i}` }, reference: { n: i } })).join("\n") + "\n")
+      const written = yield* Report.report({ results, html, maxRows: 2, tasks })
+      assert.deepStrictEqual({ trials: written.trials, rows: written.rows }, { trials: 4, rows: 2 })
+      const page = fs.readFileSync(html, "utf8")
+      const rows = (JSON.parse(/id="rows-data">([\s\S]*?)<\/script>/.exec(page)![1]!) as { rows: Array<Aggregate.Row> }).rows
+      assert.deepStrictEqual(rows.map((r) => [r.id, r.input, r.reference]), [
+        ["t2:1", "question 2", `{"n":2}`],
+        ["t0:1", "question 0", `{"n":0}`]
+      ])
+      fs.rmSync(dir, { recursive: true, force: true })
+    }).pipe(Effect.provide(NodeServices.layer)))
+})
