@@ -473,7 +473,9 @@ const num = (x: number | null) => (x === null ? "-" : String(x))
 const interval = (ci: Statistics.Interval | null) => (ci === null ? "-" : `[${ci[0]}, ${ci[1]}]`)
 
 const formatScoring = (sc: ScoringSummary): Array<string> => {
-  const lines = [
+  // Parallelism 0: no scoring stage ran in this process (a --cluster run's
+  // workers score), so there are no scorer calls here to report.
+  const lines = sc.parallelism === 0 ? [] : [
     `  scoring parallelism ${sc.parallelism}${
       sc.judge_parallelism === null ? "" : ` (judges ${sc.judge_parallelism})`
     }: peak active scorer calls ${sc.peak_active_scorer_calls}, peak outstanding ${sc.peak_outstanding}`

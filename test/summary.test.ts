@@ -259,6 +259,19 @@ describe("Accumulator with scorers", () => {
     assert.deepStrictEqual(p.pass_at_k.tasks_by_passes, [0, 1, 1])
     assert.strictEqual(p.pass_at_k.estimates["pass@1"], 0.75)
     assert.include(Summary.format(make(byExact)), "passed (--pass exact): 3 of 5 trials")
+
+    // Scored elsewhere (a --cluster run's workers): the scores, and no scoring stage line.
+    const elsewhere = Summary.format(Summary.make({
+      runId: "r",
+      resultsFile: "f",
+      outcome: "finished",
+      acc: every,
+      probe: new MutableProbe().snapshot(),
+      wallMs: 1000,
+      parallelism: 4
+    }))
+    assert.include(elsewhere, "score exact: trials 5 (scored 4, failed trials 1, scorer errors 0), mean 0.75 ± 0.25")
+    assert.notInclude(elsewhere, "scoring parallelism")
   })
 
   it("without scorers the summary says pass@k counts completed trials", () => {
