@@ -28,7 +28,7 @@ import {
   withTelemetry
 } from "./internal/bounded.ts"
 import { Runner as RunnerService } from "./RunnerService.ts"
-import { executeTrial } from "./internal/execute.ts"
+import { startTrial } from "./internal/execute.ts"
 import { toMutable } from "./internal/probe.ts"
 import type { MaxFailuresExceeded } from "./Policy.ts"
 import type * as Probe from "./Probe.ts"
@@ -109,7 +109,7 @@ export const runTrials = <E, R, AE, AR>(
 ): Stream.Stream<AgentEvalTrial, E | InvalidParallelism | MaxFailuresExceeded, R | AR> => {
   const epochs = options.epochs
   if (epochs === undefined) {
-    return withRunConfig(options, (config) => bounded(tasks, (task) => executeTrial(task, undefined, agent, config), config))
+    return withRunConfig(options, (config) => bounded(tasks, (task) => startTrial(task, undefined, agent, config), config))
   }
   return runUnits(Stream.mapArray(tasks, (chunk) => expandEpochs(chunk, epochs)), agent, options)
 }
@@ -126,7 +126,7 @@ export const runUnits = <E, R, AE, AR>(
   agent: Agent<AE, AR>,
   options: Omit<RunOptions, "epochs">
 ): Stream.Stream<AgentEvalTrial, E | InvalidParallelism | MaxFailuresExceeded, R | AR> =>
-  withRunConfig(options, (config) => bounded(units, (unit) => executeTrial(unit.task, unit.epoch, agent, config), config))
+  withRunConfig(options, (config) => bounded(units, (unit) => startTrial(unit.task, unit.epoch, agent, config), config))
 
 const expandEpochs = (
   tasks: ReadonlyArray<AgentEvalTask>,

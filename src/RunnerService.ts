@@ -17,7 +17,7 @@ import {
   withRunSpan,
   withTelemetry
 } from "./internal/bounded.ts"
-import { executeTrial } from "./internal/execute.ts"
+import { startTrial } from "./internal/execute.ts"
 import { MutableProbe } from "./internal/probe.ts"
 import * as Options from "./Options.ts"
 import * as Policy from "./Policy.ts"
@@ -92,7 +92,7 @@ export const make = Effect.fn("Runner.make")(function*(
   ): Stream.Stream<AgentEvalTrial, E | MaxFailuresExceeded, R | AR> =>
     Stream.unwrap(Effect.map(withTelemetry(runOptions?.ordered === true ? ordered : unordered), (cfg) =>
       withRunSpan(
-        withBudget(bounded(tasks, (task) => executeTrial(task, undefined, agent, cfg), cfg)),
+        withBudget(bounded(tasks, (task) => startTrial(task, undefined, agent, cfg), cfg)),
         cfg
       )))
 
@@ -103,7 +103,7 @@ export const make = Effect.fn("Runner.make")(function*(
       const trials = bounded(
         Stream.fromIterable(tasks, { chunkSize: sourceChunkSize }),
         (task, index) =>
-          Effect.map(executeTrial(task, undefined, agent, cfg), (trial) => {
+          Effect.map(startTrial(task, undefined, agent, cfg), (trial) => {
             out[index] = trial
             return trial
           }),

@@ -46,17 +46,34 @@ export const executeTrial = <AE, AR>(
   epoch: number | undefined,
   agent: Agent<AE, AR>,
   config: ExecuteConfig
-): Effect.Effect<AgentEvalTrial, never, AR> =>
-  Effect.suspend(() => {
-    const trial = new TrialRun(task, epoch, agent, config)
-    // The run's clock when it has one (read once, where the run starts):
-    // the same clock its trial fibers would read, without a lookup per trial.
-    const run = Effect.onExit(
-      config.clock === undefined ? Effect.clockWith((clock) => trial.start(clock)) : trial.start(config.clock),
-      () => trial.end()
-    )
-    return config.traced === undefined ? run : trial.traced(run)
-  })
+): Effect.Effect<AgentEvalTrial, never, AR> => Effect.suspend(() => startTrial(task, epoch, agent, config))
+
+/**
+ * `executeTrial` without its `Effect.suspend`: the trial is admitted (counted
+ * as outstanding) when this is called, so call it only where the effect is
+ * built by the fiber that runs it, once. `Stream.mapEffect` calls its
+ * function that way (inside the trial's own fiber), so the bounded runner
+ * spares a suspension per trial.
+ *
+ * @internal
+ */
+export const startTrial = <AE, AR>(
+  task: AgentEvalTask,
+  epoch: number | undefined,
+  agent: Agent<AE, AR>,
+  config: ExecuteConfig
+): Effect.Effect<AgentEvalTrial, never, AR> => {
+  const trial = new TrialRun(task, epoch, agent, config)
+  // The run's clock when it has one (read once, where the run starts):
+  // the same clock its trial fibers would read, without a lookup per trial.
+  // `onExitPrimitive`: the counts are settled in place and no finalizer
+  // effect is run (the stable low-level form of `onExit`).
+  const run = Effect.onExitPrimitive(
+    config.clock === undefined ? Effect.clockWith((clock) => trial.start(clock)) : trial.start(config.clock),
+    trial.end
+  )
+  return config.traced === undefined ? run : trial.traced(run)
+}
 
 // One object per trial instead of a closure per step: this is the hot path,
 // run once per trial, and its cost adds to every trial of every run.
@@ -69,7 +86,6 @@ class TrialRun<AE, AR> {
   callOpen = false
   // Set when the trial settles; still undefined at the end if it was interrupted.
   failed: boolean | undefined = undefined
-  startedMs = 0
   startedNs = BigInt(0)
   ticket = 0
   // The trial's span, when the run is traced.
@@ -112,7 +128,7 @@ class TrialRun<AE, AR> {
   }
 
   // Counts are settled here whatever ended the trial, interruption included.
-  end(): Effect.Effect<void> {
+  readonly end = (): undefined => {
     const { counts, probe } = this.config
     if (this.callOpen) probe.callEnded()
     probe.unitEnded(this.failed)
@@ -120,41 +136,47 @@ class TrialRun<AE, AR> {
       if (this.callOpen) counts.active--
       counts.outstanding--
     }
-    return Effect.void
   }
 
   next(): Effect.Effect<AgentEvalTrial, never, AR> {
     this.attempt++
-    const { semaphore, rate } = this.config
-    const call = Effect.suspend(() => this.call())
+    const { rate, semaphore, timeoutMs, traced } = this.config
+    // A user's function (`Agent.fromPromise`, `module:`) without a timeout or
+    // spans is called in the callback that waits for it, which resumes with
+    // its Exit: no agent Effect to build, run and wrap per call.
+    const callable = timeoutMs === undefined && traced === undefined ? callables.get(this.agent) : undefined
+    const call = callable === undefined
+      ? Effect.suspend(() => this.call())
+      : Effect.callback<Exit.Exit<AgentOutput, unknown>>((resume) => {
+        this.callStarted()
+        return invoke(callable, this.task, this.context, (result) =>
+          resume(
+            Exit.isExit(result)
+              ? Exit.succeed(result as Exit.Exit<AgentOutput, unknown>)
+              : Effect.exit(result)
+          ))
+      })
     return Effect.flatMap(
       semaphore.withPermit(rate === undefined ? call : Effect.andThen(rate.acquire, call)),
       (exit) => this.settle(exit)
     )
   }
 
-  call(): Effect.Effect<Exit.Exit<AgentOutput, unknown>, never, AR> {
+  // With the permit (and the rate slot) held, as the call starts. Durations
+  // use the monotonic clock: the wall clock's nanoseconds cost BigInt
+  // arithmetic per read, and a latency must not jump with the wall clock.
+  callStarted(): void {
     const { clock, config } = this
-    this.startedMs = clock.currentTimeMillisUnsafe()
-    this.startedNs = clock.currentTimeNanosUnsafe()
+    this.startedNs = clock.monotonicTimeNanosUnsafe()
     if (config.adaptive !== undefined) this.ticket = config.adaptive.start()
     this.callOpen = true
     config.probe.callStarted()
     if (config.counts !== undefined) config.counts.active++
-    // A user's function (`Agent.fromPromise`, `module:`) without a timeout or
-    // a span is called right here, in one callback that resumes with its Exit:
-    // no agent Effect to build, run and wrap per call.
-    const callable = config.timeoutMs === undefined && this.span === undefined ? callables.get(this.agent) : undefined
-    if (callable !== undefined) {
-      return Effect.callback<Exit.Exit<AgentOutput, unknown>>((resume) =>
-        invoke(callable, this.task, this.context, (result) =>
-          resume(
-            Exit.isExit(result)
-              ? Exit.succeed(result as Exit.Exit<AgentOutput, unknown>)
-              : Effect.exit(result)
-          ))
-      )
-    }
+  }
+
+  call(): Effect.Effect<Exit.Exit<AgentOutput, unknown>, never, AR> {
+    const { config } = this
+    this.callStarted()
     // A callable that throws before returning an Effect must fail its trial,
     // not the fiber that drives the stream (a concurrent Stream.mapEffect is
     // reported to hang on that).
@@ -174,7 +196,7 @@ class TrialRun<AE, AR> {
 
   settle(exit: Exit.Exit<AgentOutput, unknown>): Effect.Effect<AgentEvalTrial, never, AR> {
     const { config } = this
-    const durationMs = Number(this.clock.currentTimeNanosUnsafe() - this.startedNs) / 1e6
+    const durationMs = Number(this.clock.monotonicTimeNanosUnsafe() - this.startedNs) / 1e6
     this.callOpen = false
     config.probe.callEnded()
     const counts = config.counts
