@@ -67,7 +67,9 @@ export const startTrial = <AE, AR>(
   // The run's clock when it has one (read once, where the run starts):
   // the same clock its trial fibers would read, without a lookup per trial.
   // `onExitPrimitive`: the counts are settled in place and no finalizer
-  // effect is run (the stable low-level form of `onExit`).
+  // effect is run (the stable low-level form of `onExit`). Its third
+  // argument (no uninterruptible region) stays off: with it, an interrupted
+  // trial's counts were left unsettled (the gate and failure tests catch it).
   const run = Effect.onExitPrimitive(
     config.clock === undefined ? Effect.clockWith((clock) => trial.start(clock)) : trial.start(config.clock),
     trial.end
@@ -75,18 +77,21 @@ export const startTrial = <AE, AR>(
   return config.traced === undefined ? run : trial.traced(run)
 }
 
+const ZERO = BigInt(0)
+
 // One object per trial instead of a closure per step: this is the hot path,
 // run once per trial, and its cost adds to every trial of every run.
 class TrialRun<AE, AR> {
   readonly context: TrialContext
-  readonly delays: Array<number> = []
+  // The backoff waits, made at the first retry.
+  delays: Array<number> | undefined = undefined
   clock!: Clock.Clock
   firstStartedMs = 0
   attempt = 0
   callOpen = false
   // Set when the trial settles; still undefined at the end if it was interrupted.
   failed: boolean | undefined = undefined
-  startedNs = BigInt(0)
+  startedNs = ZERO
   ticket = 0
   // The trial's span, when the run is traced.
   span: Tracer.Span | undefined = undefined
@@ -140,14 +145,28 @@ class TrialRun<AE, AR> {
 
   next(): Effect.Effect<AgentEvalTrial, never, AR> {
     this.attempt++
-    const { rate, semaphore, timeoutMs, traced } = this.config
+    const { adaptive, retry, timeoutMs, traced } = this.config
     // A user's function (`Agent.fromPromise`, `module:`) without a timeout or
-    // spans is called in the callback that waits for it, which resumes with
-    // its Exit: no agent Effect to build, run and wrap per call.
+    // spans is called in the callback that waits for it: no agent Effect to
+    // build, run and wrap per call.
     const callable = timeoutMs === undefined && traced === undefined ? callables.get(this.agent) : undefined
-    const call = callable === undefined
-      ? Effect.suspend(() => this.call())
-      : Effect.callback<Exit.Exit<AgentOutput, unknown>>((resume) => {
+    if (callable === undefined) return Effect.flatMap(this.withPermit(Effect.suspend(() => this.call())), this.settleWith())
+    // Without retries or the adaptive limit a trial always ends with its
+    // first settle, so the callback resumes with the finished trial (the
+    // permit is released right after): no step between the call and its record.
+    if (retry === undefined && adaptive === undefined) {
+      return this.withPermit(Effect.callback<AgentEvalTrial, never, AR>((resume) => {
+        this.callStarted()
+        return invoke(callable, this.task, this.context, (result) =>
+          resume(
+            Exit.isExit(result)
+              ? this.settle(result as Exit.Exit<AgentOutput, unknown>)
+              : Effect.flatMap(Effect.exit(result), this.settleWith())
+          ))
+      }))
+    }
+    return Effect.flatMap(
+      this.withPermit(Effect.callback<Exit.Exit<AgentOutput, unknown>>((resume) => {
         this.callStarted()
         return invoke(callable, this.task, this.context, (result) =>
           resume(
@@ -155,11 +174,19 @@ class TrialRun<AE, AR> {
               ? Exit.succeed(result as Exit.Exit<AgentOutput, unknown>)
               : Effect.exit(result)
           ))
-      })
-    return Effect.flatMap(
-      semaphore.withPermit(rate === undefined ? call : Effect.andThen(rate.acquire, call)),
-      (exit) => this.settle(exit)
+      })),
+      this.settleWith()
     )
+  }
+
+  // The call with an active-call permit (and a rate slot) held.
+  withPermit<A, R>(call: Effect.Effect<A, never, R>): Effect.Effect<A, never, R> {
+    const { rate, semaphore } = this.config
+    return semaphore.withPermit(rate === undefined ? call : Effect.andThen(rate.acquire, call))
+  }
+
+  settleWith(): (exit: Exit.Exit<AgentOutput, unknown>) => Effect.Effect<AgentEvalTrial, never, AR> {
+    return (exit) => this.settle(exit)
   }
 
   // With the permit (and the rate slot) held, as the call starts. Durations
@@ -227,7 +254,7 @@ class TrialRun<AE, AR> {
     }
     const backoff = Effect.flatMap(Policy.jitter, (j) => {
       const delay = Policy.retryDelayMs(retry, this.attempt, error.value, j)
-      this.delays.push(delay)
+      ;(this.delays ??= []).push(delay)
       config.probe.retries++
       if (counts !== undefined) counts.retries++
       const wait = Effect.sleep(delay)
@@ -260,14 +287,20 @@ class TrialRun<AE, AR> {
   toTrial(exit: Exit.Exit<AgentOutput, unknown>, durationMs: number): AgentEvalTrial {
     const { context, task } = this
     const finishedAt = isoTime(this.clock.currentTimeMillisUnsafe())
-    const metadata: AgentEvalTrial["metadata"] = {
-      started_at: isoTime(this.firstStartedMs),
-      finished_at: finishedAt,
-      latency_ms: durationMs,
-      ...(context.epoch === undefined ? undefined : { epoch: context.epoch }),
-      attempts: this.attempt,
-      ...(this.delays.length === 0 ? undefined : { retry_delays_ms: this.delays })
-    }
+    const startedAt = isoTime(this.firstStartedMs)
+    const { delays } = this
+    // The common shape as one literal (no spreads on the hot path); keys in
+    // the same order either way, so records read the same.
+    const metadata: AgentEvalTrial["metadata"] = context.epoch === undefined && delays === undefined
+      ? { started_at: startedAt, finished_at: finishedAt, latency_ms: durationMs, attempts: this.attempt }
+      : {
+        started_at: startedAt,
+        finished_at: finishedAt,
+        latency_ms: durationMs,
+        ...(context.epoch === undefined ? undefined : { epoch: context.epoch }),
+        attempts: this.attempt,
+        ...(delays === undefined ? undefined : { retry_delays_ms: delays })
+      }
     return exit._tag === "Success"
       ? { id: context.id, task_id: task.id, status: "completed", output: exit.value, metadata }
       : { id: context.id, task_id: task.id, status: "failed", error: toTrialError(exit.cause, finishedAt), metadata }
