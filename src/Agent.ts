@@ -126,6 +126,23 @@ export const invoke = (
   trial: TrialContext | undefined,
   done: (result: Effect.Effect<AgentOutput, unknown>) => void
 ): Effect.Effect<void> => {
+  const call = callDirect(f, task, trial, done)
+  return Effect.sync(() => call.abort())
+}
+
+/**
+ * `invoke` for a caller that aborts the call itself when it is interrupted
+ * (the runner does, where it settles an interrupted trial's counts): no
+ * cancel effect is made per call.
+ *
+ * @internal
+ */
+export const callDirect = (
+  f: Callable,
+  task: AgentEvalTask,
+  trial: TrialContext | undefined,
+  done: (result: Effect.Effect<AgentOutput, unknown>) => void
+): { abort(): void } => {
   const context = new CallContext(trial ?? { id: task.id, epoch: undefined })
   const onError = (cause: unknown) => done(Exit.fail(new AgentError({ message: describe(cause), cause })))
   try {
@@ -136,7 +153,7 @@ export const invoke = (
   } catch (cause) {
     onError(cause)
   }
-  return Effect.sync(() => context.abort())
+  return context
 }
 
 // The AbortController is made only if the callable reads `signal`: most do

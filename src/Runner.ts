@@ -24,6 +24,7 @@ import {
   policyConfig,
   type PolicyOptions,
   stopOnFailures,
+  unwrapAtStart,
   withRunSpan,
   withTelemetry
 } from "./internal/bounded.ts"
@@ -145,7 +146,7 @@ const withRunConfig = <E, R>(
   options: RunOptions,
   f: (config: BoundedConfig) => Stream.Stream<AgentEvalTrial, E, R>
 ): Stream.Stream<AgentEvalTrial, E | InvalidParallelism | MaxFailuresExceeded, R> =>
-  Stream.unwrap(Effect.gen(function*() {
+  unwrapAtStart(Effect.gen(function*() {
     const invalid = checkParallelism(options.parallelism) ??
       (options.epochs === undefined ? undefined : checkParallelism(options.epochs, "epochs"))
     if (invalid) return yield* invalid

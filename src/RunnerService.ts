@@ -14,6 +14,7 @@ import {
   type PolicyOptions,
   sourceChunkSize,
   stopOnFailures,
+  unwrapAtStart,
   withRunSpan,
   withTelemetry
 } from "./internal/bounded.ts"
@@ -90,7 +91,7 @@ export const make = Effect.fn("Runner.make")(function*(
     agent: Agent<AE, AR>,
     runOptions?: { readonly ordered?: boolean | undefined }
   ): Stream.Stream<AgentEvalTrial, E | MaxFailuresExceeded, R | AR> =>
-    Stream.unwrap(Effect.map(withTelemetry(runOptions?.ordered === true ? ordered : unordered), (cfg) =>
+    unwrapAtStart(Effect.map(withTelemetry(runOptions?.ordered === true ? ordered : unordered), (cfg) =>
       withRunSpan(
         withBudget(bounded(tasks, (task) => startTrial(task, undefined, agent, cfg), cfg)),
         cfg

@@ -140,6 +140,21 @@ export const bounded = <A, E, R, AR>(
   )
 
 /**
+ * `Stream.unwrap` without its step per pull: the effect that builds the
+ * stream runs where the stream starts (its channel's transform), and the
+ * built stream's own pull is handed on as it is. `Stream.unwrap` defers the
+ * build to the first pull and wraps every pull in a suspension to do so.
+ *
+ * @internal
+ */
+export const unwrapAtStart = <A, E, R, E2, R2>(
+  build: Effect.Effect<Stream.Stream<A, E, R>, E2, R2>
+): Stream.Stream<A, E | E2, R | R2> =>
+  Stream.fromChannel(Channel.fromTransform((upstream, scope) =>
+    Effect.flatMap(build, (stream) => Channel.toTransform(Stream.toChannel(stream))(upstream, scope))
+  ))
+
+/**
  * Installs, for the fibers the stream forks (its helpers and one per
  * admitted trial), a fiber-metrics service that feeds `probe.liveFibers`, and
  * a scheduler whose fibers share one dispatcher. Both are provided to the

@@ -10,7 +10,7 @@
  */
 import { Cause, type Clock, Duration, Effect, Exit, type Semaphore, Tracer } from "effect"
 import type { Agent, TrialContext } from "../Agent.ts"
-import { callables, describe, invoke } from "../Agent.ts"
+import { callables, callDirect, describe } from "../Agent.ts"
 import * as Policy from "../Policy.ts"
 import type { MutableProbe } from "./probe.ts"
 import type { AgentEvalTask, AgentEvalTrial, AgentOutput, TrialError } from "../Trial.ts"
@@ -93,6 +93,8 @@ class TrialRun<AE, AR> {
   failed: boolean | undefined = undefined
   startedNs = ZERO
   ticket = 0
+  // The user's function's call in flight, when it is called directly.
+  direct: { abort(): void } | undefined = undefined
   // The trial's span, when the run is traced.
   span: Tracer.Span | undefined = undefined
 
@@ -135,7 +137,12 @@ class TrialRun<AE, AR> {
   // Counts are settled here whatever ended the trial, interruption included.
   readonly end = (): undefined => {
     const { counts, probe } = this.config
-    if (this.callOpen) probe.callEnded()
+    if (this.callOpen) {
+      probe.callEnded()
+      // Interrupted during a direct call: abort its signal (the callback
+      // registers no cancel effect of its own).
+      this.direct?.abort()
+    }
     probe.unitEnded(this.failed)
     if (counts !== undefined) {
       if (this.callOpen) counts.active--
@@ -148,7 +155,8 @@ class TrialRun<AE, AR> {
     const { adaptive, retry, timeoutMs, traced } = this.config
     // A user's function (`Agent.fromPromise`, `module:`) without a timeout or
     // spans is called in the callback that waits for it: no agent Effect to
-    // build, run and wrap per call.
+    // build, run and wrap per call, and no cancel effect (`end` aborts the
+    // call's signal if the trial is interrupted during it).
     const callable = timeoutMs === undefined && traced === undefined ? callables.get(this.agent) : undefined
     if (callable === undefined) return Effect.flatMap(this.withPermit(Effect.suspend(() => this.call())), this.settleWith())
     // Without retries or the adaptive limit a trial always ends with its
@@ -157,7 +165,7 @@ class TrialRun<AE, AR> {
     if (retry === undefined && adaptive === undefined) {
       return this.withPermit(Effect.callback<AgentEvalTrial, never, AR>((resume) => {
         this.callStarted()
-        return invoke(callable, this.task, this.context, (result) =>
+        this.direct = callDirect(callable, this.task, this.context, (result) =>
           resume(
             Exit.isExit(result)
               ? this.settle(result as Exit.Exit<AgentOutput, unknown>)
@@ -168,7 +176,7 @@ class TrialRun<AE, AR> {
     return Effect.flatMap(
       this.withPermit(Effect.callback<Exit.Exit<AgentOutput, unknown>>((resume) => {
         this.callStarted()
-        return invoke(callable, this.task, this.context, (result) =>
+        this.direct = callDirect(callable, this.task, this.context, (result) =>
           resume(
             Exit.isExit(result)
               ? Exit.succeed(result as Exit.Exit<AgentOutput, unknown>)

@@ -14,7 +14,7 @@
  */
 import { Effect, Exit, Semaphore, Stream } from "effect"
 import { checkParallelism, type InvalidParallelism } from "../Errors.ts"
-import { trackStreamFibers } from "../internal/bounded.ts"
+import { trackStreamFibers, unwrapAtStart } from "../internal/bounded.ts"
 import { type MutableProbe, toMutable } from "../internal/probe.ts"
 import type * as Probe from "../Probe.ts"
 import type { AgentEvalTask, AgentEvalTrial, Score } from "../Trial.ts"
@@ -94,27 +94,37 @@ export const scoreTrials = <E, R, SR>(
   items: Stream.Stream<Finished, E, R>,
   options: Options<SR>
 ): Stream.Stream<AgentEvalTrial, E | InvalidParallelism, R | SR> =>
-  Stream.unwrap(Effect.gen(function*() {
+  unwrapAtStart(Effect.gen(function*() {
     const invalid = checkParallelism(options.parallelism, "score parallelism") ??
       (options.judgeParallelism === undefined ? undefined : checkParallelism(options.judgeParallelism, "judge parallelism"))
     if (invalid) return yield* invalid
     const probe = toMutable(options.probe)
     probe.limit = probe.lowestLimit = probe.highestLimit = options.parallelism
     const judges = yield* Semaphore.make(options.judgeParallelism ?? options.parallelism)
+    const names = options.scorers.map((scorer) => scorer.name)
     const scorers = options.scorers.map((scorer) => counted(scorer, isJudge(scorer) ? judges : undefined, probe))
     const scoreOne = (item: Finished): Effect.Effect<AgentEvalTrial, never, SR> => {
       probe.unitStarted()
       const { task, trial } = item
       const failed = trial.status === "failed" || trial.output === undefined
-      const scored = failed ? Effect.succeed(trial) : Effect.map(
-        Effect.forEach(scorers, (scorer) => scorer(task, trial)),
-        (scores): AgentEvalTrial => {
-          const byName: Record<string, Score> = {}
-          for (let i = 0; i < scores.length; i++) byName[options.scorers[i].name] = scores[i]
-          return { ...trial, scores: byName }
-        }
-      )
-      return Effect.onExit(scored, (exit) => Effect.sync(() => probe.unitEnded(Exit.isSuccess(exit) ? failed : undefined)))
+      // One scorer (the common case) without `forEach`'s per-trial machinery.
+      const scored = failed
+        ? Effect.succeed(trial)
+        : scorers.length === 1
+        ? Effect.map(scorers[0](task, trial), (score): AgentEvalTrial => ({ ...trial, scores: { [names[0]]: score } }))
+        : Effect.map(
+          Effect.forEach(scorers, (scorer) => scorer(task, trial)),
+          (scores): AgentEvalTrial => {
+            const byName: Record<string, Score> = {}
+            for (let i = 0; i < scores.length; i++) byName[names[i]] = scores[i]
+            return { ...trial, scores: byName }
+          }
+        )
+      // Counts settled in place, no finalizer effect (as in the agent stage).
+      return Effect.onExitPrimitive(scored, (exit) => {
+        probe.unitEnded(Exit.isSuccess(exit) ? failed : undefined)
+        return undefined
+      })
     }
     return items.pipe(
       Stream.mapEffect(scoreOne, { concurrency: options.parallelism, unordered: true }),
@@ -128,7 +138,10 @@ const counted = <R>(scorer: Scorer<R>, limit: Semaphore.Semaphore | undefined, p
   const call = (task: AgentEvalTask, trial: AgentEvalTrial): Effect.Effect<Score, never, R> =>
     Effect.suspend(() => {
       probe.callStarted()
-      return Effect.ensuring(scorer.score(task, trial), Effect.sync(() => probe.callEnded()))
+      return Effect.onExitPrimitive(scorer.score(task, trial), () => {
+        probe.callEnded()
+        return undefined
+      })
     })
   return limit === undefined ? call : (task: AgentEvalTask, trial: AgentEvalTrial) => limit.withPermit(call(task, trial))
 }
