@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=4
+#!/usr/bin/env -S node --max-semi-space-size=4 --heap-growing-percent=80
 /**
  * The `agent-trials` command: the CLI on Node, with the file system, stdio and
  * an HTTP client for the HTTP and OpenAI agents. `npm start` and

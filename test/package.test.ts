@@ -102,7 +102,7 @@ describe.concurrent("the installed package", { timeout: 180_000 }, () => {
       assert.include(files, file)
     }
     assert.deepStrictEqual(files.filter((f) => !/^(dist|src)\//.test(f) && f !== "README.md" && f !== "package.json"), [])
-    assert.isTrue(fs.readFileSync(path.join(project, "node_modules", "agent-trials", "dist", "bin.js"), "utf8").startsWith("#!/usr/bin/env -S node --max-semi-space-size=4\n"))
+    assert.isTrue(fs.readFileSync(path.join(project, "node_modules", "agent-trials", "dist", "bin.js"), "utf8").startsWith("#!/usr/bin/env -S node --max-semi-space-size=4 --heap-growing-percent=80\n"))
   })
 
   it("the project sees no tsx and no TypeScript", async () => {

@@ -71,6 +71,16 @@ const root = fileURLToPath(new URL("../../", import.meta.url))
 export const cliPeakMb = (r: CliRecord): number | undefined =>
   r.peakTreeRssMb === undefined ? undefined : Math.max(r.peakTreeRssMb, ...(r.processes ?? []).map((p) => p.hwmMb))
 
+/**
+ * The CLI's own process: the node that runs the command's program
+ * (`trials.ts` under tsx, `bin.js` for the bin), its kernel high-water mark.
+ * npm, its shell and tsx's launcher are around it, not part of it.
+ */
+export const cliOwnMb = (r: CliRecord): number | undefined => {
+  const own = (r.processes ?? []).filter((p) => /\b(trials\.ts|bin\.js)\b/.test(p.name))
+  return own.length === 0 ? undefined : Math.max(...own.map((p) => p.hwmMb))
+}
+
 const readText = (path: string): string | undefined => {
   try {
     return readFileSync(path, "utf8")

@@ -7,7 +7,7 @@
  */
 import { helperFibers } from "../../src/Runner.ts"
 import { type ApproachName, catalog } from "./catalog.ts"
-import { cliPeakMb, type CliRecord } from "./cli.ts"
+import { cliOwnMb, cliPeakMb, type CliRecord } from "./cli.ts"
 import { fmtCount, type Summary } from "./summary.ts"
 
 const num = (x: number, digits = 0): string =>
@@ -148,13 +148,16 @@ const shortName = (name: string): string => {
 }
 
 const cliMemory = (cli: ReadonlyArray<CliRecord>): Target => {
+  // Judged on the process that runs the CLI's program; npm and tsx's launcher, which a
+  // user of the bin does not run, are shown beside it.
   const name = `(e) the CLI's own peak RSS < ${CLI_LIMIT_MB} MB at 1e7 simulated trials ` +
     `(run --synthetic N --agent sim:latency=1ms --parallelism 256 --no-progress --out FILE)`
   if (cli.length === 0) return { name, verdict: "n/a", lines: ["not measured (--cli-rss)"] }
   const checks: Array<boolean> = []
   const lines = cli.flatMap((r) => {
     const peak = cliPeakMb(r)
-    const pass = r.status === "ok" && peak !== undefined && peak < CLI_LIMIT_MB
+    const own = cliOwnMb(r)
+    const pass = r.status === "ok" && own !== undefined && own < CLI_LIMIT_MB
     checks.push(pass)
     const at = `${r.via === "npm" ? "npm run trials" : "the agent-trials bin"}, N=${fmtCount(r.trials)}` +
       (r.trials < 1e7 ? " (not the 1e7 the target is defined at)" : "")
@@ -162,8 +165,9 @@ const cliMemory = (cli: ReadonlyArray<CliRecord>): Target => {
     const top = processes[0]
     const flags = [...new Set(processes.flatMap((p) => (p.nodeOptions === undefined ? [] : [p.nodeOptions])))]
     return [
-      `${at}: ${r.status}${r.detail === undefined ? "" : ` (${r.detail})`}, peak RSS of the process tree ${num(peak ?? 0)} MB ` +
-      `(${processes.length} process${processes.length === 1 ? "" : "es"}), ${((r.wallMs ?? 0) / 1000).toFixed(1)} s -> ${pass ? "PASS" : "FAIL"}`,
+      `${at}: ${r.status}${r.detail === undefined ? "" : ` (${r.detail})`}, the CLI's own process peaked at ${num(own ?? 0)} MB; ` +
+      `the process tree at ${num(peak ?? 0)} MB (${processes.length} process${processes.length === 1 ? "" : "es"}), ` +
+      `${((r.wallMs ?? 0) / 1000).toFixed(1)} s -> ${pass ? "PASS" : "FAIL"}`,
       ...(top === undefined ? [] : [
         `  largest process ${num(top.hwmMb)} MB: ${top.name}`,
         ...(processes.length > 1
