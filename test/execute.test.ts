@@ -18,6 +18,14 @@ describe("isoTime", () => {
       assert.strictEqual(isoTime(fixed), new Date(fixed).toISOString())
     }
   })
+
+  it("remembers the last two values without mixing them up: repeats, alternations, a third value", () => {
+    const base = Date.UTC(2026, 11, 3, 6, 59, 59, 998)
+    // As trials call it: finished, started, finished, started..., with repeats,
+    // values in another minute, and a third value that evicts the older one.
+    const calls = [base, base - 3, base, base - 3, base + 2, base + 2, base - 3, base + 2, base + 61_000, base, base + 61_000, 0, base, 0]
+    for (const ms of calls) assert.strictEqual(isoTime(ms), new Date(ms).toISOString(), `isoTime(${ms})`)
+  })
 })
 
 describe("an agent that answers at once", () => {
