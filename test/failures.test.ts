@@ -105,6 +105,48 @@ describe("agent failures", () => {
       assert.strictEqual(probe.liveFibers, 0)
     }))
 
+  it.live("an interrupted trial stays settled once: calls that end after the interruption change no count", () =>
+    Effect.gen(function*() {
+      // One agent rejects when its signal aborts (as fetch does), the other
+      // ignores the signal and answers a little later: both end after their
+      // trials were interrupted, and neither may count again.
+      let ended = 0
+      const rejecting = Agent.fromPromise((_task, { signal }) =>
+        new Promise<string>((_resolve, reject) => {
+          signal.addEventListener("abort", () => {
+            ended++
+            reject(new Error("aborted"))
+          })
+        })
+      )
+      const ignoring = Agent.fromPromise(() =>
+        new Promise<string>((resolve) =>
+          setTimeout(() => {
+            ended++
+            resolve("late")
+          }, 30)
+        )
+      )
+      for (const agent of [rejecting, ignoring]) {
+        ended = 0
+        const probe = new MutableProbe()
+        const fiber = yield* runTrials(tasksStream(10), agent, { parallelism: 3, probe }).pipe(
+          Stream.runDrain,
+          Effect.forkChild
+        )
+        while (probe.active < 3) yield* Effect.sleep("2 millis")
+        yield* Fiber.interrupt(fiber)
+        while (ended < 3) yield* Effect.sleep("5 millis")
+        yield* Effect.sleep("10 millis")
+        assert.strictEqual(probe.active, 0)
+        assert.strictEqual(probe.outstanding, 0)
+        assert.strictEqual(probe.started, 3)
+        assert.strictEqual(probe.interrupted, 3)
+        assert.strictEqual(probe.completed, 0)
+        assert.strictEqual(probe.failed, 0)
+      }
+    }))
+
   it.effect("trial metadata: timestamps and latency from the clock", () =>
     Effect.gen(function*() {
       const agent: Agent.Agent = (task) => Effect.as(Effect.sleep("250 millis"), { output_text: task.id })

@@ -10,7 +10,7 @@
  */
 import { Cause, type Clock, Duration, Effect, Exit, type Semaphore, Tracer } from "effect"
 import type { Agent, TrialContext } from "../Agent.ts"
-import { callables, callDirect, describe } from "../Agent.ts"
+import { type Callable, callables, callDirect, describe } from "../Agent.ts"
 import * as Policy from "../Policy.ts"
 import type { MutableProbe } from "./probe.ts"
 import type { AgentEvalTask, AgentEvalTrial, AgentOutput, TrialError } from "../Trial.ts"
@@ -93,6 +93,8 @@ class TrialRun<AE, AR> {
   failed: boolean | undefined = undefined
   startedNs = ZERO
   ticket = 0
+  // Set by `end`: the trial's effect is over, whatever its call does later.
+  ended = false
   // The user's function's call in flight, when it is called directly.
   direct: { abort(): void } | undefined = undefined
   // The trial's span, when the run is traced.
@@ -136,6 +138,7 @@ class TrialRun<AE, AR> {
 
   // Counts are settled here whatever ended the trial, interruption included.
   readonly end = (): undefined => {
+    this.ended = true
     const { counts, probe } = this.config
     if (this.callOpen) {
       probe.callEnded()
@@ -158,43 +161,41 @@ class TrialRun<AE, AR> {
     // build, run and wrap per call, and no cancel effect (`end` aborts the
     // call's signal if the trial is interrupted during it).
     const callable = timeoutMs === undefined && traced === undefined ? callables.get(this.agent) : undefined
-    if (callable === undefined) return Effect.flatMap(this.withPermit(Effect.suspend(() => this.call())), this.settleWith())
+    if (callable === undefined) return Effect.flatMap(this.withPermit(Effect.suspend(() => this.call())), this.settle)
     // Without retries or the adaptive limit a trial always ends with its
     // first settle, so the callback resumes with the finished trial (the
     // permit is released right after): no step between the call and its record.
-    if (retry === undefined && adaptive === undefined) {
-      return this.withPermit(Effect.callback<AgentEvalTrial, never, AR>((resume) => {
-        this.callStarted()
-        this.direct = callDirect(callable, this.task, this.context, (result) =>
-          resume(
-            Exit.isExit(result)
-              ? this.settle(result as Exit.Exit<AgentOutput, unknown>)
-              : Effect.flatMap(Effect.exit(result), this.settleWith())
-          ))
-      }))
-    }
-    return Effect.flatMap(
-      this.withPermit(Effect.callback<Exit.Exit<AgentOutput, unknown>>((resume) => {
-        this.callStarted()
-        this.direct = callDirect(callable, this.task, this.context, (result) =>
-          resume(
-            Exit.isExit(result)
-              ? Exit.succeed(result as Exit.Exit<AgentOutput, unknown>)
-              : Effect.exit(result)
-          ))
-      })),
-      this.settleWith()
-    )
+    return retry === undefined && adaptive === undefined
+      ? this.withPermit(this.invokeDirect(callable, this.settle))
+      : Effect.flatMap(this.withPermit(this.invokeDirect(callable, Exit.succeed)), this.settle)
+  }
+
+  // Calls the user's function in the callback that waits for it, which
+  // resumes with `then` of the call's Exit.
+  invokeDirect<A>(
+    callable: Callable,
+    then: (exit: Exit.Exit<AgentOutput, unknown>) => Effect.Effect<A, never, AR>
+  ): Effect.Effect<A, never, AR> {
+    return Effect.callback<A, never, AR>((resume) => {
+      this.callStarted()
+      this.direct = callDirect(callable, this.task, this.context, (result) => {
+        // A call that ends after its trial was interrupted (and settled by
+        // `end`) must not settle it again: `resume` would ignore it, but
+        // `then` would still count it.
+        if (this.ended) return
+        resume(
+          Exit.isExit(result)
+            ? then(result as Exit.Exit<AgentOutput, unknown>)
+            : Effect.flatMap(Effect.exit(result), then)
+        )
+      })
+    })
   }
 
   // The call with an active-call permit (and a rate slot) held.
   withPermit<A, R>(call: Effect.Effect<A, never, R>): Effect.Effect<A, never, R> {
     const { rate, semaphore } = this.config
     return semaphore.withPermit(rate === undefined ? call : Effect.andThen(rate.acquire, call))
-  }
-
-  settleWith(): (exit: Exit.Exit<AgentOutput, unknown>) => Effect.Effect<AgentEvalTrial, never, AR> {
-    return (exit) => this.settle(exit)
   }
 
   // With the permit (and the rate slot) held, as the call starts. Durations
@@ -229,7 +230,8 @@ class TrialRun<AE, AR> {
     )
   }
 
-  settle(exit: Exit.Exit<AgentOutput, unknown>): Effect.Effect<AgentEvalTrial, never, AR> {
+  // A field, not a method: handed to `flatMap` and `invokeDirect` as it is.
+  readonly settle = (exit: Exit.Exit<AgentOutput, unknown>): Effect.Effect<AgentEvalTrial, never, AR> => {
     const { config } = this
     const durationMs = Number(this.clock.monotonicTimeNanosUnsafe() - this.startedNs) / 1e6
     this.callOpen = false
