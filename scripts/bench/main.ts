@@ -117,6 +117,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   const quick = values.quick
   // Three rounds in quick mode too: the targets are medians of per-round ratios with 1.1x-1.2x limits.
   const rounds = numbers("--rounds", values.rounds)?.[0] ?? 3
+  // A group's own minimum (quick's sleep1ms) holds unless --rounds says otherwise.
+  const roundsFor = (config: Config) => values.rounds === undefined ? Math.max(rounds, config.minRounds ?? 0) : rounds
   const caps: Partial<Record<ApproachName, number>> = {
     eager: numbers("--eager-cap", values["eager-cap"])![0]!,
     ...(values["plimit-cap"] === undefined ? {} : { plimit: numbers("--plimit-cap", values["plimit-cap"])![0]! })
@@ -146,8 +148,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   const cliOptions = { sampleMs: 50, timeoutMs: childOptions.timeoutMs * 10 }
   const capOf = (a: ApproachName) => caps[a] ?? Infinity
   // The quadratic eager runner costs seconds per run for a contrast that does not need a median.
-  const roundsOf = (a: ApproachName) => (quick && a === "eager" ? 1 : rounds)
-  const total = configs.reduce((n, c) => n + c.approaches.filter((a) => c.trials <= capOf(a)).reduce((k, a) => k + roundsOf(a), 0), 0) +
+  const roundsOf = (a: ApproachName, config?: Config) => (quick && a === "eager" ? 1 : config === undefined ? rounds : roundsFor(config))
+  const total = configs.reduce((n, c) => n + c.approaches.filter((a) => c.trials <= capOf(a)).reduce((k, a) => k + roundsOf(a, c), 0), 0) +
     cliWays.length
 
   const started = new Date()
@@ -169,6 +171,9 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
     liveHeapMs,
     caps,
     roundsOfEager: roundsOf("eager"),
+    moreRounds: configs.filter((c) => roundsFor(c) > rounds).map((c) =>
+      `${c.agent} T=${fmtCount(c.trials)} P=${c.parallelism}: ${roundsFor(c)} rounds`
+    ),
     cliTrials,
     cliWays,
     ...gitState()
@@ -196,8 +201,9 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
         runs.push({ ...base(config, approach, 0), status: "skipped", detail: `above cap (${fmtCount(capOf(approach))} trials)` })
       }
     }
-    for (let round = 1; round <= rounds; round++) {
-      for (const approach of config.approaches.filter((a) => config.trials <= capOf(a) && round <= roundsOf(a))) {
+    const configRounds = roundsFor(config)
+    for (let round = 1; round <= configRounds; round++) {
+      for (const approach of config.approaches.filter((a) => config.trials <= capOf(a) && round <= roundsOf(a, config))) {
         const load1 = os.loadavg()[0]!
         const outcome = await runChild(
           { approach, agent: config.agent, trials: config.trials, parallelism: config.parallelism, sampleMs, liveHeapMs },
@@ -209,7 +215,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
           ? `${outcome.status} ${(outcome.result.wallMs / 1000).toFixed(2)} s, ` +
             `${((outcome.result.wallMs * 1000) / config.trials).toFixed(2)} us/trial, ${outcome.result.peakRssMb.toFixed(0)} MB`
           : `${outcome.status}: ${outcome.detail}`
-        console.error(`[${done}/${total}] ${at} round ${round}/${rounds} ${catalog[approach].label}: ${said}`)
+        console.error(`[${done}/${total}] ${at} round ${round}/${configRounds} ${catalog[approach].label}: ${said}`)
         save(false)
       }
     }

@@ -17,6 +17,8 @@ export interface Meta {
   readonly commit?: string | undefined
   readonly srcDirty?: boolean | undefined
   readonly roundsOfEager: number
+  /** Configurations run for more rounds than `rounds` (a plan's minimum), as "agent T=... P=...: N rounds". */
+  readonly moreRounds?: ReadonlyArray<string>
 }
 
 const num = (x: number | undefined | null, digits = 1): string =>
@@ -59,7 +61,8 @@ export const render = (meta: Meta, runs: ReadonlyArray<RunRecord>, cli: Readonly
     `${meta.mode} mode, ${meta.rounds} rounds (median), node ${meta.node}, effect ${meta.effect}, ${meta.cpus} cpus, ` +
     `loader ${meta.loader}, commit ${meta.commit}${meta.srcDirty ? " (src/ has uncommitted edits)" : ""}; ` +
     `1-min load average before runs: max ${maxLoad.toFixed(2)}` +
-    (meta.roundsOfEager < meta.rounds ? `; runTrialsEager: ${meta.roundsOfEager} round` : "")
+    (meta.roundsOfEager < meta.rounds ? `; runTrialsEager: ${meta.roundsOfEager} round` : "") +
+    (meta.moreRounds !== undefined && meta.moreRounds.length > 0 ? `; ${meta.moreRounds.join(", ")}` : "")
   const warning = maxLoad > meta.cpus
     ? [
       `warning: the load average reached ${maxLoad.toFixed(1)} on ${meta.cpus} cpus: other work shared the machine, ` +
