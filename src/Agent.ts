@@ -115,8 +115,8 @@ export const callables = new WeakMap<Agent<any, any>, Callable>()
 /**
  * Calls `f` once and hands what it gave, as an Exit (or, for an Effect, an
  * effect that ends in its output), to `done`; the returned effect aborts the
- * call's signal. Shared by `fromCallable` and the runner's direct path, so
- * both treat a throw, a rejection and a wrong shape alike.
+ * call's signal. `fromCallable`'s call; the runner calls `callDirect`, the
+ * same call, so both treat a throw, a rejection and a wrong shape alike.
  *
  * @internal
  */
