@@ -49,6 +49,12 @@ export interface ChildResult {
   readonly wallMs: number
   /** User + system CPU time spent during the run. */
   readonly cpuMs: number
+  /**
+   * The same, on the main thread only (\`process.threadCpuUsage()\`): without
+   * the GC's helper threads and the optimizing compiler. Absent in results
+   * recorded before it was added.
+   */
+  readonly mainCpuMs?: number
   /** RSS and heap after imports and a forced GC, before the run. */
   readonly baseRssMb: number
   readonly baseHeapMb: number

@@ -26,7 +26,7 @@ const num = (x: number | undefined | null, digits = 1): string =>
 const int = (x: number | undefined): string => x === undefined ? "-" : Math.round(x).toLocaleString("en-US")
 
 const columns = [
-  "agent", "T", "P", "approach", "status", "wall ms", "us/trial", "trials/s", "vs raw", "cpu us/t", "cpu/bare",
+  "agent", "T", "P", "approach", "status", "wall ms", "us/trial", "trials/s", "vs raw", "cpu us/t", "cpu/bare", "main us/t",
   "base MB", "peak RSS", "peak heap", "live heap", "fibers", "outst", "active", "max gap"
 ] as const
 
@@ -37,7 +37,7 @@ export const table = (rows: ReadonlyArray<Summary>): string => {
       s.agent, fmtCount(s.trials), String(s.parallelism), s.label, s.status,
       int(f?.wallMs), num(f?.usPerTrial, 2), int(f?.throughput),
       f?.vsRaw === undefined || f.vsRaw === null ? "-" : `${(f.vsRaw * 100).toFixed(1)}%`,
-      num(f?.cpuUsPerTrial, 2), f?.vsBare === undefined ? "-" : `${f.vsBare.cpu.toFixed(2)}x`,
+      num(f?.cpuUsPerTrial, 2), f?.vsBare === undefined ? "-" : `${f.vsBare.cpu.toFixed(2)}x`, num(f?.mainUsPerTrial, 2),
       num(f?.baseRssMb, 0), num(f?.peakRssMb, 0), num(f?.peakHeapMb, 0), num(f?.peakLiveHeapMb, 0),
       int(f?.peakLiveFibers), int(f?.peakOutstanding), int(f?.peakActive),
       f === undefined ? "-" : `${int(f.maxSampleGapMs)}ms`

@@ -40,6 +40,8 @@ export interface Summary {
     readonly throughput: number
     readonly vsRaw: number | null
     readonly cpuUsPerTrial: number
+    /** The main thread's share of it (absent for results recorded without it). */
+    readonly mainUsPerTrial?: number
     readonly baseRssMb: number
     readonly peakRssMb: number
     readonly peakHeapMb: number
@@ -69,6 +71,8 @@ export interface OverUnordered {
 export interface VsBare {
   /** CPU time per trial: above 1 costs more. */
   readonly cpu: number
+  /** Main-thread CPU time per trial (absent for results recorded without it). */
+  readonly main?: number
   /** Throughput: below 1 is slower. */
   readonly throughput: number
   readonly peakRss: number
@@ -147,6 +151,9 @@ export const summarise = (runs: ReadonlyArray<RunRecord>): Array<Summary> => {
         throughput: first.trials / (wallMs / 1000),
         vsRaw: fractions.length === 0 ? null : median(fractions),
         cpuUsPerTrial: (median(results.map((r) => r.cpuMs)) * 1000) / first.trials,
+        ...(results.every((r) => r.mainCpuMs !== undefined) && {
+          mainUsPerTrial: (median(results.map((r) => r.mainCpuMs!)) * 1000) / first.trials
+        }),
         baseRssMb: median(results.map((r) => r.baseRssMb)),
         peakRssMb: median(results.map((r) => r.peakRssMb)),
         peakHeapMb: median(results.map((r) => r.peakHeapMb)),
@@ -162,6 +169,9 @@ export const summarise = (runs: ReadonlyArray<RunRecord>): Array<Summary> => {
         ...(pairs.length > 0 && {
           vsBare: {
             cpu: median(pairs.map(({ a, b }) => a.cpuMs / b.cpuMs)),
+            ...(pairs.every(({ a, b }) => a.mainCpuMs !== undefined && b.mainCpuMs !== undefined) && {
+              main: median(pairs.map(({ a, b }) => a.mainCpuMs! / b.mainCpuMs!))
+            }),
             throughput: median(pairs.map(({ a, b }) => b.wallMs / a.wallMs)),
             peakRss: median(pairs.map(({ a, b }) => a.peakRssMb / b.peakRssMb)),
             rounds: pairs.length

@@ -57,17 +57,20 @@ const main = async (): Promise<void> => {
   gc?.()
   const base = process.memoryUsage()
   const cpuBefore = process.cpuUsage()
+  const mainBefore = process.threadCpuUsage()
   const stop = startSampler(spec.sampleMs, spec.liveHeapMs, gc)
   const started = performance.now()
   const output = await run({ agent: agents[spec.agent], trials: spec.trials, parallelism: spec.parallelism })
   const wallMs = performance.now() - started
   const memory = stop()
   const cpu = process.cpuUsage(cpuBefore)
+  const main = process.threadCpuUsage(mainBefore)
   const maxRss = process.resourceUsage().maxRSS * 1024
   const result: ChildResult = {
     completed: output.completed,
     wallMs,
     cpuMs: (cpu.user + cpu.system) / 1000,
+    mainCpuMs: (main.user + main.system) / 1000,
     baseRssMb: base.rss / MB,
     baseHeapMb: base.heapUsed / MB,
     peakRssMb: Math.max(memory.peakRss, maxRss) / MB,
