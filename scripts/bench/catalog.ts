@@ -50,7 +50,7 @@ export interface ChildResult {
   /** User + system CPU time spent during the run. */
   readonly cpuMs: number
   /**
-   * The same, on the main thread only (\`process.threadCpuUsage()\`): without
+   * The same, on the main thread only (`process.threadCpuUsage()`): without
    * the GC's helper threads and the optimizing compiler. Absent in results
    * recorded before it was added.
    */
