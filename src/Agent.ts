@@ -141,15 +141,18 @@ export const callDirect = (
   f: Callable,
   task: AgentEvalTask,
   trial: TrialContext | undefined,
-  done: (result: Effect.Effect<AgentOutput, unknown>) => void
+  done: (result: Effect.Effect<AgentOutput, unknown>, isExit: boolean) => void
 ): { abort(): void } => {
   const context = new CallContext(trial ?? { id: task.id, epoch: undefined })
-  const onError = (cause: unknown) => done(Exit.fail(new AgentError({ message: describe(cause), cause })))
+  const onError = (cause: unknown) => done(Exit.fail(new AgentError({ message: describe(cause), cause })), true)
   try {
     const result = f(task, context)
-    if (Effect.isEffect(result)) done(Effect.flatMap(result as Effect.Effect<unknown, unknown>, toAgentOutput))
-    else if (isPromiseLike(result)) result.then((value) => done(toAgentOutput(value)), onError)
-    else done(toAgentOutput(result))
+    // A native Promise first: it is never an Effect, and the check is one
+    // prototype walk instead of a symbol lookup on every call.
+    if (result instanceof Promise) result.then((value) => done(toAgentOutput(value), true), onError)
+    else if (Effect.isEffect(result)) done(Effect.flatMap(result as Effect.Effect<unknown, unknown>, toAgentOutput), false)
+    else if (isPromiseLike(result)) result.then((value) => done(toAgentOutput(value), true), onError)
+    else done(toAgentOutput(result), true)
   } catch (cause) {
     onError(cause)
   }

@@ -161,10 +161,10 @@ describe.concurrent("agent-trials run: datasets and module agents", () => {
     }
   })
 
-  it("--tasks - reads stdin; a named export may return a Promise, a string or an Effect, and may throw", async () => {
+  it("--tasks - reads stdin; a named export may return a Promise, a thenable, a string or an Effect, and may throw", async () => {
     const dir = tempDir()
     const out = path.join(dir, "out.jsonl")
-    const modes = ["promise", "string", "effect", "effect-fail", "throw", "reject", "shape"]
+    const modes = ["promise", "thenable", "string", "effect", "effect-fail", "throw", "reject", "shape"]
     const stdin = modes.map((mode) => JSON.stringify({ id: mode, inputs: { mode } })).join("\n") + "\n"
     const result = await run(["--tasks", "-", "--agent", `module:${MODULE}#named`, "--out", out, "--no-progress"], {
       stdin
@@ -173,6 +173,7 @@ describe.concurrent("agent-trials run: datasets and module agents", () => {
     const trials = new Map(readTrials(out).map((t) => [t.task_id, t]))
     assert.deepStrictEqual([...trials.keys()].sort(), [...modes].sort())
     assert.deepStrictEqual(trials.get("promise")!.output, { output_text: "promise:promise", metadata: { trial: "promise:1" } })
+    assert.deepStrictEqual(trials.get("thenable")!.output, { output_text: "thenable:thenable" })
     assert.deepStrictEqual(trials.get("string")!.output, { output_text: "string:string" })
     assert.deepStrictEqual(trials.get("effect")!.output, { output_text: "effect:effect" })
     const failure = (id: string) => {
@@ -185,7 +186,7 @@ describe.concurrent("agent-trials run: datasets and module agents", () => {
     assert.include(failure("reject").message, "rejected for reject")
     assert.strictEqual(failure("shape").type, "InvalidAgentOutput")
     const summary = parseSummary(result.stdout)
-    assert.deepStrictEqual([summary.completed, summary.failed], [3, 4])
+    assert.deepStrictEqual([summary.completed, summary.failed], [4, 4])
   })
 
   it("a module without the named export: exit 2 naming the module and the export, nothing written", async () => {

@@ -8,7 +8,7 @@
  *
  * @internal
  */
-import { Cause, type Clock, Duration, Effect, Exit, type Semaphore, Tracer } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Exit, type Semaphore, Tracer } from "effect"
 import type { Agent, TrialContext } from "../Agent.ts"
 import { type Callable, callables, callDirect, describe } from "../Agent.ts"
 import * as Policy from "../Policy.ts"
@@ -79,6 +79,12 @@ export const startTrial = <AE, AR>(
 
 const ZERO = BigInt(0)
 
+// Effect's live Clock (a Reference's default is made once and shared): when a
+// run reads it, a call's duration comes from `performance.now()`, the same
+// monotonic clock without a BigInt per read. Any other Clock (TestClock, a
+// user's) is read through its own methods.
+const liveClock: Clock.Clock = Context.get(Context.empty(), Clock.Clock)
+
 // One object per trial instead of a closure per step: this is the hot path,
 // run once per trial, and its cost adds to every trial of every run.
 class TrialRun<AE, AR> {
@@ -92,6 +98,8 @@ class TrialRun<AE, AR> {
   // Set when the trial settles; still undefined at the end if it was interrupted.
   failed: boolean | undefined = undefined
   startedNs = ZERO
+  // The call's start on `performance.now()`, with the live clock.
+  startedMs = 0
   ticket = 0
   // Set by `end`: the trial's effect is over, whatever its call does later.
   ended = false
@@ -161,33 +169,42 @@ class TrialRun<AE, AR> {
     // build, run and wrap per call, and no cancel effect (`end` aborts the
     // call's signal if the trial is interrupted during it).
     const callable = timeoutMs === undefined && traced === undefined ? callables.get(this.agent) : undefined
-    if (callable === undefined) return Effect.flatMap(this.withPermit(Effect.suspend(() => this.call())), this.settle)
+    if (callable === undefined) {
+      return Effect.flatMap(this.withPermit(Effect.suspend(() => this.call())), (exit) => this.settle(exit))
+    }
     // Without retries or the adaptive limit a trial always ends with its
     // first settle, so the callback resumes with the finished trial (the
     // permit is released right after): no step between the call and its record.
     return retry === undefined && adaptive === undefined
-      ? this.withPermit(this.invokeDirect(callable, this.settle))
-      : Effect.flatMap(this.withPermit(this.invokeDirect(callable, Exit.succeed)), this.settle)
+      ? this.withPermit(this.invokeDirect(callable, true))
+      : Effect.flatMap(this.withPermit(this.invokeDirect(callable, false)), (exit) => this.settle(exit))
   }
 
   // Calls the user's function in the callback that waits for it, which
-  // resumes with `then` of the call's Exit.
-  invokeDirect<A>(
+  // resumes with the settled trial (`settle`) or with the call's Exit.
+  invokeDirect(callable: Callable, settle: true): Effect.Effect<AgentEvalTrial, never, AR>
+  invokeDirect(callable: Callable, settle: false): Effect.Effect<Exit.Exit<AgentOutput, unknown>, never, AR>
+  invokeDirect(
     callable: Callable,
-    then: (exit: Exit.Exit<AgentOutput, unknown>) => Effect.Effect<A, never, AR>
-  ): Effect.Effect<A, never, AR> {
-    return Effect.callback<A, never, AR>((resume) => {
+    settle: boolean
+  ): Effect.Effect<AgentEvalTrial | Exit.Exit<AgentOutput, unknown>, never, AR> {
+    return Effect.callback<AgentEvalTrial | Exit.Exit<AgentOutput, unknown>, never, AR>((resume) => {
       this.callStarted()
-      this.direct = callDirect(callable, this.task, this.context, (result) => {
+      this.direct = callDirect(callable, this.task, this.context, (result, isExit) => {
         // A call that ends after its trial was interrupted (and settled by
         // `end`) must not settle it again: `resume` would ignore it, but
-        // `then` would still count it.
+        // `settle` would still count it.
         if (this.ended) return
-        resume(
-          Exit.isExit(result)
-            ? then(result as Exit.Exit<AgentOutput, unknown>)
-            : Effect.flatMap(Effect.exit(result), then)
-        )
+        if (isExit) {
+          const exit = result as Exit.Exit<AgentOutput, unknown>
+          resume(settle ? this.settle(exit) : Exit.succeed(exit))
+        } else {
+          resume(Effect.flatMap(
+            Effect.exit(result),
+            (exit): Effect.Effect<AgentEvalTrial | Exit.Exit<AgentOutput, unknown>, never, AR> =>
+              settle ? this.settle(exit) : Exit.succeed(exit)
+          ))
+        }
       })
     })
   }
@@ -199,11 +216,13 @@ class TrialRun<AE, AR> {
   }
 
   // With the permit (and the rate slot) held, as the call starts. Durations
-  // use the monotonic clock: the wall clock's nanoseconds cost BigInt
-  // arithmetic per read, and a latency must not jump with the wall clock.
+  // use the monotonic clock (a latency must not jump with the wall clock):
+  // `performance.now()` with the live clock, the clock's own nanoseconds
+  // (a BigInt per read) with any other.
   callStarted(): void {
     const { clock, config } = this
-    this.startedNs = clock.monotonicTimeNanosUnsafe()
+    if (clock === liveClock) this.startedMs = performance.now()
+    else this.startedNs = clock.monotonicTimeNanosUnsafe()
     if (config.adaptive !== undefined) this.ticket = config.adaptive.start()
     this.callOpen = true
     config.probe.callStarted()
@@ -230,10 +249,11 @@ class TrialRun<AE, AR> {
     )
   }
 
-  // A field, not a method: handed to `flatMap` and `invokeDirect` as it is.
-  readonly settle = (exit: Exit.Exit<AgentOutput, unknown>): Effect.Effect<AgentEvalTrial, never, AR> => {
-    const { config } = this
-    const durationMs = Number(this.clock.monotonicTimeNanosUnsafe() - this.startedNs) / 1e6
+  settle(exit: Exit.Exit<AgentOutput, unknown>): Effect.Effect<AgentEvalTrial, never, AR> {
+    const { clock, config } = this
+    const durationMs = clock === liveClock
+      ? performance.now() - this.startedMs
+      : Number(clock.monotonicTimeNanosUnsafe() - this.startedNs) / 1e6
     this.callOpen = false
     config.probe.callEnded()
     const counts = config.counts
