@@ -147,11 +147,11 @@ export const callDirect = (
   const onError = (cause: unknown) => done(Exit.fail(new AgentError({ message: describe(cause), cause })), true)
   try {
     const result = f(task, context)
-    // A native Promise first: it is never an Effect, and the check is one
-    // prototype walk instead of a symbol lookup on every call.
-    if (result instanceof Promise) result.then((value) => done(toAgentOutput(value), true), onError)
-    else if (Effect.isEffect(result)) done(Effect.flatMap(result as Effect.Effect<unknown, unknown>, toAgentOutput), false)
-    else if (isPromiseLike(result)) result.then((value) => done(toAgentOutput(value), true), onError)
+    // A native Promise is never an Effect: `instanceof` is one prototype
+    // walk, where the Effect check is a symbol lookup on every call.
+    if (!(result instanceof Promise) && Effect.isEffect(result)) {
+      done(Effect.flatMap(result as Effect.Effect<unknown, unknown>, toAgentOutput), false)
+    } else if (isPromiseLike(result)) result.then((value) => done(toAgentOutput(value), true), onError)
     else done(toAgentOutput(result), true)
   } catch (cause) {
     onError(cause)

@@ -195,18 +195,21 @@ class TrialRun<AE, AR> {
         // `end`) must not settle it again: `resume` would ignore it, but
         // `settle` would still count it.
         if (this.ended) return
-        if (isExit) {
-          const exit = result as Exit.Exit<AgentOutput, unknown>
-          resume(settle ? this.settle(exit) : Exit.succeed(exit))
-        } else {
-          resume(Effect.flatMap(
-            Effect.exit(result),
-            (exit): Effect.Effect<AgentEvalTrial | Exit.Exit<AgentOutput, unknown>, never, AR> =>
-              settle ? this.settle(exit) : Exit.succeed(exit)
-          ))
-        }
+        resume(
+          isExit
+            ? this.afterCall(settle, result as Exit.Exit<AgentOutput, unknown>)
+            : Effect.flatMap(Effect.exit(result), (exit) => this.afterCall(settle, exit))
+        )
       })
     })
+  }
+
+  // What a direct call resumes with: the settled trial, or the call's Exit.
+  afterCall(
+    settle: boolean,
+    exit: Exit.Exit<AgentOutput, unknown>
+  ): Effect.Effect<AgentEvalTrial | Exit.Exit<AgentOutput, unknown>, never, AR> {
+    return settle ? this.settle(exit) : Exit.succeed(exit)
   }
 
   // The call with an active-call permit (and a rate slot) held.
