@@ -51,3 +51,22 @@ describe("an agent that answers at once", () => {
       assert.isBelow(completedWhenImmediateRan, n)
     }))
 })
+
+describe("call latency with Effect's live clock", () => {
+  // Under the live clock a call's duration is read from performance.now():
+  // it must be the call's own duration, within the trial's wall-clock span.
+  it("a 30 ms call measures at least about 30 ms and no more than its trial's span", async () => {
+    const agent = Agent.fromPromise((task) => new Promise((resolve) => setTimeout(() => resolve(`ok ${task.id}`), 30)))
+    const trials = await Effect.runPromise(
+      Stream.runCollect(runTrials(tasksStream(4), agent, { parallelism: 2 }))
+    )
+    assert.strictEqual(trials.length, 4)
+    for (const trial of trials) {
+      const { finished_at, latency_ms, started_at } = trial.metadata
+      const span = Date.parse(finished_at) - Date.parse(started_at)
+      assert.isAtLeast(latency_ms, 25, trial.id)
+      // Timestamps are whole milliseconds, the latency is not.
+      assert.isAtMost(latency_ms, span + 1, trial.id)
+    }
+  })
+})
