@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import * as Agent from "../src/Agent.ts"
-import { isoTime } from "../src/internal/execute.ts"
+import { isoTime, WallClock } from "../src/internal/execute.ts"
 import { MutableProbe } from "../src/internal/probe.ts"
 import { runTrials } from "../src/Runner.ts"
 import { tasksStream } from "./fixtures.ts"
@@ -52,6 +52,56 @@ describe("an agent that answers at once", () => {
     }))
 })
 
+describe("WallClock", () => {
+  // Readings as (performance.now(), Date.now()) pairs, fed by hand.
+  it("gives whole milliseconds at the offset it was aligned to", () => {
+    const clock = new WallClock(1_000_000.25)
+    clock.check(0, 1_000_000)
+    assert.strictEqual(clock.at(10.5), 1_000_010)
+    assert.strictEqual(clock.at(999.8), 1_001_000)
+  })
+
+  it("keeps its offset while Date.now() differs only by its truncation", () => {
+    const clock = new WallClock(5_000.75)
+    for (const [now, wall] of [[0, 5_000], [1_000, 6_000], [2_000.5, 7_001], [3_100, 8_100]] as const) {
+      clock.check(now, wall)
+      assert.strictEqual(clock.offset, 5_000.75, `at ${now}`)
+    }
+  })
+
+  it("follows a step of the wall clock, forwards and back, at its next check", () => {
+    const clock = new WallClock(5_000)
+    clock.check(0, 5_000)
+    assert.strictEqual(clock.at(0), 5_000)
+    // The wall clock jumps 1 h ahead; within the second the old offset holds.
+    const hour = 3_600_000
+    assert.strictEqual(clock.at(500), 5_500)
+    clock.check(1_000, 6_000 + hour)
+    assert.strictEqual(clock.at(1_000), 6_000 + hour)
+    assert.strictEqual(clock.at(1_700), 6_700 + hour)
+    // ... and 10 s back.
+    clock.check(2_000, 7_000 + hour - 10_000)
+    assert.strictEqual(clock.at(2_000), 7_000 + hour - 10_000)
+  })
+
+  it("checks Date.now() again once a second has passed, not before", () => {
+    const clock = new WallClock(0)
+    const base = performance.now()
+    clock.at(base)
+    const checked = clock.checkedAt
+    clock.at(base + 999)
+    assert.strictEqual(clock.checkedAt, checked)
+    clock.at(base + 1_000)
+    assert.strictEqual(clock.checkedAt, base + 1_000)
+    // A clock built with a wrong offset is put right by its first reading.
+    const now = performance.now()
+    const before = Date.now()
+    const at = new WallClock(0).at(now)
+    assert.isAtLeast(at, before - 2)
+    assert.isAtMost(at, Date.now() + 2)
+  })
+})
+
 describe("call latency with Effect's live clock", () => {
   // Under the live clock a call's duration is read from performance.now():
   // it must be the call's own duration, within the trial's wall-clock span.
@@ -67,6 +117,25 @@ describe("call latency with Effect's live clock", () => {
       assert.isAtLeast(latency_ms, 25, trial.id)
       // Timestamps are whole milliseconds, the latency is not.
       assert.isAtMost(latency_ms, span + 1, trial.id)
+    }
+  })
+
+  it("stamps started_at and finished_at with the wall clock (Date.now())", async () => {
+    const agent = Agent.fromPromise((task) => new Promise((resolve) => setTimeout(() => resolve(`ok ${task.id}`), 5)))
+    const before = Date.now()
+    const trials = await Effect.runPromise(
+      Stream.runCollect(runTrials(tasksStream(6), agent, { parallelism: 3 }))
+    )
+    const after = Date.now()
+    assert.strictEqual(trials.length, 6)
+    for (const trial of trials) {
+      const started = Date.parse(trial.metadata.started_at)
+      const finished = Date.parse(trial.metadata.finished_at)
+      // Timestamps are whole milliseconds: within a millisecond of the run's own.
+      assert.isAtLeast(started, before - 1, trial.id)
+      assert.isAtMost(started, finished, trial.id)
+      assert.isAtMost(finished, after + 1, trial.id)
+      assert.isAtLeast(finished - started, 4, trial.id)
     }
   })
 })
