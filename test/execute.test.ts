@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import * as Agent from "../src/Agent.ts"
-import { isoTime, WallClock } from "../src/internal/execute.ts"
+import { isoTime, SyncBlock, WallClock } from "../src/internal/execute.ts"
 import { MutableProbe } from "../src/internal/probe.ts"
-import { runTrials } from "../src/Runner.ts"
+import { Runner, runTrials } from "../src/Runner.ts"
 import { tasksStream } from "./fixtures.ts"
 
 describe("isoTime", () => {
@@ -86,7 +86,7 @@ describe("WallClock", () => {
 
   it("checks Date.now() again once a second has passed, not before", () => {
     const clock = new WallClock(0)
-    const base = performance.now()
+    const base = 2_000
     clock.at(base)
     const checked = clock.checkedAt
     clock.at(base + 999)
@@ -99,6 +99,22 @@ describe("WallClock", () => {
     const at = new WallClock(0).at(now)
     assert.isAtLeast(at, before - 2)
     assert.isAtMost(at, Date.now() + 2)
+  })
+})
+
+describe("SyncBlock", () => {
+  it("numbers a synchronous block once, and the next one after a microtask, a macrotask or a timer", async () => {
+    const blocks = new SyncBlock()
+    const first = blocks.current()
+    for (let i = 0; i < 100; i++) assert.strictEqual(blocks.current(), first)
+    await Promise.resolve()
+    const second = blocks.current()
+    assert.isAbove(second, first)
+    await new Promise((resolve) => setImmediate(resolve))
+    const third = blocks.current()
+    assert.isAbove(third, second)
+    await new Promise((resolve) => setTimeout(resolve, 1))
+    assert.isAbove(blocks.current(), third)
   })
 })
 
@@ -118,6 +134,31 @@ describe("call latency with Effect's live clock", () => {
       // Timestamps are whole milliseconds, the latency is not.
       assert.isAtMost(latency_ms, span + 1, trial.id)
     }
+  })
+
+  // One permit shared by two runs: the second run's trial is admitted at
+  // once and waits ~40 ms for the permit. Its latency is its own call's
+  // (the admission's clock reading must not be taken as the call's start),
+  // its started_at is its admission.
+  it("a call that waited for its permit measures from when it got it", async () => {
+    const agent = Agent.fromPromise(() => new Promise((resolve) => setTimeout(() => resolve("ok"), 40)))
+    const program = Effect.gen(function*() {
+      const runner = yield* Runner
+      return yield* Effect.all([
+        Stream.runCollect(runner.run(tasksStream(1), agent)),
+        Stream.runCollect(runner.run(tasksStream(1), agent))
+      ], { concurrency: 2 })
+    }).pipe(Effect.provide(Runner.layerWith({ parallelism: 1 })))
+    const [a, b] = await Effect.runPromise(program)
+    const trials = [...a, ...b]
+    assert.strictEqual(trials.length, 2)
+    const spans = trials.map((t) => Date.parse(t.metadata.finished_at) - Date.parse(t.metadata.started_at))
+    const waited = spans[0]! > spans[1]! ? trials[0]! : trials[1]!
+    const waitedSpan = Math.max(...spans)
+    // Admitted with the other, finished after both calls: ~80 ms.
+    assert.isAtLeast(waitedSpan, 75)
+    assert.isAtLeast(waited.metadata.latency_ms, 35)
+    assert.isBelow(waited.metadata.latency_ms, waitedSpan - 30, `latency ${waited.metadata.latency_ms} of a ${waitedSpan} ms trial`)
   })
 
   it("stamps started_at and finished_at with the wall clock (Date.now())", async () => {

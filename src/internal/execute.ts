@@ -118,6 +118,33 @@ export class WallClock {
 
 const wallClock = new WallClock()
 
+/**
+ * Numbers the synchronous blocks of JavaScript the runner's code runs in: a
+ * block ends where the microtask queue runs, which happens before a fiber
+ * that suspends can be resumed. Two readings with the same number were taken
+ * with nothing but the caller's own code in between. One microtask per
+ * block, queued by the first `current()` of the block.
+ *
+ * @internal
+ */
+export class SyncBlock {
+  block = 0
+  queued = false
+  readonly next = (): void => {
+    this.queued = false
+    this.block++
+  }
+  current(): number {
+    if (!this.queued) {
+      this.queued = true
+      queueMicrotask(this.next)
+    }
+    return this.block
+  }
+}
+
+const syncBlock = new SyncBlock()
+
 // One object per trial instead of a closure per step: this is the hot path,
 // run once per trial, and its cost adds to every trial of every run.
 class TrialRun<AE, AR> {
@@ -133,6 +160,8 @@ class TrialRun<AE, AR> {
   startedNs = ZERO
   // The call's start on `performance.now()`, with the live clock.
   startedMs = 0
+  // The synchronous block (`syncBlock`) the trial was admitted in.
+  startedIn = 0
   ticket = 0
   // Set by `end`: the trial's effect is over, whatever its call does later.
   ended = false
@@ -173,7 +202,15 @@ class TrialRun<AE, AR> {
 
   start(clock: Clock.Clock): Effect.Effect<AgentEvalTrial, never, AR> {
     this.clock = clock
-    this.firstStartedMs = clock === liveClock ? wallClock.at(performance.now()) : clock.currentTimeMillisUnsafe()
+    if (clock === liveClock) {
+      const now = performance.now()
+      this.firstStartedMs = wallClock.at(now)
+      // The first call's start, if it comes before anything else runs.
+      this.startedMs = now
+      this.startedIn = syncBlock.current()
+    } else {
+      this.firstStartedMs = clock.currentTimeMillisUnsafe()
+    }
     return this.next()
   }
 
@@ -257,8 +294,14 @@ class TrialRun<AE, AR> {
   // (a BigInt per read) with any other.
   callStarted(): void {
     const { clock, config } = this
-    if (clock === liveClock) this.startedMs = performance.now()
-    else this.startedNs = clock.monotonicTimeNanosUnsafe()
+    if (clock === liveClock) {
+      // The first attempt, with its permit taken without a wait (always so
+      // in a run of its own), starts in the synchronous block that admitted
+      // the trial, microseconds later: the admission's reading serves.
+      if (this.attempt !== 1 || this.startedIn !== syncBlock.block) this.startedMs = performance.now()
+    } else {
+      this.startedNs = clock.monotonicTimeNanosUnsafe()
+    }
     if (config.adaptive !== undefined) this.ticket = config.adaptive.start()
     this.callOpen = true
     config.probe.callStarted()
