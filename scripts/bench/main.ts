@@ -13,7 +13,7 @@ import { type AgentName, isAgentName } from "./agents.ts"
 import { type ApproachName, catalog, isApproachName } from "./catalog.ts"
 import { type ChildOptions, loaders, prepareWorker, runChild } from "./child.ts"
 import { type Bin, type CliRecord, type CliVia, cliVias, isCliVia, resolveBin, runCli } from "./cli.ts"
-import { type Config, expand, fullPlan, quickPlan } from "./plan.ts"
+import { approachRounds, type Config, configRounds, contextApproaches, expand, fullPlan, quickPlan } from "./plan.ts"
 import { type Meta, render } from "./report.ts"
 import { fmtCount, type RunRecord, summarise } from "./summary.ts"
 import { chart } from "./svg.ts"
@@ -118,7 +118,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   // Three rounds in quick mode too: the targets are medians of per-round ratios with 1.1x-1.2x limits.
   const rounds = numbers("--rounds", values.rounds)?.[0] ?? 3
   // A group's own minimum (quick's sleep1ms) holds unless --rounds says otherwise.
-  const roundsFor = (config: Config) => values.rounds === undefined ? Math.max(rounds, config.minRounds ?? 0) : rounds
+  const roundsFor = (config: Config) => configRounds(config, rounds, values.rounds !== undefined)
   const caps: Partial<Record<ApproachName, number>> = {
     eager: numbers("--eager-cap", values["eager-cap"])![0]!,
     ...(values["plimit-cap"] === undefined ? {} : { plimit: numbers("--plimit-cap", values["plimit-cap"])![0]! })
@@ -148,7 +148,13 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   const cliOptions = { sampleMs: 50, timeoutMs: childOptions.timeoutMs * 10 }
   const capOf = (a: ApproachName) => caps[a] ?? Infinity
   // The quadratic eager runner costs seconds per run for a contrast that does not need a median.
-  const roundsOf = (a: ApproachName, config?: Config) => (quick && a === "eager" ? 1 : config === undefined ? rounds : roundsFor(config))
+  // A group's context approaches may run fewer rounds than the pair its target compares.
+  const roundsOf = (a: ApproachName, config?: Config) =>
+    quick && a === "eager"
+      ? 1
+      : config === undefined
+      ? rounds
+      : approachRounds(a, config, rounds, values.rounds !== undefined)
   const total = configs.reduce((n, c) => n + c.approaches.filter((a) => c.trials <= capOf(a)).reduce((k, a) => k + roundsOf(a, c), 0), 0) +
     cliWays.length
 
@@ -172,7 +178,10 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
     caps,
     roundsOfEager: roundsOf("eager"),
     moreRounds: configs.filter((c) => roundsFor(c) > rounds).map((c) =>
-      `${c.agent} T=${fmtCount(c.trials)} P=${c.parallelism}: ${roundsFor(c)} rounds`
+      `${c.agent} T=${fmtCount(c.trials)} P=${c.parallelism}: ${roundsFor(c)} rounds` +
+      (c.contextRounds === undefined || c.contextRounds >= roundsFor(c)
+        ? ""
+        : ` (${contextApproaches.join(", ")}: ${c.contextRounds})`)
     ),
     cliTrials,
     cliWays,

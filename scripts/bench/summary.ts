@@ -75,15 +75,36 @@ export interface VsBare {
   readonly main?: number
   /** Throughput: below 1 is slower. */
   readonly throughput: number
+  /** The per-round throughput ratios' lowest and highest, and their middle half (quartiles). */
+  readonly throughputSpread?: Spread
   readonly peakRss: number
   /** How many rounds had both sides. */
   readonly rounds: number
+}
+
+/** How per-round ratios spread around their median. */
+export interface Spread {
+  readonly min: number
+  readonly q1: number
+  readonly q3: number
+  readonly max: number
 }
 
 export const median = (xs: ReadonlyArray<number>): number => {
   const s = [...xs].sort((a, b) => a - b)
   const mid = s.length >> 1
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
+}
+
+/** Quartiles by linear interpolation between the sorted values (the median's rule at 1/2). */
+export const spread = (xs: ReadonlyArray<number>): Spread => {
+  const s = [...xs].sort((a, b) => a - b)
+  const at = (q: number) => {
+    const i = (s.length - 1) * q
+    const lo = Math.floor(i)
+    return s[lo]! + (s[Math.min(lo + 1, s.length - 1)]! - s[lo]!) * (i - lo)
+  }
+  return { min: s[0]!, q1: at(0.25), q3: at(0.75), max: s[s.length - 1]! }
 }
 
 const key = (r: { agent: string; trials: number; parallelism: number }) => `${r.agent}/${r.trials}/${r.parallelism}`
@@ -173,6 +194,7 @@ export const summarise = (runs: ReadonlyArray<RunRecord>): Array<Summary> => {
               main: median(pairs.map(({ a, b }) => a.mainCpuMs! / b.mainCpuMs!))
             }),
             throughput: median(pairs.map(({ a, b }) => b.wallMs / a.wallMs)),
+            throughputSpread: spread(pairs.map(({ a, b }) => b.wallMs / a.wallMs)),
             peakRss: median(pairs.map(({ a, b }) => a.peakRssMb / b.peakRssMb)),
             rounds: pairs.length
           }

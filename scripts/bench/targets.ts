@@ -103,7 +103,7 @@ const throughputVsBare = (rows: ReadonlyArray<Summary>): Target => {
   if (s === undefined || bare === undefined) return { name, verdict: "n/a", lines: ["not measured (needs unordered and bare at sleep1ms P=64)"] }
   const why = missing(s, bare)
   if (why !== undefined) return { name, verdict: "FAIL", lines: [`${where(s)}: ${why} -> FAIL`] }
-  const { main, throughput, rounds: n } = s.figures!.vsBare!
+  const { main, rounds: n, throughput, throughputSpread } = s.figures!.vsBare!
   const pass = throughput >= 0.97
   const mainUs = s.figures!.mainUsPerTrial
   const bareMainUs = bare.figures!.mainUsPerTrial
@@ -113,6 +113,10 @@ const throughputVsBare = (rows: ReadonlyArray<Summary>): Target => {
     lines: [
       `${where(s)}${note}: ${int(s.figures!.throughput)} vs ${int(bare.figures!.throughput)} trials/s ` +
       `= ${throughput.toFixed(3)}x (${rounds(n)}; need >= 0.97x) -> ${pass ? "PASS" : "FAIL"}`,
+      ...(throughputSpread === undefined ? [] : [
+        `per-round ratios: ${throughputSpread.min.toFixed(3)} to ${throughputSpread.max.toFixed(3)}, ` +
+        `middle half ${throughputSpread.q1.toFixed(3)} to ${throughputSpread.q3.toFixed(3)}`
+      ]),
       // Each turn of the event loop waits about 1 ms for the timers, then runs
       // the work of the trials they finish and of the ones that replace them:
       // the main thread's CPU per trial is what the throughput pays for.

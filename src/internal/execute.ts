@@ -68,8 +68,10 @@ export const startTrial = <AE, AR>(
   // the same clock its trial fibers would read, without a lookup per trial.
   // `onExitPrimitive`: the counts are settled in place and no finalizer
   // effect is run (the stable low-level form of `onExit`). Its third
-  // argument (no uninterruptible region) stays off: with it, an interrupted
-  // trial's counts were left unsettled (the gate and failure tests catch it).
+  // argument (no uninterruptible region) stays off: an interrupted fiber
+  // unwinds past every continuation met while it is still interruptible
+  // (`exitFailCause`), so with it an interrupted trial's counts were left
+  // unsettled (the gate, failure and policy tests catch it).
   const run = Effect.onExitPrimitive(
     config.clock === undefined ? Effect.clockWith((clock) => trial.start(clock)) : trial.start(config.clock),
     trial.end
