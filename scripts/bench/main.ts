@@ -210,8 +210,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
         runs.push({ ...base(config, approach, 0), status: "skipped", detail: `above cap (${fmtCount(capOf(approach))} trials)` })
       }
     }
-    const configRounds = roundsFor(config)
-    for (let round = 1; round <= configRounds; round++) {
+    const roundsHere = roundsFor(config)
+    for (let round = 1; round <= roundsHere; round++) {
       for (const approach of config.approaches.filter((a) => config.trials <= capOf(a) && round <= roundsOf(a, config))) {
         const load1 = os.loadavg()[0]!
         const outcome = await runChild(
@@ -224,7 +224,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
           ? `${outcome.status} ${(outcome.result.wallMs / 1000).toFixed(2)} s, ` +
             `${((outcome.result.wallMs * 1000) / config.trials).toFixed(2)} us/trial, ${outcome.result.peakRssMb.toFixed(0)} MB`
           : `${outcome.status}: ${outcome.detail}`
-        console.error(`[${done}/${total}] ${at} round ${round}/${configRounds} ${catalog[approach].label}: ${said}`)
+        console.error(`[${done}/${total}] ${at} round ${round}/${roundsHere} ${catalog[approach].label}: ${said}`)
         save(false)
       }
     }

@@ -14,7 +14,7 @@ export interface Group {
   readonly approaches: ReadonlyArray<ApproachName>
   /** At least this many rounds for the group's configurations, unless `--rounds` is given. */
   readonly minRounds?: number
-  /** At most this many rounds for the context approaches (raw, p-map) when `minRounds` applies. */
+  /** At most this many rounds for the context approaches (raw, p-map), `--rounds` or not. */
   readonly contextRounds?: number
 }
 

@@ -107,6 +107,20 @@ export const spread = (xs: ReadonlyArray<number>): Spread => {
   return { min: s[0]!, q1: at(0.25), q3: at(0.75), max: s[s.length - 1]! }
 }
 
+const vsBare = (pairs: ReadonlyArray<{ readonly a: ChildResult; readonly b: ChildResult }>): VsBare => {
+  const throughputs = pairs.map(({ a, b }) => b.wallMs / a.wallMs)
+  return {
+    cpu: median(pairs.map(({ a, b }) => a.cpuMs / b.cpuMs)),
+    ...(pairs.every(({ a, b }) => a.mainCpuMs !== undefined && b.mainCpuMs !== undefined) && {
+      main: median(pairs.map(({ a, b }) => a.mainCpuMs! / b.mainCpuMs!))
+    }),
+    throughput: median(throughputs),
+    throughputSpread: spread(throughputs),
+    peakRss: median(pairs.map(({ a, b }) => a.peakRssMb / b.peakRssMb)),
+    rounds: pairs.length
+  }
+}
+
 const key = (r: { agent: string; trials: number; parallelism: number }) => `${r.agent}/${r.trials}/${r.parallelism}`
 const throughputOf = (r: RunRecord) => r.result === undefined ? 0 : r.trials / (r.result.wallMs / 1000)
 
@@ -188,16 +202,7 @@ export const summarise = (runs: ReadonlyArray<RunRecord>): Array<Summary> => {
           peakActive: Math.max(...probes.map((p) => p.peakActive))
         }),
         ...(pairs.length > 0 && {
-          vsBare: {
-            cpu: median(pairs.map(({ a, b }) => a.cpuMs / b.cpuMs)),
-            ...(pairs.every(({ a, b }) => a.mainCpuMs !== undefined && b.mainCpuMs !== undefined) && {
-              main: median(pairs.map(({ a, b }) => a.mainCpuMs! / b.mainCpuMs!))
-            }),
-            throughput: median(pairs.map(({ a, b }) => b.wallMs / a.wallMs)),
-            throughputSpread: spread(pairs.map(({ a, b }) => b.wallMs / a.wallMs)),
-            peakRss: median(pairs.map(({ a, b }) => a.peakRssMb / b.peakRssMb)),
-            rounds: pairs.length
-          }
+          vsBare: vsBare(pairs)
         }),
         ...(added.length > 0 && { overUnordered: { cpuUsPerTrial: median(added), rounds: added.length } })
       }
