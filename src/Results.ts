@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { type Duration, Effect, Exit, FileSystem, Path, Schema, Scope, Semaphore, Stream } from "effect"
+import { osError, rewritePath as atomicRewritePath } from "./internal/atomicFile.ts"
 import { IdSet } from "./internal/IdSet.ts"
 import { splitLines } from "./internal/lines.ts"
 import { AgentEvalTrial } from "./Trial.ts"
@@ -179,7 +180,7 @@ const rewriteWithout = Effect.fnUntraced(function*(path: string, drop: (trial: A
  *
  * @internal
  */
-export const rewritePath = (path: string): string => `${path}.rewrite-${process.pid}`
+export const rewritePath = (path: string): string => atomicRewritePath(path)
 
 /**
  * Writing to the results file failed (a full disk, an I/O error): the run
@@ -323,15 +324,3 @@ export const writer = Effect.fn("Results.writer")(function*(
     })
   return { append, flush, written: () => written, failure: () => failure } satisfies Writer
 })
-
-/**
- * The operating system's words for a failed file operation (`ENOSPC: no
- * space left on device, write`), which Effect's `PlatformError` keeps on its
- * cause rather than in its message.
- *
- * @internal
- */
-export const osError = (error: { readonly message: string; readonly reason?: unknown }): string => {
-  const cause = (error.reason as { readonly cause?: unknown } | undefined)?.cause
-  return cause instanceof Error && cause.message !== "" ? cause.message : error.message
-}
