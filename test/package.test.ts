@@ -164,6 +164,28 @@ describe.concurrent("the installed package", { timeout: 180_000 }, () => {
     assert.strictEqual(fs.readFileSync(out, "utf8").trimEnd().split("\n").length, 20)
   })
 
+  it("the bin loads a TypeScript module agent by type stripping (import type, .ts imports); an enum is refused naming the module", async () => {
+    const agentTrials = path.join(project, "node_modules", ".bin", "agent-trials")
+    const agents = path.join(project, "agents")
+    fs.mkdirSync(agents, { recursive: true })
+    fs.writeFileSync(path.join(agents, "types.ts"), "export type Answer = string\nexport const prefix: string = \"ts \"\n")
+    fs.writeFileSync(
+      path.join(agents, "agent.ts"),
+      "import type { Answer } from \"./types.ts\"\nimport { prefix } from \"./types.ts\"\n" +
+        "export const answer = (task: { readonly id: string }): Answer => prefix + task.id\n"
+    )
+    fs.writeFileSync(path.join(agents, "enum.ts"), "enum Kind { A }\nexport const answer = (task: { readonly id: string }): string => `${Kind.A}${task.id}`\n")
+    const out = path.join(project, "ts-agent.jsonl")
+    await succeed(agentTrials, ["run", "--synthetic", "3", "--agent", "module:./agents/agent.ts#answer", "--score", "none", "--no-progress", "--out", out], project)
+    const outputs = fs.readFileSync(out, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line).output.output_text).sort()
+    assert.deepStrictEqual(outputs, ["ts synthetic-0", "ts synthetic-1", "ts synthetic-2"])
+    // The README's words for syntax that needs compiling.
+    assert.include(readme(), "supported in strip-only mode")
+    const refused = await exec(agentTrials, ["run", "--synthetic", "3", "--agent", "module:./agents/enum.ts#answer", "--no-progress", "--out", path.join(project, "enum.jsonl")], project)
+    assert.strictEqual(refused.code, 2, describeResult(refused))
+    assert.include(refused.stderr, "agent-trials: --agent module:./agents/enum.ts#answer: cannot load agent module ./agents/enum.ts: TypeScript enum is not supported in strip-only mode", describeResult(refused))
+  })
+
   it("the bin: --help lists run, and run --synthetic 100 writes 100 trials", async () => {
     const agentTrials = path.join(project, "node_modules", ".bin", "agent-trials")
     const help = await succeed(agentTrials, ["--help"], project)
