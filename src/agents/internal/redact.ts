@@ -2,7 +2,9 @@
  * What of an agent's URL and credentials may be shown, and the scrubbing of
  * the rest from anything a server sends back: a URL is shown only through
  * `redactUrl`, and a `scrubber` of `urlSecrets` and the credential values
- * runs over every body before a message or record can quote it.
+ * runs over every body before a message or record can quote it. A trace
+ * carries every string through `redactText`: its URLs redacted, and every
+ * secret of every scrubber made in the process scrubbed.
  *
  * @internal
  */
@@ -35,6 +37,9 @@ export type Secret = string | { readonly prefix: string; readonly value: string 
  * escape (`\n`, `\u0020`) just before it counts as a delimiter. A secret
  * shorter than 8 characters is not scrubbed on its own (see `Secret`).
  *
+ * Every secret is also remembered for `redactText`, which the trace
+ * exporter applies to every string it sends.
+ *
  * **Example** (Whole tokens only)
  *
  * ```ts
@@ -47,7 +52,40 @@ export type Secret = string | { readonly prefix: string; readonly value: string 
  *
  * @internal
  */
-export const scrubber = (secrets: ReadonlyArray<Secret>): (text: string) => string => build(secrets)
+export const scrubber = (secrets: ReadonlyArray<Secret>): (text: string) => string => {
+  for (const secret of secrets) remember(secret)
+  return build(secrets)
+}
+
+/**
+ * `text` as it may leave the process in a trace: every URL in it through
+ * `redactUrl`, then every secret any `scrubber` of this process was made
+ * for removed. For text that no agent's own scrubber saw: span attributes
+ * (`url.full`), errors Effect's HTTP client makes, stack traces.
+ *
+ * @internal
+ */
+export const redactText = (text: string): string => {
+  // Punctuation after a URL (`(POST http://h/?k=v)`) is the text's, not the URL's.
+  const urlsRedacted = !text.includes("://") ? text : text.replace(urlInText, (url) => {
+    const trailing = /[).,;:!?\]]*$/.exec(url)![0]
+    return redactUrl(url.slice(0, url.length - trailing.length)) + trailing
+  })
+  return (rememberedScrub ??= build([...remembered.values()]))(urlsRedacted)
+}
+
+const urlInText = /\b[a-z][a-z\d+.-]*:\/\/[^\s"'`<>]+/gi
+
+// Every secret a scrubber was made for, for `redactText`.
+const remembered = new Map<string, Secret>()
+let rememberedScrub: ((text: string) => string) | undefined
+
+const remember = (secret: Secret): void => {
+  const id = typeof secret === "string" ? `=${secret}` : `${secret.prefix}\u0000${secret.value}`
+  if (remembered.has(id)) return
+  remembered.set(id, secret)
+  rememberedScrub = undefined
+}
 
 // A letter, digit or `_` (Unicode-aware): what a secret's edges must not touch.
 const wordChar = /[\p{L}\p{N}_]/u
@@ -213,8 +251,14 @@ const splitUrl = (url: string): UrlParts => {
   }
 }
 
-// A part without `=` is redacted whole: `?sk-123` is a value with no name.
-const redactParams = (params: string): string =>
+/**
+ * A query string (`a=1&b`) as `redactUrl` shows it: names kept, values
+ * redacted. A part without `=` is redacted whole: `?sk-123` is a value with
+ * no name.
+ *
+ * @internal
+ */
+export const redactParams = (params: string): string =>
   params.split("&").map((part) => {
     const eq = part.indexOf("=")
     if (eq === -1) return part === "" ? "" : REDACTED
