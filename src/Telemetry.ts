@@ -15,7 +15,9 @@
  */
 import { Config, ConfigProvider, Effect, Layer, Option, Schema } from "effect"
 import type { HttpClient } from "effect/http"
-import { Otlp, type OtlpExporter, OtlpSerialization } from "effect/observability"
+import { Otlp, type OtlpExporter } from "effect/observability"
+import { redactUrl } from "./agents/internal/redact.ts"
+import * as otlpRedaction from "./internal/otlpRedaction.ts"
 import * as internal from "./internal/telemetry.ts"
 
 /**
@@ -112,7 +114,7 @@ const defaults = Effect.gen(function*() {
     // `localhost:4318` parses as a URL with the scheme `localhost:`.
     if (Option.isSome(value) && !(URL.canParse(value.value) && /^https?:$/.test(new URL(value.value).protocol))) {
       return yield* new InvalidTelemetryConfig({
-        message: `Expected ${name} to be a URL like http://localhost:4318, got ${JSON.stringify(value.value)}`
+        message: `Expected ${name} to be a URL like http://localhost:4318, got ${JSON.stringify(redactUrl(value.value))}`
       })
     }
   }
@@ -139,7 +141,10 @@ const defaults = Effect.gen(function*() {
  * `OTEL_TRACES_EXPORTER` / `OTEL_METRICS_EXPORTER` (default `otlp`; `none`
  * turns one off), `OTEL_LOGS_EXPORTER` (default none), `OTEL_SDK_DISABLED`,
  * `OTEL_BSP_SCHEDULE_DELAY`, `OTEL_METRIC_EXPORT_INTERVAL`. With no endpoint
- * it installs nothing. What is buffered is sent when the layer's scope
+ * it installs nothing. Every string it exports (attributes such as
+ * `url.full`, status and exception messages) is redacted first: URLs lose
+ * their userinfo and query values, and the secrets of every agent and judge
+ * of the process are scrubbed. What is buffered is sent when the layer's scope
  * closes (at most a few seconds, if the collector does not answer); the
  * `Flusher` it provides sends it on demand.
  *
@@ -167,7 +172,7 @@ const defaults = Effect.gen(function*() {
 export const layerFromEnv: Layer.Layer<OtlpExporter.Flusher, InvalidTelemetryConfig, HttpClient.HttpClient> = Layer.unwrap(
   Effect.map(defaults, (provider) =>
     Otlp.layerFromConfig({ loggerMergeWithExisting: true }).pipe(
-      Layer.provide(OtlpSerialization.layerJson),
+      Layer.provide(otlpRedaction.layerJson),
       Layer.provide(ConfigProvider.layerAdd(provider))
     ))
 )

@@ -379,10 +379,15 @@ describe("urlSecrets", () => {
       "http://bob:pw1@h/a?api_key=k9&v=1&format=json&session=abcdefghij&q=LONG%2FVALUE+1&x=a b"
     ))
     // Server-side spellings: as sent, decoded, JSON-escaped.
-    assert.strictEqual(scrub("pw1|k9|abcdefghij|LONG%2FVALUE+1|LONG/VALUE 1"), "<redacted>|<redacted>|<redacted>|<redacted>|<redacted>")
-    // Short values that are no credential, and the user name, are left alone:
-    // scrubbing them would rewrite every "1" or "json" of an output.
-    assert.strictEqual(scrub("bob asked for v=1 in json, a b"), "bob asked for v=1 in json, a b")
+    assert.strictEqual(scrub("abcdefghij|LONG%2FVALUE+1|LONG/VALUE 1"), "<redacted>|<redacted>|<redacted>")
+    // A password or credential shorter than 8 characters only after its name, as the URL carries it.
+    assert.strictEqual(
+      scrub("bob:pw1 ?api_key=k9 api_key%3Dk9 {\"u\":\"api_key=k9\"}"),
+      "bob:<redacted> ?api_key=<redacted> api_key%3D<redacted> {\"u\":\"api_key=<redacted>\"}"
+    )
+    // Short values on their own, values that are no credential, and the user
+    // name are left alone: scrubbing them would rewrite every "1" or "json" of an output.
+    assert.strictEqual(scrub("pw1 k9; bob asked for v=1 in json, a b"), "pw1 k9; bob asked for v=1 in json, a b")
     // The parser sends "a b" as "a%20b"; a long one is scrubbed in both spellings.
     const spaced = scrubber(urlSecrets("http://h/?q=long value here"))
     assert.strictEqual(spaced("long value here / long%20value%20here"), "<redacted> / <redacted>")
@@ -393,8 +398,37 @@ describe("urlSecrets", () => {
     const scrub = scrubber(urlSecrets(
       "http://h/?accessToken=t1&X-Amz-Signature=s2&AWSAccessKeyId=a3&apikey=k4&sig=g5&keyword=cats&author=me&monkey=m6"
     ))
-    assert.strictEqual(scrub("t1 s2 a3 k4 g5"), "<redacted> <redacted> <redacted> <redacted> <redacted>")
-    assert.strictEqual(scrub("cats, me and m6"), "cats, me and m6")
+    assert.strictEqual(
+      scrub("accessToken=t1&X-Amz-Signature=s2&AWSAccessKeyId=a3&apikey=k4&sig=g5"),
+      "accessToken=<redacted>&X-Amz-Signature=<redacted>&AWSAccessKeyId=<redacted>&apikey=<redacted>&sig=<redacted>"
+    )
+    assert.strictEqual(scrub("keyword=cats, author=me and monkey=m6"), "keyword=cats, author=me and monkey=m6")
+  })
+})
+
+describe("scrubber", () => {
+  it("replaces a secret only as a whole token, in every spelling a server may echo", () => {
+    const key = "sk-live-12345678"
+    const scrub = scrubber([key])
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      [key, "<redacted>"],
+      [`Bearer ${key}`, "Bearer <redacted>"],
+      [`{"key":"${key}","n":1}`, `{"key":"<redacted>","n":1}`],
+      [`key=${key}&x=${key}.`, "key=<redacted>&x=<redacted>."],
+      // After a percent or JSON escape, which ends in a letter or digit but delimits.
+      [`Bearer%20${key}%20`, "Bearer%20<redacted>%20"],
+      [`line\\n${key}\\u0020${key}`, "line\\n<redacted>\\u0020<redacted>"],
+      // Part of a longer word or number: not the secret, left as it is.
+      [`x${key} ${key}9 ${key}_b ${key}é`, `x${key} ${key}9 ${key}_b ${key}é`]
+    ]
+    for (const [text, scrubbed] of cases) assert.strictEqual(scrub(text), scrubbed, text)
+  })
+
+  it("never scrubs a secret shorter than 8 characters on its own: a one-letter key rewrites nothing", () => {
+    const body = JSON.stringify(completion("x marks the index, max 1x"))
+    assert.strictEqual(scrubber(["x", "1234567", ""])(body), body)
+    // A longer one that contains another is removed whole.
+    assert.strictEqual(scrubber(["abcdefgh", "abcdefgh-ijkl"])("abcdefgh-ijkl abcdefgh"), "<redacted> <redacted>")
   })
 })
 

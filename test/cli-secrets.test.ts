@@ -117,6 +117,49 @@ describe.concurrent("agent-trials run: no secret in any output", () => {
       }
     }))
 
+  it.live("openai: a one-letter OPENAI_API_KEY leaves the recorded response byte-identical; a long key is still scrubbed as a value and from an error", () =>
+    Effect.gen(function*() {
+      const long = "sk-long-SECRET-key-789"
+      // What the server sent, by the key it got; 401 for the second task.
+      const sent = new Map<string, Array<string>>()
+      const server = yield* serve((request, res) => {
+        const key = (request.headers.authorization ?? "").replace(/^Bearer /, "")
+        const content = (JSON.parse(request.body) as { messages: Array<{ content: string }> }).messages[0]!.content
+        if (content === "What is 1 + 1?" && key === long) {
+          return json(res, 401, { error: { message: `Incorrect API key provided: ${key}` } })
+        }
+        const body = JSON.stringify({
+          id: "chatcmpl-x1",
+          object: "chat.completion",
+          choices: [{ index: 0, message: { role: "assistant", content: "x marks the index: max(x, 1x) = x" }, finish_reason: "stop" }],
+          usage: { prompt_tokens: 9, completion_tokens: 12, total_tokens: 21 },
+          echo: key,
+          note: `key=${key}`
+        })
+        sent.set(key, [...(sent.get(key) ?? []), body])
+        json(res, 200, body)
+      })
+      const [short, scrubbed] = yield* Effect.all([
+        runWithSecrets(tempDir(), [`openai:${server.base}/v1`, "--model", "m"], { OPENAI_API_KEY: "x" }),
+        runWithSecrets(tempDir(), [`openai:${server.base}/v1`, "--model", "m"], { OPENAI_API_KEY: long })
+      ], { concurrency: 2 })
+
+      assert.strictEqual(short.result.code, 0, describeResult(short.result))
+      const lines = fs.readFileSync(short.out, "utf8").trim().split("\n")
+      assert.strictEqual(lines.length, 6)
+      assert.strictEqual(sent.get("x")?.length, 6)
+      for (const line of lines) assert.include(line, `"response":${sent.get("x")![0]}`, "the response as the server sent it")
+
+      const trials = assertNoSecretAnywhere(scrubbed)
+      const byTask = new Map(trials.map((t) => [t.task_id, t]))
+      const response = byTask.get("synthetic-0")!.output!.response as Record<string, unknown>
+      assert.deepStrictEqual([response["echo"], response["note"]], ["<redacted>", "key=<redacted>"])
+      assert.strictEqual(
+        byTask.get("synthetic-1")!.error!.message,
+        `HTTP 401 from ${server.base}/v1/chat/completions: Incorrect API key provided: <redacted>`
+      )
+    }))
+
   it("a bad --agent URL and an openai: spec without --model: exit 2, the spec redacted in the message", async () => {
     const dir = tempDir()
     const out = path.join(dir, "out.jsonl")

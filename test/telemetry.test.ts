@@ -14,12 +14,14 @@ import * as path from "node:path"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type { Agent } from "../src/Agent.ts"
 import * as HttpAgent from "../src/agents/Http.ts"
+import { keySecrets, scrubber } from "../src/agents/internal/redact.ts"
+import { redactBatch } from "../src/internal/otlpRedaction.ts"
 import * as Probe from "../src/Probe.ts"
 import { Runner, runTrials } from "../src/Runner.ts"
 import * as Telemetry from "../src/Telemetry.ts"
 import type { AgentEvalTask } from "../src/Trial.ts"
 import { describeResult, killAll, readTrials, removeTempDirs, repoRoot, run, tempDir, writeJsonl } from "./cli-helpers.ts"
-import { json, serve } from "./http-server.ts"
+import { closedPort, json, serve } from "./http-server.ts"
 
 const { attributes: attr, spanNames } = Telemetry
 
@@ -289,6 +291,61 @@ describe("metrics in process", () => {
     }).pipe(Effect.provideService(Metric.MetricRegistry, new Map())))
 })
 
+describe("an OTLP batch before it is serialized", () => {
+  it("every string is redacted: URLs lose userinfo and query values, every scrubber's secrets go, the rest is left as it is", () => {
+    // An agent of this process scrubs this key: so does every export.
+    scrubber(keySecrets("sk-batch-SECRET-77"))
+    const attribute = (key: string, stringValue: string) => ({ key, value: { stringValue } })
+    const batch = {
+      resourceSpans: [{
+        resource: { attributes: [attribute("service.name", "agent-trials")] },
+        scopeSpans: [{
+          scope: { name: "effect" },
+          spans: [{
+            traceId: "0af7651916cd43dd8448eb211c80319c",
+            name: "http.client POST",
+            startTimeUnixNano: "1733236893000000000",
+            attributes: [
+              attribute("url.full", "http://u:p@h:1/v1/chat/completions?api_key=SECRET-1&v=1"),
+              attribute("url.query", "api_key=SECRET-1&v=1&debug"),
+              attribute("url.path", "/v1/chat/completions"),
+              { key: "server.port", value: { intValue: 1 } }
+            ],
+            events: [{
+              name: "exception",
+              attributes: [
+                attribute("exception.message", "Transport error (POST http://h:1/a?token=SECRET-2)"),
+                attribute("exception.stacktrace", "Error: refused sk-batch-SECRET-77\n    at f (file:///app/node_modules/@effect/x.js:1:2)")
+              ]
+            }],
+            status: { code: 2, message: "Incorrect API key provided: Bearer sk-batch-SECRET-77." }
+          }]
+        }]
+      }]
+    }
+    const redacted = redactBatch(batch)
+    assert.notInclude(JSON.stringify(redacted), "SECRET")
+    const span = redacted.resourceSpans[0].scopeSpans[0].spans[0]
+    assert.deepStrictEqual(span.attributes.map((a) => Object.values(a.value)[0]), [
+      "http://<redacted>@h:1/v1/chat/completions?api_key=<redacted>&v=<redacted>",
+      "api_key=<redacted>&v=<redacted>&<redacted>",
+      "/v1/chat/completions",
+      1
+    ])
+    assert.deepStrictEqual(span.events[0].attributes.map((a) => a.value.stringValue), [
+      "Transport error (POST http://h:1/a?token=<redacted>)",
+      "Error: refused <redacted>\n    at f (file:///app/node_modules/@effect/x.js:1:2)"
+    ])
+    assert.strictEqual(span.status.message, "Incorrect API key provided: Bearer <redacted>.")
+    assert.deepStrictEqual(
+      [span.traceId, span.name, span.startTimeUnixNano, redacted.resourceSpans[0].resource.attributes[0].value.stringValue],
+      ["0af7651916cd43dd8448eb211c80319c", "http.client POST", "1733236893000000000", "agent-trials"]
+    )
+    assert.notStrictEqual(redacted, batch, "a copy: the batch itself is left as it is")
+    assert.include(JSON.stringify(batch), "SECRET-1")
+  })
+})
+
 // ---------------------------------------------------------------------------
 // Over OTLP/HTTP: a collector on 127.0.0.1.
 
@@ -302,6 +359,7 @@ interface ReceivedSpan {
   readonly name: string
   readonly attributes: Record<string, unknown>
   readonly status: { readonly code: number; readonly message?: string }
+  readonly events: ReadonlyArray<{ readonly name: string; readonly attributes: Record<string, unknown> }>
   readonly service: unknown
 }
 
@@ -311,7 +369,7 @@ const record = (list: ReadonlyArray<OtlpAttribute> | undefined) => Object.fromEn
 
 interface Collector {
   readonly url: string
-  readonly requests: Array<{ readonly path: string; readonly contentType: string | undefined; readonly body: any }>
+  readonly requests: Array<{ readonly path: string; readonly contentType: string | undefined; readonly raw: string; readonly body: any }>
   readonly spans: () => Array<ReceivedSpan>
   /** The last exported value of each metric: a counter's or gauge's value, a histogram's count. */
   readonly metrics: () => Map<string, number>
@@ -327,7 +385,7 @@ const startCollector = () =>
       req.setEncoding("utf8").on("data", (chunk: string) => body += chunk)
       req.on("end", () => {
         const ok = req.method === "POST" && (req.url === "/v1/traces" || req.url === "/v1/metrics" || req.url === "/v1/logs")
-        if (ok) requests.push({ path: req.url!, contentType: req.headers["content-type"], body: JSON.parse(body) })
+        if (ok) requests.push({ path: req.url!, contentType: req.headers["content-type"], raw: body, body: JSON.parse(body) })
         res.writeHead(ok ? 200 : 404, { "content-type": "application/json" }).end("{}")
       })
     })
@@ -347,6 +405,7 @@ const startCollector = () =>
                   name: s.name,
                   attributes: record(s.attributes),
                   status: s.status,
+                  events: (s.events ?? []).map((e: any) => ({ name: e.name, attributes: record(e.attributes) })),
                   service: record(rs.resource.attributes)["service.name"]
                 }))
               )
@@ -524,4 +583,78 @@ describe("over OTLP/HTTP to a collector on 127.0.0.1", { timeout: 120_000 }, () 
     )
     assert.isFalse(fs.existsSync(path.join(dir, "b.jsonl")))
   })
+
+  it("the CLI: a bad endpoint's message shows it without its credentials", async () => {
+    const dir = tempDir()
+    const bad = await run(["--synthetic", "5", "--out", path.join(dir, "b.jsonl"), "--no-progress"], {
+      env: otel({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://user:hunter2secret@[bad?token=hunter2token" })
+    })
+    assert.strictEqual(bad.code, 2, describeResult(bad))
+    assert.strictEqual(
+      bad.stderr.trim(),
+      `agent-trials: Expected OTEL_EXPORTER_OTLP_ENDPOINT to be a URL like http://localhost:4318, got "http://<redacted>@[bad?token=<redacted>"`
+    )
+    assert.notInclude(bad.stdout + bad.stderr, "hunter2")
+  })
+
+  // Every secret here contains "SECRET": one look at the bytes the collector got covers them all.
+  it.live("the CLI: no secret of an agent's or a judge's URL, or of OPENAI_API_KEY in an error, reaches the collector; the redacted forms do", () =>
+    Effect.gen(function*() {
+      const key = "sk-SECRET-KEY-456"
+      const query = "api_key=SECRET-VALUE-123"
+      // The agent answers the first task and refuses the rest quoting the key
+      // it got; the judge grades everything correct.
+      const server = yield* serve((request, res) => {
+        const content = (JSON.parse(request.body) as { messages: Array<{ content: string }> }).messages[0]!.content
+        if (request.path.startsWith("/judge/")) return json(res, 200, { choices: [{ message: { content: "GRADE: C" } }] })
+        if (content === "What is 0 + 0?") return json(res, 200, { choices: [{ message: { content: "0" } }] })
+        json(res, 401, { error: { message: `Incorrect API key provided: ${request.headers.authorization}` } })
+      })
+      const closed = yield* closedPort
+      const dir = tempDir()
+      const env = otel({ OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OPENAI_API_KEY: key })
+      const [openai, http] = yield* Effect.promise(() =>
+        Promise.all([
+          run([
+            "--synthetic", "3",
+            "--agent", `openai:${server.base}/v1?${query}`, "--model", "m",
+            "--score", `judge:${server.base}/judge?${query}`, "--judge-model", "j",
+            "--out", path.join(dir, "openai.jsonl"), "--no-progress"
+          ], { env }),
+          run([
+            "--synthetic", "2",
+            "--agent", `http://alice:pw-SECRET-1@127.0.0.1:${closed}/agent?${query}`, "--retries", "0",
+            "--out", path.join(dir, "http.jsonl"), "--no-progress"
+          ], { env })
+        ])
+      )
+      for (const r of [openai, http]) assert.strictEqual(r.code, 0, describeResult(r))
+      assert.strictEqual(server.received[0]!.headers.authorization, `Bearer ${key}`, "the server did get the key")
+      assert.include(server.received[0]!.path, query)
+
+      const received = collector.requests.map((r) => r.raw).join("\n")
+      assert.notInclude(received, "SECRET")
+      const spans = collector.spans()
+      const urls = new Set(spans.map((s) => s.attributes["url.full"]).filter((u) => u !== undefined))
+      assert.deepStrictEqual([...urls].sort(), [
+        `${server.base}/judge/chat/completions?api_key=<redacted>`,
+        `${server.base}/v1/chat/completions?api_key=<redacted>`,
+        `http://<redacted>@127.0.0.1:${closed}/agent?api_key=<redacted>`
+      ].sort())
+      assert.deepStrictEqual([...new Set(spans.map((s) => s.attributes["url.query"]).filter((q) => q !== undefined))], [
+        "api_key=<redacted>"
+      ])
+      // The refused calls end with the server's words, the key redacted.
+      const refused = spans.filter((s) => s.status.message?.includes("Incorrect API key provided"))
+      assert.isAbove(refused.length, 0)
+      for (const span of refused) assert.include(span.status.message, "Incorrect API key provided: Bearer <redacted>")
+      // The unreachable agent's client spans end with Effect's own error, which names the URL.
+      const unreachable = spans.filter((s) => s.attributes["server.port"] === closed)
+      assert.strictEqual(unreachable.length, 2)
+      for (const span of unreachable) {
+        assert.include(span.status.message, `127.0.0.1:${closed}/agent?api_key=<redacted>`)
+        const exception = span.events.find((e) => e.name === "exception")!
+        assert.include(exception.attributes["exception.message"], "api_key=<redacted>")
+      }
+    }))
 })

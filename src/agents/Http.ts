@@ -37,7 +37,9 @@ const decodeOutput = Schema.decodeUnknownExit(AgentOutput)
  * `InvalidAgentOutput`, a non-2xx status `HttpStatusError`, no answer
  * `NetworkError`. Messages show the URL through `redactUrl` (no userinfo,
  * no query values), and its password and query values are scrubbed from
- * every body, as are credential header values.
+ * every body, as are credential header values: each where it stands as a
+ * whole token, if it has 8 characters or more (a shorter password or
+ * credential only after its name, `user:` or `api_key=`).
  *
  * **Example** (A local agent server)
  *

@@ -13,7 +13,7 @@ import { InvalidAgentOutput } from "../Errors.ts"
 import type { AgentEvalTask, AgentOutput } from "../Trial.ts"
 import type { HttpAgentError } from "./HttpErrors.ts"
 import { chatCompletionsUrl, postJson, preview } from "./internal/post.ts"
-import { redactUrl, scrubber, urlSecrets } from "./internal/redact.ts"
+import { keySecrets, redactUrl, scrubber, urlSecrets } from "./internal/redact.ts"
 
 /**
  * Options of a chat completions agent.
@@ -54,7 +54,7 @@ export const make = (options: Options): Agent<HttpAgentError, HttpClient.HttpCli
   const url = chatCompletionsUrl(options.baseUrl)
   const key = options.apiKey === undefined ? "" : Redacted.value(options.apiKey)
   const bearer = key === "" ? undefined : options.apiKey
-  const scrub = scrubber(key === "" ? urlSecrets(url) : [key, ...urlSecrets(url)])
+  const scrub = scrubber([...keySecrets(key), ...urlSecrets(url)])
   const where = scrub(redactUrl(url))
   return Effect.fn("OpenAiAgent.call")(function*(task: AgentEvalTask) {
     const body = yield* postJson({

@@ -17,7 +17,7 @@ import { Duration, Effect, Redacted, Schema } from "effect"
 import type { HttpClient } from "effect/http"
 import { InvalidAgentOutput } from "../Errors.ts"
 import { chatCompletionsUrl, postJson, preview } from "../agents/internal/post.ts"
-import { redactUrl, scrubber, urlSecrets } from "../agents/internal/redact.ts"
+import { keySecrets, redactUrl, scrubber, urlSecrets } from "../agents/internal/redact.ts"
 import * as Policy from "../Policy.ts"
 import type { AgentEvalTask } from "../Trial.ts"
 import * as Scorer from "./Scorer.ts"
@@ -108,7 +108,7 @@ export const make = (options: Options): Judge => {
   const url = chatCompletionsUrl(options.baseUrl)
   const key = options.apiKey === undefined ? "" : Redacted.value(options.apiKey)
   const bearer = key === "" ? undefined : options.apiKey
-  const scrub = scrubber(key === "" ? urlSecrets(url) : [key, ...urlSecrets(url)])
+  const scrub = scrubber([...keySecrets(key), ...urlSecrets(url)])
   const where = scrub(redactUrl(url))
   const timeoutMs = Duration.toMillis(options.timeout ?? "60 seconds")
   const retry = options.retry ?? Policy.defaultRetry

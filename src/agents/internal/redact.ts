@@ -2,7 +2,9 @@
  * What of an agent's URL and credentials may be shown, and the scrubbing of
  * the rest from anything a server sends back: a URL is shown only through
  * `redactUrl`, and a `scrubber` of `urlSecrets` and the credential values
- * runs over every body before a message or record can quote it.
+ * runs over every body before a message or record can quote it. A trace
+ * carries every string through `redactText`: its URLs redacted, and every
+ * secret of every scrubber made in the process scrubbed.
  *
  * @internal
  */
@@ -10,32 +12,121 @@
 const REDACTED = "<redacted>"
 
 /**
- * Replaces every occurrence of each secret (raw, JSON-escaped and
- * percent-encoded, as a server may echo it) with `<redacted>`.
+ * Text shorter than this is never scrubbed on its own: a one-letter key
+ * would turn every "index" of a response into "inde<redacted>", a `?v=1`
+ * every "1". A short value is scrubbed only after its name, as a URL or a
+ * header carries it (`api_key=k9`, `Bearer x`).
+ */
+const MIN_SECRET_LENGTH = 8
+
+/**
+ * What a `scrubber` removes: a secret of at least 8 characters wherever it
+ * stands as a whole token, or a `value` of any length only right after its
+ * `prefix` (`{ prefix: "api_key=", value: "k9" }` scrubs `api_key=k9` to
+ * `api_key=<redacted>` and leaves a bare `k9` alone).
  *
  * @internal
  */
-export const scrubber = (secrets: ReadonlyArray<string>): (text: string) => string => {
-  const forms = new Set<string>()
-  for (const secret of secrets) {
-    if (secret.length === 0) continue
-    forms.add(secret)
-    forms.add(JSON.stringify(secret).slice(1, -1))
-    forms.add(encodeURIComponent(secret))
-  }
-  // Longest first, so a secret that contains another is removed whole.
-  const ordered = [...forms].sort((a, b) => b.length - a.length)
-  if (ordered.length === 0) return (text) => text
-  return (text) => ordered.reduce((acc, form) => acc.replaceAll(form, REDACTED), text)
+export type Secret = string | { readonly prefix: string; readonly value: string }
+
+/**
+ * Replaces each secret (raw, JSON-escaped and percent-encoded, as a server
+ * may echo it) with `<redacted>`, only where it is a whole token: not
+ * preceded or followed by a letter, digit or `_`, so a key never rewrites
+ * part of a longer word or number. A percent escape (`%20`) or a JSON
+ * escape (`\n`, `\u0020`) just before it counts as a delimiter. A secret
+ * shorter than 8 characters is not scrubbed on its own (see `Secret`).
+ *
+ * Every secret is also remembered for `redactText`, which the trace
+ * exporter applies to every string it sends.
+ *
+ * **Example** (Whole tokens only)
+ *
+ * ```ts
+ * import { scrubber } from "./redact.ts"
+ *
+ * const scrub = scrubber(["sk-12345678", "x", { prefix: "api_key=", value: "k9" }])
+ * scrub(`Bearer sk-12345678, "index": 1, ?api_key=k9`) // `Bearer <redacted>, "index": 1, ?api_key=<redacted>`
+ * scrub("xsk-12345678 k9") // unchanged
+ * ```
+ *
+ * @internal
+ */
+export const scrubber = (secrets: ReadonlyArray<Secret>): (text: string) => string => {
+  for (const secret of secrets) remember(secret)
+  return build(secrets)
 }
 
 /**
- * URL parts shorter than this are not scrubbed from bodies (a `?v=1` or
- * `?format=json` would otherwise rewrite every "1" or "json" in an output),
- * unless they are a password or the value of a parameter named like a
- * credential. No part of a URL is shown in a message either way.
+ * `text` as it may leave the process in a trace: every URL in it through
+ * `redactUrl`, then every secret any `scrubber` of this process was made
+ * for removed. For text that no agent's own scrubber saw: span attributes
+ * (`url.full`), errors Effect's HTTP client makes, stack traces.
+ *
+ * @internal
  */
-const MIN_SCRUBBED_LENGTH = 8
+export const redactText = (text: string): string => {
+  // Punctuation after a URL (`(POST http://h/?k=v)`) is the text's, not the URL's.
+  const urlsRedacted = !text.includes("://") ? text : text.replace(urlInText, (url) => {
+    const trailing = /[).,;:!?\]]*$/.exec(url)![0]
+    return redactUrl(url.slice(0, url.length - trailing.length)) + trailing
+  })
+  return (rememberedScrub ??= build([...remembered.values()]))(urlsRedacted)
+}
+
+const urlInText = /\b[a-z][a-z\d+.-]*:\/\/[^\s"'`<>]+/gi
+
+// Every secret a scrubber was made for, for `redactText`.
+const remembered = new Map<string, Secret>()
+let rememberedScrub: ((text: string) => string) | undefined
+
+const remember = (secret: Secret): void => {
+  const id = typeof secret === "string" ? `=${secret}` : `${secret.prefix}\u0000${secret.value}`
+  if (remembered.has(id)) return
+  remembered.set(id, secret)
+  rememberedScrub = undefined
+}
+
+// A letter, digit or `_` (Unicode-aware): what a secret's edges must not touch.
+const wordChar = /[\p{L}\p{N}_]/u
+// Before a secret that starts with a word character: none, or a percent
+// escape or a JSON escape, which end in a word character but delimit.
+const before = String.raw`(?:(?<![\p{L}\p{N}_])|(?<=%[0-9A-Fa-f]{2}|\\[bfnrt]|\\u[0-9A-Fa-f]{4}))`
+const after = String.raw`(?![\p{L}\p{N}_])`
+
+const build = (secrets: ReadonlyArray<Secret>): (text: string) => string => {
+  // Each spelling as it may appear, and what replaces it.
+  const replacements = new Map<string, string>()
+  const add = (form: string, replacement: string) => {
+    if (!replacements.has(form)) replacements.set(form, replacement)
+  }
+  for (const secret of secrets) {
+    if (typeof secret === "string") {
+      if (secret.length < MIN_SECRET_LENGTH) continue
+      for (const form of [secret, jsonEscaped(secret), encodeURIComponent(secret)]) add(form, REDACTED)
+    } else if (secret.value.length > 0) {
+      const { prefix, value } = secret
+      add(prefix + value, prefix + REDACTED)
+      add(prefix + encodeURIComponent(value), prefix + REDACTED)
+      add(encodeURIComponent(prefix + value), encodeURIComponent(prefix) + REDACTED)
+      add(jsonEscaped(prefix) + jsonEscaped(value), jsonEscaped(prefix) + REDACTED)
+    }
+  }
+  if (replacements.size === 0) return (text) => text
+  // Longest first, so a secret that contains another is removed whole.
+  const forms = [...replacements.keys()].sort((a, b) => b.length - a.length)
+  const pattern = new RegExp(
+    forms.map((form) => (wordChar.test(form[0]!) ? before : "") + escapeRegExp(form) + (wordChar.test(form.at(-1)!) ? after : ""))
+      .join("|"),
+    "gu"
+  )
+  return (text) => text.replace(pattern, (match) => replacements.get(match) ?? REDACTED)
+}
+
+const jsonEscaped = (text: string): string => JSON.stringify(text).slice(1, -1)
+
+// Only the syntax characters: the `u` flag refuses other escapes.
+const escapeRegExp = (text: string): string => text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&")
 
 // Words of a parameter name (`api_key`, `accessToken`, `X-Amz-Signature`)
 // that make its value a credential. Covers Effect's own list
@@ -48,6 +139,15 @@ const credentialWords = new Set([
 
 const isCredentialName = (name: string): boolean =>
   name.split(/[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])/).some((word) => credentialWords.has(word.toLowerCase()))
+
+/**
+ * An API key as a `scrubber` takes it: the key, and the key after `Bearer `
+ * (how a server echoes the header), so a key shorter than 8 characters is
+ * still scrubbed there. None for an empty key.
+ *
+ * @internal
+ */
+export const keySecrets = (key: string): Array<Secret> => key === "" ? [] : [key, { prefix: "Bearer ", value: key }]
 
 /**
  * The URL as messages show it: userinfo and the value of every query and
@@ -78,18 +178,25 @@ export const redactUrl = (url: string): string => {
 }
 
 /**
- * What of `url` a server could echo back and a record must not keep: the
- * password, the values of credential-like parameters, and the user name and
- * other query values that are at least `MIN_SCRUBBED_LENGTH` long; each as
- * written, decoded and as the request sends it. For `scrubber`.
+ * What of `url` a server could echo back and a record must not keep, for
+ * `scrubber`: the user name, the password and the query values of 8
+ * characters or more, each as written, decoded and as the request sends it.
+ * A shorter password, or a shorter value of a parameter named like a
+ * credential, only after its name (`alice:pw`, `api_key=k9`); other short
+ * values not at all: a `?v=1` or `?format=json` would otherwise be scrubbed
+ * from every `v=1` or `format=json` of an output. No part of a URL is shown
+ * in a message either way (`redactUrl`).
  *
  * @internal
  */
-export const urlSecrets = (url: string): Array<string> => {
-  const out: Array<string> = []
-  const add = (text: string, always: boolean) => {
-    for (const form of [text, decodeComponent(text)]) {
-      if (form.length > 0 && (always || form.length >= MIN_SCRUBBED_LENGTH)) out.push(form)
+export const urlSecrets = (url: string): Array<Secret> => {
+  const out: Array<Secret> = []
+  // `prefix`, when a short value may be scrubbed after it.
+  const add = (text: string, prefix: string | undefined) => {
+    for (const [name, value] of [[prefix, text], [prefix && decodeComponent(prefix), decodeComponent(text)]]) {
+      if (value === undefined || value.length === 0) continue
+      if (value.length >= MIN_SECRET_LENGTH) out.push(value)
+      else if (name !== undefined) out.push({ prefix: name, value })
     }
   }
   // As typed, and as the URL parser normalises it for the request.
@@ -98,13 +205,14 @@ export const urlSecrets = (url: string): Array<string> => {
     const { query, userinfo } = splitUrl(spelling)
     if (userinfo !== undefined) {
       const colon = userinfo.indexOf(":")
-      add(colon === -1 ? userinfo : userinfo.slice(0, colon), false)
-      if (colon !== -1) add(userinfo.slice(colon + 1), true)
+      add(colon === -1 ? userinfo : userinfo.slice(0, colon), undefined)
+      if (colon !== -1) add(userinfo.slice(colon + 1), userinfo.slice(0, colon + 1))
     }
     // `;` too: some servers split on it, and would echo `key=...` on its own.
     for (const part of query?.split(/[&;]/) ?? []) {
       const eq = part.indexOf("=")
-      add(part.slice(eq + 1), eq > 0 && isCredentialName(decodeComponent(part.slice(0, eq))))
+      const credential = eq > 0 && isCredentialName(decodeComponent(part.slice(0, eq)))
+      add(part.slice(eq + 1), credential ? part.slice(0, eq + 1) : undefined)
     }
   }
   return out
@@ -143,8 +251,14 @@ const splitUrl = (url: string): UrlParts => {
   }
 }
 
-// A part without `=` is redacted whole: `?sk-123` is a value with no name.
-const redactParams = (params: string): string =>
+/**
+ * A query string (`a=1&b`) as `redactUrl` shows it: names kept, values
+ * redacted. A part without `=` is redacted whole: `?sk-123` is a value with
+ * no name.
+ *
+ * @internal
+ */
+export const redactParams = (params: string): string =>
   params.split("&").map((part) => {
     const eq = part.indexOf("=")
     if (eq === -1) return part === "" ? "" : REDACTED
