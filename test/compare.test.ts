@@ -328,4 +328,24 @@ describe("Compare.format and Compare.toHtml", () => {
       assert.isNotNull(json)
       assert.deepStrictEqual(JSON.parse(json![1]), JSON.parse(JSON.stringify(c)))
     }))
+
+  it.live("HTML: bidi and control characters in task ids, scorer names and file names show as code points, never raw", () =>
+    Effect.gen(function*() {
+      const RLO = "\u202e"
+      const c = yield* compare(
+        file(`base${RLO}.jsonl`, [scored(`inv${RLO}gnp.exe:1`, { [`ex${RLO}`]: [1, true] }), scored(`a\u0007:1`, { [`ex${RLO}`]: [1, true] })]),
+        file("new.jsonl", [scored(`inv${RLO}gnp.exe:1`, { [`ex${RLO}`]: [0, false] }), scored(`a\u0007:1`, { [`ex${RLO}`]: [1, true] }), scored(`new\u2066:1`, { [`ex${RLO}`]: [1, true] })])
+      )
+      const html = Compare.toHtml(c)
+      assert.notMatch(html, /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\r(?!\n)/)
+      // The flipped task, the task only in new, the scorer (table and chart) and the base file.
+      assert.include(html, `inv<span class="ctl">&lt;U+202E&gt;</span>gnp.exe`)
+      assert.include(html, `new<span class="ctl">&lt;U+2066&gt;</span>`)
+      assert.include(html, `<td>ex<span class="ctl">&lt;U+202E&gt;</span></td>`)
+      assert.include(html, `>ex&lt;U+202E&gt;</text>`)
+      assert.include(html, `base<span class="ctl">&lt;U+202E&gt;</span>.jsonl`)
+      // The data block keeps the values (escaped as JSON).
+      const json = /<script type="application\/json" id="comparison">([^<]*)<\/script>/.exec(html)![1]!
+      assert.deepStrictEqual(JSON.parse(json).flips.pass_to_fail, [`inv${RLO}gnp.exe`])
+    }))
 })

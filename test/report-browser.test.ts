@@ -167,4 +167,68 @@ describe("report in a browser", () => {
       await browser.close()
     }
   }, 60_000)
+
+  it.runIf(available)("the table shows bidi and control characters as marks: an U+202E cannot turn gnp.exe into exe.png", async () => {
+    const RLO = "\u202e"
+    const times = { started_at: new Date(T0).toISOString(), finished_at: new Date(T0 + 5).toISOString(), latency_ms: 5 }
+    const rows: Array<AgentEvalTrial> = [
+      {
+        id: `invoice${RLO}gnp.exe:1`,
+        task_id: `invoice${RLO}gnp.exe`,
+        status: "completed",
+        output: { output_text: `see\u2067 this\u0007` },
+        metadata: times,
+        scores: { [`exact${RLO}`]: { value: 0, passed: false, explanation: `why${RLO}not` } }
+      },
+      {
+        id: "plain:1",
+        task_id: "plain",
+        status: "failed",
+        error: { type: "AgentError", message: `boom${RLO}!`, occurred_at: times.finished_at },
+        metadata: times
+      }
+    ]
+    const results = path.join(dir, "bidi.jsonl")
+    const html = path.join(dir, "bidi.html")
+    fs.writeFileSync(results, rows.map((t) => JSON.stringify(t)).join("\n") + "\n")
+    await Effect.runPromise(Report.report({ results, html, maxRows: 10 }).pipe(Effect.provide(NodeServices.layer)))
+    assert.notInclude(fs.readFileSync(html, "utf8"), RLO, "no raw U+202E in the file")
+
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu"] })
+    try {
+      const page = await browser.newPage()
+      const errors: Array<string> = []
+      page.on("pageerror", (e) => errors.push(`page: ${e.message}`))
+      await page.goto(`file://${html}`)
+      await page.waitForSelector("#rows tbody tr")
+      const shown = await page.$$eval("#rows tbody tr", (trs) =>
+        trs.map((tr) => ({
+          id: tr.querySelector("td")!.textContent,
+          output: tr.querySelectorAll("td")[4]!.textContent,
+          error: tr.querySelectorAll("td")[6]!.textContent,
+          score: tr.querySelector(".score")?.getAttribute("title") ?? null,
+          marks: [...tr.querySelectorAll("span.ctl")].map((m) => m.textContent)
+        })))
+      const bidi = shown.find((r) => r.id!.startsWith("invoice"))!
+      assert.strictEqual(bidi.id, "invoice<U+202E>gnp.exe:1")
+      assert.strictEqual(bidi.output, "see<U+2067> this<U+0007>")
+      assert.strictEqual(bidi.score, "why<U+202E>not")
+      // id, output (two), the score badge's scorer name
+      assert.deepStrictEqual(bidi.marks, ["<U+202E>", "<U+2067>", "<U+0007>", "<U+202E>"])
+      assert.strictEqual(shown.find((r) => r.id === "plain:1")!.error, `AgentError: boom<U+202E>!`)
+      const text = await page.innerText("body")
+      assert.notMatch(text, /[\u200e\u200f\u202a-\u202e\u2066-\u2069\u0007]/, "no raw control is displayed")
+      // What is shown is what the search finds; the scorer's filter keys on its real name.
+      await page.fill("#search", "<u+202e>gnp")
+      assert.strictEqual(await page.$$eval("#rows tbody tr", (trs) => trs.length), 1)
+      await page.fill("#search", "")
+      await page.selectOption(`select[data-scorer="exact${RLO}"]`, "passed")
+      assert.strictEqual(await page.$$eval("#rows tbody tr", (trs) => trs.length), 0)
+      await page.selectOption(`select[data-scorer="exact${RLO}"]`, "all")
+      assert.strictEqual(await page.$$eval("#rows tbody tr", (trs) => trs.length), 2)
+      assert.deepStrictEqual(errors, [])
+    } finally {
+      await browser.close()
+    }
+  }, 60_000)
 })

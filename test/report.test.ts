@@ -328,6 +328,29 @@ describe("Page", () => {
     assert.strictEqual(data.rows.find((r) => r.task_id === "t2")!.error!.type, `</script><script>bad()</script>`)
   })
 
+  it("shows bidi and control characters as their code points, never raw: ids, outputs, errors, scorer names, file names", () => {
+    const RLO = "\u202e"
+    const agg = new Aggregate.Aggregate({ maxRows: 50 })
+    agg.add(trial({ task: `invoice${RLO}gnp.exe`, epoch: 1, output: `ok\u2066\u0085\u0007\r\n`, scores: { [`exact${RLO}`]: { value: 1, passed: true } } }))
+    agg.add(trial({ task: "t2", epoch: 1, status: "failed", errorType: `Bad${RLO}Type\u200f` }))
+    const html = Page.render({ resultsFile: `results${RLO}lmth.jsonl`, result: agg.result(), withTasks: false })
+    // No raw control of the set anywhere in the file (a CR before a newline is part of the newline).
+    assert.notMatch(html, /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\r(?!\n)/)
+    // Shown as a styled mark in text, a plain one in the title and the charts.
+    assert.include(html, `<div class="sub">results<span class="ctl">&lt;U+202E&gt;</span>lmth.jsonl`)
+    assert.include(html, `<title>agent-trials report: results&lt;U+202E&gt;lmth.jsonl</title>`)
+    assert.include(html, `<label>exact<span class="ctl">&lt;U+202E&gt;</span> <select`)
+    assert.include(html, `>Bad&lt;U+202E&gt;Type&lt;U+200F&gt;</text>`)
+    // The select's key is the scorer's name itself, written as a character reference.
+    assert.include(html, `data-scorer="exact&#x202e;"`)
+    // The rows keep their texts (the table's script marks them): escaped in JSON, the same once parsed.
+    const json = /<script type="application\/json" id="rows-data">([\s\S]*?)<\/script>/.exec(html)![1]!
+    assert.include(json, "invoice\\u202egnp.exe:1")
+    const rows = (JSON.parse(json) as { rows: ReadonlyArray<Aggregate.Row> }).rows
+    assert.deepStrictEqual(rows.map((r) => r.id).sort(), [`invoice${RLO}gnp.exe:1`, "t2:1"])
+    assert.strictEqual(rows.find((r) => r.id === "t2:1")!.error!.type, `Bad${RLO}Type\u200f`)
+  })
+
   it("is self-contained: no external URL, a policy forbidding requests", () => {
     const html = pageOf(randomRun(3, 20, 2))
     assert.include(html, `Content-Security-Policy" content="default-src 'none'`)

@@ -37,7 +37,7 @@ const domainOf = (scorers: ReadonlyArray<ScorerComparison>): readonly [number, n
 }
 
 const idList = (ids: ReadonlyArray<string>): string =>
-  ids.length === 0 ? `<p class="note">none</p>` : `<p class="mono">${ids.map(Html.escape).join(", ")}</p>`
+  ids.length === 0 ? `<p class="note">none</p>` : `<p class="mono">${ids.map(Html.text).join(", ")}</p>`
 
 /**
  * The comparison as a self-contained HTML page (`--html FILE`).
@@ -108,8 +108,8 @@ export const toHtml = (c: Comparison): string => {
     ...(c.scorers_only_in_new.length > 0 ? [`scorers only in new (not compared): ${c.scorers_only_in_new.join(", ")}`] : [])
   ]
   const body = [
-    `<header class="top"><h1>Comparison</h1><div class="sub">base ${Html.escape(c.base.file)} → new ${
-      Html.escape(c.new.file)
+    `<header class="top"><h1>Comparison</h1><div class="sub">base ${Html.text(c.base.file)} → new ${
+      Html.text(c.new.file)
     }</div></header>`,
     Html.stats([
       {
@@ -165,7 +165,7 @@ export const toHtml = (c: Comparison): string => {
       )]
       : []),
     ...(notes.length > 0
-      ? [Html.section("Notes", `<ul>${notes.map((n) => `<li>${Html.escape(n)}</li>`).join("")}</ul>`)]
+      ? [Html.section("Notes", `<ul>${notes.map((n) => `<li>${Html.text(n)}</li>`).join("")}</ul>`)]
       : []),
     `<script type="application/json" id="comparison">${Html.scriptJson(c)}</script>`
   ]

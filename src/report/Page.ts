@@ -9,6 +9,7 @@
  *
  * @since 0.1.0
  */
+import * as HtmlText from "../internal/htmlText.ts"
 import { MutableProbe } from "../internal/probe.ts"
 import { tableCss, tableScript } from "../internal/reportTable.ts"
 import * as Summary from "../Summary.ts"
@@ -109,10 +110,10 @@ const header = (input: PageInput, file: Summary.Summary): string => {
   }
   if (run === undefined) notes.push("No run summary given (--summary FILE): parallelism and peaks are not shown.")
   return `<header class="top"><h1>agent-trials report ${badge}</h1>` +
-    `<div class="sub">${Html.escape(input.resultsFile)}${run === undefined ? "" : ` · run ${Html.escape(run.run_id)}`}` +
+    `<div class="sub">${Html.text(input.resultsFile)}${run === undefined ? "" : ` · run ${Html.text(run.run_id)}`}` +
     ` · ${file.epochs} epoch${file.epochs === 1 ? "" : "s"}</div></header>` +
     Html.stats(stats) +
-    notes.map((n) => `<p class="note">${Html.escape(n)}</p>`).join("")
+    notes.map((n) => `<p class="note">${Html.text(n)}</p>`).join("")
 }
 
 const scoresSection = (file: Summary.Summary, epochs: number): string => {
@@ -279,7 +280,7 @@ const failuresSection = (file: Summary.Summary): string => {
 const tableSection = (input: PageInput, scorers: ReadonlyArray<string>): string => {
   const r = input.result
   const selects = scorers.map((name) =>
-    `<label>${Html.escape(name)} <select data-scorer="${Html.escape(name)}"><option value="all">all</option>` +
+    `<label>${Html.text(name)} <select data-scorer="${HtmlText.escapeValue(name)}"><option value="all">all</option>` +
     `<option value="passed">passed</option><option value="failed">failed</option></select></label>`
   ).join("")
   const data = Html.scriptJson({ rows: r.rows, leftOut: r.rowsLeftOut })
