@@ -351,6 +351,13 @@ describe("Page", () => {
     assert.strictEqual(rows.find((r) => r.id === "t2:1")!.error!.type, `Bad${RLO}Type\u200f`)
   })
 
+  it("prints latencies to 3 significant digits, on the tile and under the histogram", () => {
+    const html = pageOf([12.3456, 19.536, 20.4321, 1234.5678].map((latencyMs, i) => trial({ task: `t${i}`, epoch: 1, latencyMs })))
+    // p50 is 19.536's bucket (19.5 within ±2.5%), the others the largest latency, 1234.5678 ms.
+    assert.include(html, `<p class="note">p50 19.5 ms · p95 1.23 s · p99 1.23 s · max 1.23 s (percentiles within ±2.5%)</p>`)
+    assert.include(html, `<div class="label">Latency p50</div><div class="value">19.5 ms</div><div class="note">p95 1.23 s · p99 1.23 s</div>`)
+  })
+
   it("is self-contained: no external URL, a policy forbidding requests", () => {
     const html = pageOf(randomRun(3, 20, 2))
     assert.include(html, `Content-Security-Policy" content="default-src 'none'`)

@@ -9,6 +9,7 @@
  *
  * @since 0.1.0
  */
+import { significant } from "../internal/figures.ts"
 import * as HtmlText from "../internal/htmlText.ts"
 import { MutableProbe } from "../internal/probe.ts"
 import { tableCss, tableScript } from "../internal/reportTable.ts"
@@ -62,6 +63,9 @@ const seconds = (v: number) =>
 
 const ms = (v: number) =>
   v >= 1000 ? `${Svg.compact(Number((v / 1000).toPrecision(2)))}s` : `${Number(v.toPrecision(v < 1 ? 1 : 2))}ms`
+// A latency figure: three significant digits (the percentiles are good to about ±2.5%).
+const latency = (v: number | null) =>
+  v === null ? "—" : v >= 1000 ? `${significant(v / 1000)} s` : `${significant(v)} ms`
 
 const header = (input: PageInput, file: Summary.Summary): string => {
   const run = input.summary
@@ -89,7 +93,7 @@ const header = (input: PageInput, file: Summary.Summary): string => {
       value: `${Html.formatNumber(run?.throughput_per_s ?? file.throughput_per_s, 1)}/s`,
       ...(run === undefined ? { note: "trials over that span" } : {})
     },
-    { label: "Latency p50", value: file.latency_ms.p50 === null ? null : ms(file.latency_ms.p50), note: `p95 ${file.latency_ms.p95 === null ? "—" : ms(file.latency_ms.p95)} · p99 ${file.latency_ms.p99 === null ? "—" : ms(file.latency_ms.p99)}` }
+    { label: "Latency p50", value: file.latency_ms.p50 === null ? null : latency(file.latency_ms.p50), note: `p95 ${latency(file.latency_ms.p95)} · p99 ${latency(file.latency_ms.p99)}` }
   ]
   if (run !== undefined) {
     stats.push(
@@ -227,7 +231,7 @@ const latencySection = (file: Summary.Summary, result: Aggregate.Result): string
   return Html.section(
     "Latency",
     Svg.barChart({ bars, xLabel: "latency (log buckets)", yLabel: "trials" }),
-    { note: `p50 ${num(l.p50)} ms · p95 ${num(l.p95)} ms · p99 ${num(l.p99)} ms · max ${num(l.max)} ms (percentiles within ±2.5%)` }
+    { note: `p50 ${latency(l.p50)} · p95 ${latency(l.p95)} · p99 ${latency(l.p99)} · max ${latency(l.max)} (percentiles within ±2.5%)` }
   )
 }
 
