@@ -18,6 +18,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { chromium } from "playwright-core"
+import * as Compare from "../src/report/Compare.ts"
 import * as Report from "../src/report/Report.ts"
 import type { AgentEvalTrial } from "../src/Trial.ts"
 
@@ -163,6 +164,34 @@ describe("report in a browser", () => {
 
       assert.deepStrictEqual(errors, [])
       assert.deepStrictEqual(leaving, [], "requests leaving the page")
+    } finally {
+      await browser.close()
+    }
+  }, 60_000)
+
+  it.runIf(available)("compare's id lists wrap between ids on a narrow page, never inside one", async () => {
+    const ids = Array.from({ length: 30 }, (_, i) => `task-with-hyphens-${i}-of-a-long-list`)
+    const times = { started_at: new Date(T0).toISOString(), finished_at: new Date(T0 + 5).toISOString(), latency_ms: 5 }
+    const file = (name: string, passed: boolean) => {
+      const f = path.join(dir, name)
+      fs.writeFileSync(f, ids.map((t) => JSON.stringify({
+        id: `${t}:1`, task_id: t, status: "completed", output: { output_text: "x" }, metadata: times,
+        scores: { exact: { value: passed ? 1 : 0, passed } }
+      })).join("\n") + "\n")
+      return f
+    }
+    const c = await Effect.runPromise(Compare.compare(file("ids-base.jsonl", true), file("ids-new.jsonl", false), {}).pipe(Effect.provide(NodeServices.layer)))
+    const html = path.join(dir, "compare.html")
+    fs.writeFileSync(html, Compare.toHtml(c))
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu"] })
+    try {
+      const page = await browser.newPage({ viewport: { width: 420, height: 800 } })
+      await page.goto(`file://${html}`)
+      const boxes = await page.$$eval(".ids .id", (spans) =>
+        spans.map((s) => ({ text: s.textContent, rows: s.getClientRects().length, top: s.getBoundingClientRect().top })))
+      assert.deepStrictEqual(boxes.map((b) => b.text), ids)
+      for (const b of boxes) assert.strictEqual(b.rows, 1, `${b.text} is broken across ${b.rows} lines`)
+      assert.isAtLeast(new Set(boxes.map((b) => b.top)).size, 5, "the list wraps onto several lines")
     } finally {
       await browser.close()
     }

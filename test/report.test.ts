@@ -351,6 +351,25 @@ describe("Page", () => {
     assert.strictEqual(rows.find((r) => r.id === "t2:1")!.error!.type, `Bad${RLO}Type\u200f`)
   })
 
+  it("names failed trials (the agent call failed) and not passed (a scorer said no) apart: cards, filters, table note", () => {
+    const html = pageOf([
+      trial({ task: "a", epoch: 1, scores: { exact: { value: 1, passed: true } } }),
+      trial({ task: "b", epoch: 1, scores: { exact: { value: 0, passed: false } } }),
+      trial({ task: "c", epoch: 1, scores: { exact: { value: 0, passed: false } } }),
+      trial({ task: "d", epoch: 1, status: "failed" })
+    ])
+    const card = (label: string) =>
+      new RegExp(`<div class="label">${label}</div><div class="value">([^<]*)</div>(?:<div class="note">([^<]*)</div>)?`).exec(html)?.slice(1)
+    assert.deepStrictEqual(card("Failed trials"), ["1", "the agent call failed"])
+    assert.deepStrictEqual(card("Not passed"), ["2", "answered; a scorer said no"])
+    assert.deepStrictEqual(card("Passed"), ["25.0%", "1 of 4, 95% CI 4.6%–69.9%"])
+    assert.isUndefined(card("Failed"))
+    assert.include(html, `<option value="passed">passed</option><option value="failed">not passed</option>`)
+    assert.include(html, `<input type="checkbox" id="only-failures"> failed or not passed only</label>`)
+    assert.include(html, "4 of 4 trials (first the 3 failed or not passed).")
+    assert.include(html, "<h2>Failed trials by error type</h2>")
+  })
+
   it("prints latencies to 3 significant digits, on the tile and under the histogram", () => {
     const html = pageOf([12.3456, 19.536, 20.4321, 1234.5678].map((latencyMs, i) => trial({ task: `t${i}`, epoch: 1, latencyMs })))
     // p50 is 19.536's bucket (19.5 within ±2.5%), the others the largest latency, 1234.5678 ms.

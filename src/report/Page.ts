@@ -67,6 +67,9 @@ const ms = (v: number) =>
 const latency = (v: number | null) =>
   v === null ? "—" : v >= 1000 ? `${significant(v / 1000)} s` : `${significant(v)} ms`
 
+// The failed trials among the scored ones: each scorer counts them all.
+const failedScored = (sc: Summary.ScoringSummary): number => Object.values(sc.scorers)[0]?.failed_trials ?? 0
+
 const header = (input: PageInput, file: Summary.Summary): string => {
   const run = input.summary
   const total = file.trials.this_run
@@ -74,7 +77,12 @@ const header = (input: PageInput, file: Summary.Summary): string => {
   const stats: Array<Html.Stat> = [
     { label: "Trials", value: total.total },
     { label: "Completed", value: total.completed, tone: "good", note: Html.formatPercent(total.total === 0 ? null : total.completed / total.total) },
-    { label: "Failed", value: total.failed, ...(total.failed > 0 ? { tone: "bad" as const } : {}) },
+    {
+      label: "Failed trials",
+      value: total.failed,
+      note: "the agent call failed",
+      ...(total.failed > 0 ? { tone: "bad" as const } : {})
+    },
     ...(total.partial > 0 ? [{ label: "Partial", value: total.partial, tone: "warn" as const }] : []),
     ...(sc === undefined ? [] : [{
       label: "Passed",
@@ -82,6 +90,12 @@ const header = (input: PageInput, file: Summary.Summary): string => {
       note: `${Html.formatNumber(sc.passed)} of ${Html.formatNumber(sc.trials)}, 95% CI ${
         sc.pass_rate_ci95 === null ? "—" : `${Html.formatPercent(sc.pass_rate_ci95[0])}–${Html.formatPercent(sc.pass_rate_ci95[1])}`
       }`
+    }, {
+      // Answered, and a scorer said no: apart from the failed trials, which never pass either.
+      label: "Not passed",
+      value: sc.trials - sc.passed - failedScored(sc),
+      note: "answered; a scorer said no",
+      ...(sc.trials - sc.passed - failedScored(sc) > 0 ? { tone: "warn" as const } : {})
     }]),
     {
       label: "Wall time",
@@ -268,11 +282,11 @@ const timeSections = (result: Aggregate.Result): Array<string> => {
 
 const failuresSection = (file: Summary.Summary): string => {
   const types = Object.entries(file.error_types).sort((a, b) => b[1] - a[1])
-  if (types.length === 0) return Html.section("Failures by type", `<p class="note">No trial failed.</p>`)
+  if (types.length === 0) return Html.section("Failed trials by error type", `<p class="note">No trial failed.</p>`)
   const top = types.slice(0, 15)
   const rest = types.slice(15).reduce((n, [, c]) => n + c, 0)
   return Html.section(
-    "Failures by type",
+    "Failed trials by error type",
     Svg.barChart({
       orientation: "horizontal",
       color: "#dc2626",
@@ -285,20 +299,20 @@ const tableSection = (input: PageInput, scorers: ReadonlyArray<string>): string 
   const r = input.result
   const selects = scorers.map((name) =>
     `<label>${Html.text(name)} <select data-scorer="${HtmlText.escapeValue(name)}"><option value="all">all</option>` +
-    `<option value="passed">passed</option><option value="failed">failed</option></select></label>`
+    `<option value="passed">passed</option><option value="failed">not passed</option></select></label>`
   ).join("")
   const data = Html.scriptJson({ rows: r.rows, leftOut: r.rowsLeftOut })
   return Html.section(
     "Trials",
     `<div class="controls"><input type="search" id="search" placeholder="Search ids, inputs, outputs, errors…" aria-label="Search">` +
-      `<label><input type="checkbox" id="only-failures"> failures only</label>${selects}</div>` +
+      `<label><input type="checkbox" id="only-failures"> failed or not passed only</label>${selects}</div>` +
       `<div id="count"></div><div class="table-wrap"><table id="rows"><thead><tr>` +
       `<th>Trial</th><th>Status</th><th>Input</th><th>Reference</th><th>Output</th><th>Scores</th><th>Error</th><th class="num">ms</th>` +
       `</tr></thead><tbody></tbody></table></div><button type="button" class="more" id="more" hidden>Show more</button>` +
       `<script type="application/json" id="rows-data">${data}</script>`,
     {
       id: "trials",
-      note: `${Html.formatNumber(r.rows.length)} of ${Html.formatNumber(r.trials)} trials (failures first: ${Html.formatNumber(r.failingTrials)} failing). ` +
+      note: `${Html.formatNumber(r.rows.length)} of ${Html.formatNumber(r.trials)} trials (first the ${Html.formatNumber(r.failingTrials)} failed or not passed). ` +
         (input.withTasks ? "" : "Input and reference need the task file (--tasks FILE). ") +
         "Click a row to see its texts in full (each cut at 2,000 characters)."
     }
