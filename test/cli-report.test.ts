@@ -77,7 +77,7 @@ describe.concurrent("agent-trials report", () => {
         assert.include(html, `<td class="num">${Html.formatNumber(s.pass_rate!, 4)}</td>`, file)
       }
       for (const [type, n] of Object.entries(summary.error_types)) assert.include(html, `<title>${type}: ${n}</title>`, file)
-      assert.include(html, `p50 ${Number(summary.latency_ms.p50!.toPrecision(3))} ms`, file)
+      assert.include(html, `p50 ${summary.latency_ms.p50!.toPrecision(3)} ms`, file)
     }
     const bareHtml = fs.readFileSync(bare, "utf8")
     assert.include(bareHtml, "No run summary given")
