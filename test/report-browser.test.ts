@@ -6,7 +6,8 @@
  * the failures toggle and a scorer filter narrow the table to the rows they
  * should; user text shows as text (a `<script>` and an `<img onerror>` in an
  * output neither run nor load); a full-page screenshot is a PNG of the
- * viewport's width.
+ * viewport's width. Bidi and control characters show as `<U+202E>` marks in
+ * the table, and compare's id lists wrap between ids, never inside one.
  *
  * Without /usr/bin/chromium the test is skipped with how to install it,
  * except under CI=true, where a missing browser fails.
