@@ -236,7 +236,7 @@ export const runCommand = Command.make(
       "SPEC",
       Options.AgentSpec,
       { _tag: "Sim", options: SimAgent.defaults },
-      "sim[:latency=20ms,jitter=10ms,fail=0.02,seed=1] | module:PATH[#export] | http(s)://URL | openai:BASE_URL (default sim)"
+      "sim[:latency=20ms,jitter=10ms,fail=0.02,seed=1] (jitter unless given: 10ms, at most latency/2) | module:PATH[#export] | http(s)://URL | openai:BASE_URL (default sim)"
     ),
     model: optionalString("model", "Model name for openai: agents (required there; the key comes from OPENAI_API_KEY)"),
     parallelism: optionFlag(
@@ -421,7 +421,7 @@ export const workerCommand = Command.make(
       "SPEC",
       Options.AgentSpec,
       { _tag: "Sim", options: SimAgent.defaults },
-      "sim[:latency=20ms,jitter=10ms,fail=0.02,seed=1] | module:PATH[#export] | http(s)://URL | openai:BASE_URL (default sim)"
+      "sim[:latency=20ms,jitter=10ms,fail=0.02,seed=1] (jitter unless given: 10ms, at most latency/2) | module:PATH[#export] | http(s)://URL | openai:BASE_URL (default sim)"
     ),
     model: optionalString("model", "Model name for openai: agents (required there; the key comes from OPENAI_API_KEY)"),
     parallelism: optionFlag(

@@ -243,7 +243,7 @@ export const writer = Effect.fn("Results.writer")(function*(
   const lock = yield* Semaphore.make(1)
   // The file lives in a scope of its own, closed after the final flush.
   const fileScope = yield* Scope.make()
-  let file: FileSystem.File | undefined
+  let file: Sink | undefined
   let pending: Array<AgentEvalTrial> = []
   let written = 0
   let failure: ResultsWriteError | undefined
@@ -263,7 +263,9 @@ export const writer = Effect.fn("Results.writer")(function*(
   const writeBatch = (batch: ReadonlyArray<AgentEvalTrial>) =>
     Effect.gen(function*() {
       if (file === undefined) {
-        const opened = yield* Effect.result(Scope.provide(fs.open(path, { flag: "a" }), fileScope))
+        const opened = yield* Effect.result(
+          isStdout(path) ? Effect.succeed(stdoutSink) : Scope.provide(fs.open(path, { flag: "a" }), fileScope)
+        )
         if (opened._tag === "Failure") return yield* stop(batch, 0, `cannot open it: ${osError(opened.failure)}`)
         file = opened.success
       }
@@ -324,3 +326,45 @@ export const writer = Effect.fn("Results.writer")(function*(
     })
   return { append, flush, written: () => written, failure: () => failure } satisfies Writer
 })
+
+const STDOUT_PATHS = new Set(["-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"])
+
+// Where the writer's bytes go: an open file, or stdout.
+interface Sink {
+  readonly write: (bytes: Uint8Array) => Effect.Effect<number, { readonly message: string; readonly reason?: unknown }>
+}
+
+// Stdout is written through the process's own stream, not opened by its path:
+// a socket (what a parent process's pipe often is) cannot be (ENXIO). A batch
+// counts as written once the stream has handed it to the system. A failed
+// write (EPIPE when the reader went away) is the callback's to report: the
+// stream's 'error' event, unheard, would crash the process.
+let stdoutHeard = false
+const stdoutSink: Sink = {
+  write: (bytes) =>
+    Effect.callback((resume) => {
+      if (!stdoutHeard) {
+        stdoutHeard = true
+        process.stdout.on("error", () => {})
+      }
+      process.stdout.write(bytes, (error) => resume(error ? Effect.fail(error) : Effect.succeed(bytes.length)))
+    })
+}
+
+/**
+ * Whether `--out` names the process's stdout (`-`, `/dev/stdout`,
+ * `/dev/fd/1`): the results are then the only lines on stdout, and every
+ * other line a command prints goes to stderr, so the JSONL can be piped.
+ *
+ * @category sinks
+ * @since 0.1.0
+ */
+export const isStdout = (path: string): boolean => STDOUT_PATHS.has(path)
+
+/**
+ * The file `--out` names: `-` is `/dev/stdout`.
+ *
+ * @category sinks
+ * @since 0.1.0
+ */
+export const outPath = (out: string): string => (out === "-" ? "/dev/stdout" : out)

@@ -166,6 +166,13 @@ const validate = (config: RunConfig): RunInputError | undefined => {
     return bad("--tasks and --synthetic cannot be used together: choose one source of tasks")
   }
   if (config.resume && config.out === undefined) return bad("--resume needs --out FILE: the results file to continue")
+  // Stdout is written, never read back.
+  if (config.out !== undefined && Results.isStdout(config.out)) {
+    if (config.resume) return bad(`--resume cannot read back --out ${config.out}: stdout is not a regular file`)
+    if (config.report !== undefined) {
+      return bad(`--report reads the results file back: it cannot with --out ${config.out} (stdout is not a regular file)`)
+    }
+  }
   if (config.retryFailed && !config.resume) return bad("--retry-failed needs --resume")
   if (config.score !== undefined && config.score.includes("none") && config.score.length > 1) {
     return bad("--score none scores nothing: it cannot be given with other --score specs")
@@ -208,7 +215,9 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
 
   const path = yield* Path.Path
   const runId = makeRunId()
-  const out = config.out ?? path.join("runs", `${runId}.jsonl`)
+  const out = config.out === undefined ? path.join("runs", `${runId}.jsonl`) : Results.outPath(config.out)
+  // With the results on stdout, every other line goes to stderr.
+  const say = Results.isStdout(out) ? Console.error : Console.log
   const acc = new Summary.Accumulator(
     config.epochs,
     scorers.length === 0 ? undefined : { scorers: scorers.map((s) => s.name), pass: config.pass }
@@ -219,9 +228,9 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     retryFailed: config.retryFailed,
     onPrior: (trial) => acc.add(trial, true)
   }).pipe(Effect.mapError(input))
-  yield* Console.log(`results: ${out}`)
+  yield* say(`results: ${out}`)
   if (recorded.kept + recorded.droppedFailed > 0 || recorded.repairedBytes > 0) {
-    yield* Console.log(
+    yield* say(
       `resuming: ${recorded.kept} trials already recorded` +
         (recorded.droppedFailed > 0 ? `, ${recorded.droppedFailed} failed ones to run again` : "") +
         (recorded.repairedBytes > 0 ? `, ${recorded.repairedBytes} bytes of a torn last line removed` : "")
@@ -278,14 +287,14 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
           judgeParallelism: scorers.some(Stage.isJudge) ? config.judgeParallelism ?? scoreParallelism : undefined
         }
       })
-      yield* Console.log(Summary.format(summary))
+      yield* say(Summary.format(summary))
       if (config.summary !== undefined) {
         const fs = yield* FileSystem.FileSystem
         yield* fs.writeFileString(config.summary, JSON.stringify(summary, null, 2) + "\n").pipe(
           Effect.catch((e) => Console.error(`agent-trials: cannot write --summary ${config.summary}: ${e.message}`))
         )
       }
-      if (config.report !== undefined) yield* writeReport(config, out, summary)
+      if (config.report !== undefined) yield* writeReport(config, out, summary, say)
     })
 
   return yield* Effect.scoped(Effect.gen(function*() {
@@ -357,7 +366,12 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
 // task source read again (synthetic tasks are the same on every read; stdin
 // cannot be read twice). A report that cannot be written leaves the results
 // as they are: one line on stderr.
-const writeReport = (config: RunConfig, out: string, summary: Summary.Summary) =>
+const writeReport = (
+  config: RunConfig,
+  out: string,
+  summary: Summary.Summary,
+  say: (text: string) => Effect.Effect<void>
+) =>
   Report.write({
     results: out,
     html: config.report!,
@@ -365,7 +379,7 @@ const writeReport = (config: RunConfig, out: string, summary: Summary.Summary) =
     summary,
     tasks: config.tasks === "-" ? undefined : itemsOf(config)
   }).pipe(
-    Effect.flatMap((written) => Console.log(`report: ${written.html}`)),
+    Effect.flatMap((written) => say(`report: ${written.html}`)),
     Effect.catch((e) => Console.error(`agent-trials: cannot write --report ${config.report}: ${e.message}`))
   )
 

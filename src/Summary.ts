@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import { Exit, Option } from "effect"
+import { significant } from "./internal/figures.ts"
 import type { ProbeSnapshot } from "./Probe.ts"
 import * as Statistics from "./scoring/Statistics.ts"
 import type { AgentEvalTrial, TrialStatus } from "./Trial.ts"
@@ -437,7 +438,7 @@ export const format = (s: Summary): string => {
         `  not recorded (--resume runs them): finished ${t.not_recorded.finished}, interrupted ${t.not_recorded.interrupted}`
       ]
       : []),
-    `  latency ms: p50 ${fmt(s.latency_ms.p50)}  p95 ${fmt(s.latency_ms.p95)}  p99 ${fmt(s.latency_ms.p99)}  max ${fmt(s.latency_ms.max)}`,
+    `  latency ms: p50 ${latency(s.latency_ms.p50)}  p95 ${latency(s.latency_ms.p95)}  p99 ${latency(s.latency_ms.p99)}  max ${latency(s.latency_ms.max)}`,
     `  wall time ${s.wall_time_s} s, throughput ${s.throughput_per_s} trials/s`,
     `  parallelism ${s.parallelism}: peak active calls ${s.peak_active_calls}, peak outstanding ${s.peak_outstanding}, peak live fibers ${s.peak_live_fibers}`
   ]
@@ -470,6 +471,8 @@ export const format = (s: Summary): string => {
 }
 
 const num = (x: number | null) => (x === null ? "-" : String(x))
+// Three significant digits: the percentiles are good to about ±2.5%.
+const latency = (x: number | null) => (x === null ? "-" : significant(x))
 const interval = (ci: Statistics.Interval | null) => (ci === null ? "-" : `[${ci[0]}, ${ci[1]}]`)
 
 const formatScoring = (sc: ScoringSummary): Array<string> => {

@@ -366,3 +366,53 @@ describe.concurrent("agent-trials run: progress", () => {
     assert.strictEqual(parseSummary(result.stdout).total, 120)
   })
 })
+
+describe.concurrent("agent-trials run: results on stdout", () => {
+  // Every stdout line a whole trial record; nothing else there.
+  const stdoutTrials = (stdout: string) => {
+    assert.isTrue(stdout.endsWith("\n"), `stdout does not end with a newline: ${JSON.stringify(stdout.slice(-80))}`)
+    const file = path.join(tempDir(), "stdout.jsonl")
+    fs.writeFileSync(file, stdout)
+    return readTrials(file)
+  }
+
+  for (const out of ["-", "/dev/stdout"]) {
+    it(`--out ${out} piped: stdout is JSONL, one trial per line; results, summary and report lines on stderr`, async () => {
+      const summaryFile = path.join(tempDir(), "summary.json")
+      const result = await run(["--synthetic", "40", "--out", out, "--summary", summaryFile], {
+        env: { AGENT_TRIALS_PROGRESS_INTERVAL_MS: "20" }
+      })
+      assert.strictEqual(result.code, 0, describeResult(result))
+      assertExactlyOnce(stdoutTrials(result.stdout), syntheticIds(40))
+      const summary = parseSummary(result.stderr)
+      assert.deepStrictEqual([summary.outcome, summary.total], ["finished", 40])
+      assert.include(result.stderr, "results: /dev/stdout\n")
+      assert.include(result.stderr, "progress: 40/40 (100%)")
+      assert.strictEqual(JSON.parse(fs.readFileSync(summaryFile, "utf8")).results_file, "/dev/stdout")
+    })
+  }
+
+  it("score --out -: the scored trials on stdout, the rest on stderr", async () => {
+    const dir = tempDir()
+    const input = path.join(dir, "in.jsonl")
+    const first = await run(["--synthetic", "30", "--out", input, "--no-progress", "--score", "none"])
+    assert.strictEqual(first.code, 0, describeResult(first))
+    const result = await run([input, "--score", "exact", "--out", "-"], { command: "score" })
+    assert.strictEqual(result.code, 0, describeResult(result))
+    const trials = stdoutTrials(result.stdout)
+    assertExactlyOnce(trials, syntheticIds(30))
+    for (const t of trials) if (t.status === "completed") assert.isDefined(t.scores?.["exact"], t.id)
+    assert.include(result.stderr, `scoring ${input} -> /dev/stdout\n`)
+    assert.include(result.stderr, "  passed (every scorer passed): ")
+  })
+
+  it("--resume and --report with --out - are refused: stdout is not read back", async () => {
+    const resumed = await run(["--synthetic", "5", "--out", "-", "--resume", "--no-progress"])
+    assert.strictEqual(resumed.code, 2, describeResult(resumed))
+    assert.include(resumed.stderr, "--resume cannot read back --out -: stdout is not a regular file")
+    assert.strictEqual(resumed.stdout, "")
+    const reported = await run(["--synthetic", "5", "--out", "-", "--report", path.join(tempDir(), "r.html"), "--no-progress"])
+    assert.strictEqual(reported.code, 2, describeResult(reported))
+    assert.include(reported.stderr, "--report reads the results file back: it cannot with --out - (stdout is not a regular file)")
+  })
+})

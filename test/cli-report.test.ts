@@ -65,14 +65,19 @@ describe.concurrent("agent-trials report", () => {
       const t = summary.trials.total
       assert.strictEqual(stat(html, "Trials"), Html.formatNumber(t.total), file)
       assert.strictEqual(stat(html, "Completed"), Html.formatNumber(t.completed), file)
-      assert.strictEqual(stat(html, "Failed"), Html.formatNumber(t.failed), file)
+      // Failed trials (the agent call failed) and not passed (answered, a scorer said no) apart.
+      assert.strictEqual(stat(html, "Failed trials"), Html.formatNumber(t.failed), file)
       assert.strictEqual(stat(html, "Passed"), Html.formatPercent(summary.scoring!.pass_rate), file)
+      const sc = summary.scoring!
+      const notPassed = trials.filter((x) => x.status === "completed" && Object.values(x.scores ?? {}).some((v) => !v.passed)).length
+      assert.strictEqual(sc.trials - sc.passed - t.failed, notPassed)
+      assert.strictEqual(stat(html, "Not passed"), Html.formatNumber(notPassed), file)
       for (const [name, s] of Object.entries(summary.scoring!.scorers)) {
         assert.include(html, `<td>${name}</td><td class="num">${Html.formatNumber(s.trials)}</td>`, file)
         assert.include(html, `<td class="num">${Html.formatNumber(s.pass_rate!, 4)}</td>`, file)
       }
       for (const [type, n] of Object.entries(summary.error_types)) assert.include(html, `<title>${type}: ${n}</title>`, file)
-      assert.include(html, `p50 ${Html.formatNumber(summary.latency_ms.p50!)} ms`, file)
+      assert.include(html, `p50 ${summary.latency_ms.p50!.toPrecision(3)} ms`, file)
     }
     const bareHtml = fs.readFileSync(bare, "utf8")
     assert.include(bareHtml, "No run summary given")

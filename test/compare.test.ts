@@ -310,7 +310,7 @@ describe("Compare.format and Compare.toHtml", () => {
       // d = -1 twelve times and 0 once: d̄ = -12/13.
       const text = Compare.format(c)
       assert.match(text, /^ {2}exact {3}13 {6}1\.0000 {2}0\.0769 {2}-0\.9231 {2}\[-1\.\d{4}, -0\.\d{4}\] {2}regressed$/m)
-      assert.include(text, "pass -> fail (every trial passed before, not after): 12 tasks: t0, t1, t2, t3, t4, t5, t6, t7, t8, t9 and 2 more")
+      assert.include(text, "pass -> fail (every trial passed before, not after): 12 tasks: t0, t1, t2, t3, t4, t5, t6, t7, t8,\n    t9 and 2 more")
       assert.include(text, "pass@1 (a trial passes when every shared scorer passed): 1.0000 -> 0.0769 over 13 paired tasks")
       assert.include(text, "regressed (95% CI of the change wholly below 0): exact")
       assert.strictEqual(c.flips.pass_to_fail.length, 12)
@@ -327,5 +327,79 @@ describe("Compare.format and Compare.toHtml", () => {
       const json = /<script type="application\/json" id="comparison">([^<]*)<\/script>/.exec(html)
       assert.isNotNull(json)
       assert.deepStrictEqual(JSON.parse(json![1]), JSON.parse(JSON.stringify(c)))
+    }))
+
+  it.live("id lists break between ids: text lines of at most 100 columns, cut after a comma; HTML ids in boxes of their own", () =>
+    Effect.gen(function*() {
+      const ids = Array.from({ length: 13 }, (_, i) => `task-with-a-rather-long-name-${i}`)
+      const c = yield* compare(
+        file("a.jsonl", [...ids.map((t) => scored(`${t}:1`, { exact: [1, true] })), ...ids.slice(0, 4).map((t) => scored(`base-only-${t}:1`, { exact: [1, true] }))]),
+        file("b.jsonl", ids.map((t) => scored(`${t}:1`, { exact: [0, false] })))
+      )
+      const lines = Compare.format(c).split("\n")
+      const start = lines.findIndex((l) => l.startsWith("  pass -> fail"))
+      const end = lines.findIndex((l, i) => i > start && !l.startsWith("    "))
+      const list = lines.slice(start, end)
+      assert.isAtLeast(list.length, 3, list.join("\n"))
+      for (const l of list) assert.isAtMost(l.length, 100, l)
+      // Every shown id whole on one line: each line ends at a comma, the last id or "and N more".
+      const shown = list.join(" ").split(/,? +/)
+      for (const id of ids.slice(0, 10)) assert.include(shown, id)
+      for (const l of list.slice(0, -1)) assert.match(l, /(,|-9)$/, l)
+      assert.match(list.at(-1)!, /^ {4}.*and 3 more$/)
+      assert.include(list.join("\n"), "task-with-a-rather-long-name-9")
+      const only = lines.filter((l) => l.startsWith("  only in base") || (l.startsWith("    ") && l.includes("base-only-")))
+      assert.strictEqual(only.join(" ").match(/base-only-task-with-a-rather-long-name-\d/g)?.length, 4)
+      for (const l of only) assert.isAtMost(l.length, 100, l)
+
+      const html = Compare.toHtml(c)
+      for (const id of ids) assert.include(html, `<span class="id">${id}</span>`)
+      assert.include(html, `<span class="id">${ids[0]}</span>, <span class="id">${ids[1]}</span>`)
+      assert.include(html, ".ids .id{display:inline-block;max-width:100%;overflow-wrap:anywhere}")
+    }))
+
+  it.live("the verdict says improved when a scorer improved: the page's card and the text; regressed wins; else no significant change", () =>
+    Effect.gen(function*() {
+      const ids = Array.from({ length: 6 }, (_, i) => `t${i}`)
+      const worse = file("worse.jsonl", ids.map((t) => scored(`${t}:1`, { exact: [0, false], sim: [0.5, true] })))
+      const better = file("better.jsonl", ids.map((t) => scored(`${t}:1`, { exact: [1, true], sim: [0.5, true] })))
+      const card = (html: string) => /<div class="label">verdict<\/div><div class="value">([^<]*)<\/div>(?:<div class="note">([^<]*)<\/div>)?/.exec(html)
+      const up = yield* compare(worse, better)
+      assert.deepStrictEqual(up.scorers.map((s) => s.verdict), ["improved", "no_significant_change"])
+      const upCard = card(Compare.toHtml(up))
+      assert.deepStrictEqual([upCard?.[1], upCard?.[2]], ["improved", "exact"])
+      assert.include(Compare.toHtml(up), `<div class="stat good"><div class="label">verdict</div>`)
+      const upText = Compare.format(up)
+      assert.include(upText, "  improved (95% CI of the change wholly above 0): exact\n")
+      assert.match(upText, /no scorer regressed \(no 95% CI of a change wholly below 0\)$/)
+
+      const down = yield* compare(better, worse)
+      assert.deepStrictEqual(card(Compare.toHtml(down))?.slice(1), ["regressed", "exact"])
+      assert.notInclude(Compare.format(down), "  improved (")
+
+      const same = yield* compare(better, better)
+      const sameCard = card(Compare.toHtml(same))
+      assert.strictEqual(sameCard?.[1], "no significant change")
+      assert.notInclude(Compare.toHtml(same), "no regression")
+    }))
+
+  it.live("HTML: bidi and control characters in task ids, scorer names and file names show as code points, never raw", () =>
+    Effect.gen(function*() {
+      const RLO = "\u202e"
+      const c = yield* compare(
+        file(`base${RLO}.jsonl`, [scored(`inv${RLO}gnp.exe:1`, { [`ex${RLO}`]: [1, true] }), scored(`a\u0007:1`, { [`ex${RLO}`]: [1, true] })]),
+        file("new.jsonl", [scored(`inv${RLO}gnp.exe:1`, { [`ex${RLO}`]: [0, false] }), scored(`a\u0007:1`, { [`ex${RLO}`]: [1, true] }), scored(`new\u2066:1`, { [`ex${RLO}`]: [1, true] })])
+      )
+      const html = Compare.toHtml(c)
+      assert.notMatch(html, /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\r(?!\n)/)
+      // The flipped task, the task only in new, the scorer (table and chart) and the base file.
+      assert.include(html, `inv<span class="ctl">&lt;U+202E&gt;</span>gnp.exe`)
+      assert.include(html, `new<span class="ctl">&lt;U+2066&gt;</span>`)
+      assert.include(html, `<td>ex<span class="ctl">&lt;U+202E&gt;</span></td>`)
+      assert.include(html, `>ex&lt;U+202E&gt;</text>`)
+      assert.include(html, `base<span class="ctl">&lt;U+202E&gt;</span>.jsonl`)
+      // The data block keeps the values (escaped as JSON).
+      const json = /<script type="application\/json" id="comparison">([^<]*)<\/script>/.exec(html)![1]!
+      assert.deepStrictEqual(JSON.parse(json).flips.pass_to_fail, [`inv${RLO}gnp.exe`])
     }))
 })

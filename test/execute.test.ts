@@ -161,6 +161,19 @@ describe("call latency with Effect's live clock", () => {
     assert.isBelow(waited.metadata.latency_ms, waitedSpan - 30, `latency ${waited.metadata.latency_ms} of a ${waitedSpan} ms trial`)
   })
 
+  it("records latency_ms to the microsecond: 3 decimals at most", async () => {
+    const agent = Agent.fromPromise((task) => new Promise((resolve) => setTimeout(() => resolve(`ok ${task.id}`), 2)))
+    const probe = new MutableProbe()
+    const trials = await Effect.runPromise(Stream.runCollect(runTrials(tasksStream(20), agent, { parallelism: 4, probe })))
+    assert.strictEqual(trials.length, 20)
+    for (const trial of trials) {
+      const ms = trial.metadata.latency_ms
+      assert.strictEqual(ms, Math.round(ms * 1000) / 1000, `${trial.id}: latency_ms ${ms}`)
+      assert.strictEqual(JSON.stringify(ms), ms.toFixed(3).replace(/\.?0+$/, ""), `${trial.id}: written as ${JSON.stringify(ms)}`)
+      assert.isAbove(ms, 0)
+    }
+  })
+
   it("stamps started_at and finished_at with the wall clock (Date.now())", async () => {
     const agent = Agent.fromPromise((task) => new Promise((resolve) => setTimeout(() => resolve(`ok ${task.id}`), 5)))
     const before = Date.now()

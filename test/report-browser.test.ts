@@ -6,7 +6,8 @@
  * the failures toggle and a scorer filter narrow the table to the rows they
  * should; user text shows as text (a `<script>` and an `<img onerror>` in an
  * output neither run nor load); a full-page screenshot is a PNG of the
- * viewport's width.
+ * viewport's width. Bidi and control characters show as `<U+202E>` marks in
+ * the table, and compare's id lists wrap between ids, never inside one.
  *
  * Without /usr/bin/chromium the test is skipped with how to install it,
  * except under CI=true, where a missing browser fails.
@@ -18,6 +19,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { chromium } from "playwright-core"
+import * as Compare from "../src/report/Compare.ts"
 import * as Report from "../src/report/Report.ts"
 import type { AgentEvalTrial } from "../src/Trial.ts"
 
@@ -163,6 +165,98 @@ describe("report in a browser", () => {
 
       assert.deepStrictEqual(errors, [])
       assert.deepStrictEqual(leaving, [], "requests leaving the page")
+    } finally {
+      await browser.close()
+    }
+  }, 60_000)
+
+  it.runIf(available)("compare's id lists wrap between ids on a narrow page, never inside one", async () => {
+    const ids = Array.from({ length: 30 }, (_, i) => `task-with-hyphens-${i}-of-a-long-list`)
+    const times = { started_at: new Date(T0).toISOString(), finished_at: new Date(T0 + 5).toISOString(), latency_ms: 5 }
+    const file = (name: string, passed: boolean) => {
+      const f = path.join(dir, name)
+      fs.writeFileSync(f, ids.map((t) => JSON.stringify({
+        id: `${t}:1`, task_id: t, status: "completed", output: { output_text: "x" }, metadata: times,
+        scores: { exact: { value: passed ? 1 : 0, passed } }
+      })).join("\n") + "\n")
+      return f
+    }
+    const c = await Effect.runPromise(Compare.compare(file("ids-base.jsonl", true), file("ids-new.jsonl", false), {}).pipe(Effect.provide(NodeServices.layer)))
+    const html = path.join(dir, "compare.html")
+    fs.writeFileSync(html, Compare.toHtml(c))
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu"] })
+    try {
+      const page = await browser.newPage({ viewport: { width: 420, height: 800 } })
+      await page.goto(`file://${html}`)
+      const boxes = await page.$$eval(".ids .id", (spans) =>
+        spans.map((s) => ({ text: s.textContent, rows: s.getClientRects().length, top: s.getBoundingClientRect().top })))
+      assert.deepStrictEqual(boxes.map((b) => b.text), ids)
+      for (const b of boxes) assert.strictEqual(b.rows, 1, `${b.text} is broken across ${b.rows} lines`)
+      assert.isAtLeast(new Set(boxes.map((b) => b.top)).size, 5, "the list wraps onto several lines")
+    } finally {
+      await browser.close()
+    }
+  }, 60_000)
+
+  it.runIf(available)("the table shows bidi and control characters as marks: an U+202E cannot turn gnp.exe into exe.png", async () => {
+    const RLO = "\u202e"
+    const times = { started_at: new Date(T0).toISOString(), finished_at: new Date(T0 + 5).toISOString(), latency_ms: 5 }
+    const rows: Array<AgentEvalTrial> = [
+      {
+        id: `invoice${RLO}gnp.exe:1`,
+        task_id: `invoice${RLO}gnp.exe`,
+        status: "completed",
+        output: { output_text: `see\u2067 this\u0007` },
+        metadata: times,
+        scores: { [`exact${RLO}`]: { value: 0, passed: false, explanation: `why${RLO}not` } }
+      },
+      {
+        id: "plain:1",
+        task_id: "plain",
+        status: "failed",
+        error: { type: "AgentError", message: `boom${RLO}!`, occurred_at: times.finished_at },
+        metadata: times
+      }
+    ]
+    const results = path.join(dir, "bidi.jsonl")
+    const html = path.join(dir, "bidi.html")
+    fs.writeFileSync(results, rows.map((t) => JSON.stringify(t)).join("\n") + "\n")
+    await Effect.runPromise(Report.report({ results, html, maxRows: 10 }).pipe(Effect.provide(NodeServices.layer)))
+    assert.notInclude(fs.readFileSync(html, "utf8"), RLO, "no raw U+202E in the file")
+
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu"] })
+    try {
+      const page = await browser.newPage()
+      const errors: Array<string> = []
+      page.on("pageerror", (e) => errors.push(`page: ${e.message}`))
+      await page.goto(`file://${html}`)
+      await page.waitForSelector("#rows tbody tr")
+      const shown = await page.$$eval("#rows tbody tr", (trs) =>
+        trs.map((tr) => ({
+          id: tr.querySelector("td")!.textContent,
+          output: tr.querySelectorAll("td")[4]!.textContent,
+          error: tr.querySelectorAll("td")[6]!.textContent,
+          score: tr.querySelector(".score")?.getAttribute("title") ?? null,
+          marks: [...tr.querySelectorAll("span.ctl")].map((m) => m.textContent)
+        })))
+      const bidi = shown.find((r) => r.id!.startsWith("invoice"))!
+      assert.strictEqual(bidi.id, "invoice<U+202E>gnp.exe:1")
+      assert.strictEqual(bidi.output, "see<U+2067> this<U+0007>")
+      assert.strictEqual(bidi.score, "why<U+202E>not")
+      // id, output (two), the score badge's scorer name
+      assert.deepStrictEqual(bidi.marks, ["<U+202E>", "<U+2067>", "<U+0007>", "<U+202E>"])
+      assert.strictEqual(shown.find((r) => r.id === "plain:1")!.error, `AgentError: boom<U+202E>!`)
+      const text = await page.innerText("body")
+      assert.notMatch(text, /[\u200e\u200f\u202a-\u202e\u2066-\u2069\u0007]/, "no raw control is displayed")
+      // What is shown is what the search finds; the scorer's filter keys on its real name.
+      await page.fill("#search", "<u+202e>gnp")
+      assert.strictEqual(await page.$$eval("#rows tbody tr", (trs) => trs.length), 1)
+      await page.fill("#search", "")
+      await page.selectOption(`select[data-scorer="exact${RLO}"]`, "passed")
+      assert.strictEqual(await page.$$eval("#rows tbody tr", (trs) => trs.length), 0)
+      await page.selectOption(`select[data-scorer="exact${RLO}"]`, "all")
+      assert.strictEqual(await page.$$eval("#rows tbody tr", (trs) => trs.length), 2)
+      assert.deepStrictEqual(errors, [])
     } finally {
       await browser.close()
     }

@@ -328,6 +328,55 @@ describe("Page", () => {
     assert.strictEqual(data.rows.find((r) => r.task_id === "t2")!.error!.type, `</script><script>bad()</script>`)
   })
 
+  it("shows bidi and control characters as their code points, never raw: ids, outputs, errors, scorer names, file names", () => {
+    const RLO = "\u202e"
+    const agg = new Aggregate.Aggregate({ maxRows: 50 })
+    agg.add(trial({ task: `invoice${RLO}gnp.exe`, epoch: 1, output: `ok\u2066\u0085\u0007\r\n`, scores: { [`exact${RLO}`]: { value: 1, passed: true } } }))
+    agg.add(trial({ task: "t2", epoch: 1, status: "failed", errorType: `Bad${RLO}Type\u200f` }))
+    const html = Page.render({ resultsFile: `results${RLO}lmth.jsonl`, result: agg.result(), withTasks: false })
+    // No raw control of the set anywhere in the file (a CR before a newline is part of the newline).
+    assert.notMatch(html, /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|\r(?!\n)/)
+    // Shown as a styled mark in text, a plain one in the title and the charts.
+    assert.include(html, `<div class="sub">results<span class="ctl">&lt;U+202E&gt;</span>lmth.jsonl`)
+    assert.include(html, `<title>agent-trials report: results&lt;U+202E&gt;lmth.jsonl</title>`)
+    assert.include(html, `<label>exact<span class="ctl">&lt;U+202E&gt;</span> <select`)
+    assert.include(html, `>Bad&lt;U+202E&gt;Type&lt;U+200F&gt;</text>`)
+    // The select's key is the scorer's name itself, written as a character reference.
+    assert.include(html, `data-scorer="exact&#x202e;"`)
+    // The rows keep their texts (the table's script marks them): escaped in JSON, the same once parsed.
+    const json = /<script type="application\/json" id="rows-data">([\s\S]*?)<\/script>/.exec(html)![1]!
+    assert.include(json, "invoice\\u202egnp.exe:1")
+    const rows = (JSON.parse(json) as { rows: ReadonlyArray<Aggregate.Row> }).rows
+    assert.deepStrictEqual(rows.map((r) => r.id).sort(), [`invoice${RLO}gnp.exe:1`, "t2:1"])
+    assert.strictEqual(rows.find((r) => r.id === "t2:1")!.error!.type, `Bad${RLO}Type\u200f`)
+  })
+
+  it("names failed trials (the agent call failed) and not passed (a scorer said no) apart: cards, filters, table note", () => {
+    const html = pageOf([
+      trial({ task: "a", epoch: 1, scores: { exact: { value: 1, passed: true } } }),
+      trial({ task: "b", epoch: 1, scores: { exact: { value: 0, passed: false } } }),
+      trial({ task: "c", epoch: 1, scores: { exact: { value: 0, passed: false } } }),
+      trial({ task: "d", epoch: 1, status: "failed" })
+    ])
+    const card = (label: string) =>
+      new RegExp(`<div class="label">${label}</div><div class="value">([^<]*)</div>(?:<div class="note">([^<]*)</div>)?`).exec(html)?.slice(1)
+    assert.deepStrictEqual(card("Failed trials"), ["1", "the agent call failed"])
+    assert.deepStrictEqual(card("Not passed"), ["2", "answered; a scorer said no"])
+    assert.deepStrictEqual(card("Passed"), ["25.0%", "1 of 4, 95% CI 4.6%–69.9%"])
+    assert.isUndefined(card("Failed"))
+    assert.include(html, `<option value="passed">passed</option><option value="failed">not passed</option>`)
+    assert.include(html, `<input type="checkbox" id="only-failures"> failed or not passed only</label>`)
+    assert.include(html, "4 of 4 trials (first the 3 failed or not passed).")
+    assert.include(html, "<h2>Failed trials by error type</h2>")
+  })
+
+  it("prints latencies to 3 significant digits, on the tile and under the histogram", () => {
+    const html = pageOf([12.3456, 19.536, 20.4321, 1234.5678].map((latencyMs, i) => trial({ task: `t${i}`, epoch: 1, latencyMs })))
+    // p50 is 19.536's bucket (19.5 within ±2.5%), the others the largest latency, 1234.5678 ms.
+    assert.include(html, `<p class="note">p50 19.5 ms · p95 1.23 s · p99 1.23 s · max 1.23 s (percentiles within ±2.5%)</p>`)
+    assert.include(html, `<div class="label">Latency p50</div><div class="value">19.5 ms</div><div class="note">p95 1.23 s · p99 1.23 s</div>`)
+  })
+
   it("is self-contained: no external URL, a policy forbidding requests", () => {
     const html = pageOf(randomRun(3, 20, 2))
     assert.include(html, `Content-Security-Policy" content="default-src 'none'`)

@@ -285,6 +285,17 @@ describe("Accumulator with scorers", () => {
   })
 })
 
+describe("Summary.format latencies", () => {
+  it("prints latencies to 3 significant digits (the histogram is good to ±2.5%)", () => {
+    const acc = new Summary.Accumulator(1)
+    const made = Summary.make({ runId: "r", resultsFile: "f.jsonl", outcome: "finished", acc, probe: new MutableProbe(), wallMs: 1000, parallelism: 1 })
+    const s = { ...made, latency_ms: { p50: 19.536, p95: 0.012345, p99: 1234.5, max: 30.01 } }
+    assert.include(Summary.format(s), "  latency ms: p50 19.5  p95 0.0123  p99 1230  max 30.0\n")
+    assert.include(Summary.format({ ...made, latency_ms: { p50: null, p95: null, p99: null, max: null } }), "  latency ms: p50 -  p95 -  p99 -  max -\n")
+    assert.include(Summary.format({ ...made, latency_ms: { p50: 0, p95: 100, p99: 99.96, max: 1 } }), "  latency ms: p50 0  p95 100  p99 100  max 1.00\n")
+  })
+})
+
 describe("Progress.line", () => {
   it("shows done/total with percent, rate, ETA, active calls and failures; done/total counts skipped trials", () => {
     const probe = new MutableProbe()

@@ -13,6 +13,8 @@ import type { Agent } from "../Agent.ts"
 /**
  * How a simulated agent behaves: a latency of `latencyMs` ± `jitterMs`, a
  * failure with probability `failRate`, all drawn from `seed` and the trial id.
+ * A jitter above the latency makes the latencies below `jitterMs - latencyMs`
+ * all 0 ms.
  *
  * @category models
  * @since 0.1.0
@@ -44,13 +46,16 @@ export class SimulatedFailure extends Schema.TaggedError<SimulatedFailure>()("Si
 
 /**
  * Parses `latency=20ms,jitter=10ms,fail=0.02,seed=1` (every key optional).
- * Returns an error message naming the bad part.
+ * Without `jitter` the jitter is the default's, at most half the latency
+ * (`defaultJitterMs`), so `latency=1ms` means 0.5 to 1.5 ms. Returns an error
+ * message naming the bad part.
  *
  * @category parsing
  * @since 0.1.0
  */
 export const parseOptions = (text: string): SimOptions | string => {
   let options = defaults
+  let jitterGiven = false
   for (const part of text.split(",").map((p) => p.trim()).filter((p) => p !== "")) {
     const [key, value, ...rest] = part.split("=")
     if (value === undefined || rest.length > 0) return `expected key=value, got "${part}"`
@@ -60,6 +65,7 @@ export const parseOptions = (text: string): SimOptions | string => {
         const ms = parseDurationMs(value)
         if (ms === undefined) return `${key}: expected a duration like 20ms or 1s, got "${value}"`
         options = key === "latency" ? { ...options, latencyMs: ms } : { ...options, jitterMs: ms }
+        if (key === "jitter") jitterGiven = true
         break
       }
       case "fail": {
@@ -78,8 +84,17 @@ export const parseOptions = (text: string): SimOptions | string => {
         return `unknown option "${key}" (known: latency, jitter, fail, seed)`
     }
   }
-  return options
+  return jitterGiven ? options : { ...options, jitterMs: defaultJitterMs(options.latencyMs) }
 }
+
+/**
+ * The jitter of a latency given without one: the default 10 ms, at most half
+ * the latency (`sim` keeps 20 ms ± 10 ms; `latency=1ms` is 1 ms ± 0.5 ms).
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const defaultJitterMs = (latencyMs: number): number => Math.min(defaults.jitterMs, latencyMs / 2)
 
 /**
  * The simulated agent. Its output is the task's `reference` when that is a

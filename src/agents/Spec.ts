@@ -1,7 +1,7 @@
 /**
  * `--agent SPEC`: which agent a CLI run calls.
  *
- * - `sim[:latency=20ms,jitter=10ms,fail=0.02,seed=1]`
+ * - `sim[:latency=20ms,jitter=10ms,fail=0.02,seed=1]` (jitter unless given: 10 ms, at most half the latency)
  * - `module:PATH[#export]`
  * - `http://...`, `https://...`
  * - `openai:BASE_URL` (with a model, and `OPENAI_API_KEY`)

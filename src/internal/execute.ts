@@ -362,12 +362,14 @@ class TrialRun<AE, AR> {
       )
     const retry = config.retry
     if (error === undefined || retry === undefined || this.attempt > retry.retries || !Policy.isRetryable(error.value)) {
-      const trial = this.toTrial(exit, durationMs, finishedMs)
+      // Recorded to the microsecond: the clock's further digits are noise.
+      const latencyMs = Math.round(durationMs * 1000) / 1000
+      const trial = this.toTrial(exit, latencyMs, finishedMs)
       this.failed = trial.status === "failed"
       if (counts !== undefined) {
         if (this.failed) counts.failed++
         else counts.completed++
-        counts.recordLatency(durationMs)
+        counts.recordLatency(latencyMs)
       }
       if (this.span !== undefined) this.annotate(this.span, trial, exit)
       const done = adapted === undefined ? Effect.succeed(trial) : Effect.as(adapted, trial)

@@ -1,12 +1,16 @@
 /**
  * The report table's inline script and its styles: rows come from the JSON
- * block `#rows-data` and are built with `textContent` only (no user text is
- * ever parsed as HTML); a search box filters by any text, a toggle keeps the
- * failures, and a select per scorer keeps its passes or its failures. At most
- * `PAGE` rows are in the document at once; "Show more" adds the next ones.
+ * block `#rows-data` and are built with text nodes only (no user text is
+ * ever parsed as HTML), each bidirectional or control character shown as its
+ * code point in a `.ctl` span, as the server's escaping shows it (the same
+ * `CONTROLS` and mark); a search box filters by any text as shown, a toggle
+ * keeps the failures, and a select per scorer keeps its passes or its
+ * failures. At most `PAGE` rows are in the document at once; "Show more" adds
+ * the next ones.
  *
  * @internal
  */
+import { CONTROLS } from "./htmlText.ts"
 
 /** @internal */
 export const tableCss = `
@@ -44,6 +48,31 @@ export const tableScript = `
   var selects = Array.prototype.slice.call(document.querySelectorAll("select[data-scorer]"));
   var shown = PAGE;
   var matches = [];
+  var CONTROLS = /${CONTROLS.source}/g;
+
+  // A control's code point as the server's escaping shows it: <U+202E>.
+  function mark(c) {
+    return "<U+" + ("000" + c.charCodeAt(0).toString(16).toUpperCase()).slice(-4) + ">";
+  }
+  function plain(s) {
+    return String(s).replace(CONTROLS, mark);
+  }
+  // Appends s as text, each control as its mark in a span of its own.
+  function put(e, s) {
+    s = String(s);
+    var last = 0;
+    var m;
+    CONTROLS.lastIndex = 0;
+    while ((m = CONTROLS.exec(s)) !== null) {
+      if (m.index > last) e.appendChild(document.createTextNode(s.slice(last, m.index)));
+      var c = document.createElement("span");
+      c.className = "ctl";
+      c.textContent = mark(m[0]);
+      e.appendChild(c);
+      last = m.index + m[0].length;
+    }
+    if (last < s.length) e.appendChild(document.createTextNode(s.slice(last)));
+  }
 
   function text(r) {
     var parts = [r.id, r.task_id, r.status, r.input || "", r.reference || "", r.output || ""];
@@ -52,14 +81,14 @@ export const tableScript = `
       var s = r.scores[name];
       parts.push(name, s.explanation || "", s.error || "");
     });
-    return parts.join("\\n").toLowerCase();
+    return plain(parts.join("\\n")).toLowerCase();
   }
   var haystacks = rows.map(text);
 
   function el(tag, className, content) {
     var e = document.createElement(tag);
     if (className) e.className = className;
-    if (content !== undefined && content !== null) e.textContent = String(content);
+    if (content !== undefined && content !== null) put(e, content);
     return e;
   }
   function clamped(value) {
@@ -94,7 +123,7 @@ export const tableScript = `
       var b = badge(name + " " + fmt(s.value), s.passed && !s.error);
       b.classList.add("score");
       var why = [s.error, s.explanation].filter(Boolean).join("\\n");
-      if (why) b.title = why;
+      if (why) b.title = plain(why);
       scores.appendChild(b);
     });
     tr.appendChild(scores);
@@ -102,7 +131,7 @@ export const tableScript = `
     if (r.error) {
       var box = el("div", "clamp");
       box.appendChild(el("span", "err-type", r.error.type));
-      box.appendChild(document.createTextNode(": " + r.error.message));
+      put(box, ": " + r.error.message);
       error.appendChild(box);
     } else {
       var scoreErrors = names.filter(function (n) { return r.scores[n].error; });

@@ -36,8 +36,26 @@ const domainOf = (scorers: ReadonlyArray<ScorerComparison>): readonly [number, n
   return [Math.min(0, ticks[0]!), Math.max(0, ticks.at(-1)!)]
 }
 
+// Each id a box of its own, so a line breaks between ids (at ", "), never
+// inside one that fits on a line.
 const idList = (ids: ReadonlyArray<string>): string =>
-  ids.length === 0 ? `<p class="note">none</p>` : `<p class="mono">${ids.map(Html.escape).join(", ")}</p>`
+  ids.length === 0
+    ? `<p class="note">none</p>`
+    : `<p class="mono ids">${ids.map((id) => `<span class="id">${Html.text(id)}</span>`).join(", ")}</p>`
+
+// The page's verdict: regressed when a scorer regressed, else improved when
+// one improved, else no significant change (or no verdict when none has one).
+const verdictStat = (c: Comparison): Html.Stat => {
+  const improved = c.scorers.filter((s) => s.verdict === "improved").map((s) => s.name)
+  if (c.regressed.length > 0) {
+    const also = improved.length === 0 ? "" : `; improved: ${improved.join(", ")}`
+    return { label: "verdict", value: "regressed", tone: "bad", note: `${c.regressed.join(", ")}${also}` }
+  }
+  if (improved.length > 0) return { label: "verdict", value: "improved", tone: "good", note: improved.join(", ") }
+  return c.scorers.length > 0 && c.scorers.every((s) => s.verdict === "no_verdict")
+    ? { label: "verdict", value: "no verdict", tone: "warn", note: "fewer than 2 paired tasks" }
+    : { label: "verdict", value: "no significant change", note: "no scorer regressed or improved" }
+}
 
 /**
  * The comparison as a self-contained HTML page (`--html FILE`).
@@ -108,16 +126,11 @@ export const toHtml = (c: Comparison): string => {
     ...(c.scorers_only_in_new.length > 0 ? [`scorers only in new (not compared): ${c.scorers_only_in_new.join(", ")}`] : [])
   ]
   const body = [
-    `<header class="top"><h1>Comparison</h1><div class="sub">base ${Html.escape(c.base.file)} → new ${
-      Html.escape(c.new.file)
+    `<header class="top"><h1>Comparison</h1><div class="sub">base ${Html.text(c.base.file)} → new ${
+      Html.text(c.new.file)
     }</div></header>`,
     Html.stats([
-      {
-        label: "verdict",
-        value: c.regressed.length > 0 ? "regressed" : "no regression",
-        tone: c.regressed.length > 0 ? "bad" : "good",
-        ...(c.regressed.length > 0 ? { note: c.regressed.join(", ") } : {})
-      },
+      verdictStat(c),
       { label: "paired tasks", value: c.tasks.paired },
       { label: "pass@1 base", value: Html.formatPercent(p.base) },
       {
@@ -127,11 +140,11 @@ export const toHtml = (c: Comparison): string => {
         ...(p.ci95 !== null && p.ci95[1] < 0 ? { tone: "bad" as const } : {})
       },
       {
-        label: "pass → fail",
+        label: "passed → not passed",
         value: c.flips.pass_to_fail.length,
         ...(c.flips.pass_to_fail.length > 0 ? { tone: "warn" as const } : {})
       },
-      { label: "fail → pass", value: c.flips.fail_to_pass.length }
+      { label: "not passed → passed", value: c.flips.fail_to_pass.length }
     ]),
     Html.section("Change per scorer", chart + table, {
       note: c.measure === "completion"
@@ -146,7 +159,7 @@ export const toHtml = (c: Comparison): string => {
           { label: "" },
           { label: "file" },
           { label: "trials", numeric: true },
-          { label: "failed", numeric: true },
+          { label: "failed trials", numeric: true },
           { label: "tasks", numeric: true },
           { label: "pass@1 (own tasks)", numeric: true },
           { label: "scorers" }
@@ -155,8 +168,8 @@ export const toHtml = (c: Comparison): string => {
       ),
       { note: `A trial passes when ${rule}.` }
     ),
-    Html.section(`Pass → fail (${c.flips.pass_to_fail.length})`, idList(c.flips.pass_to_fail)),
-    Html.section(`Fail → pass (${c.flips.fail_to_pass.length})`, idList(c.flips.fail_to_pass)),
+    Html.section(`Passed → not passed (${c.flips.pass_to_fail.length})`, idList(c.flips.pass_to_fail)),
+    Html.section(`Not passed → passed (${c.flips.fail_to_pass.length})`, idList(c.flips.fail_to_pass)),
     ...(c.tasks.only_in_base.length + c.tasks.only_in_new.length > 0
       ? [Html.section(
         "Tasks in one file only (not matched)",
@@ -165,13 +178,13 @@ export const toHtml = (c: Comparison): string => {
       )]
       : []),
     ...(notes.length > 0
-      ? [Html.section("Notes", `<ul>${notes.map((n) => `<li>${Html.escape(n)}</li>`).join("")}</ul>`)]
+      ? [Html.section("Notes", `<ul>${notes.map((n) => `<li>${Html.text(n)}</li>`).join("")}</ul>`)]
       : []),
     `<script type="application/json" id="comparison">${Html.scriptJson(c)}</script>`
   ]
   return Html.page({
     title: `compare ${c.base.file} → ${c.new.file}`,
     body: body.join("\n"),
-    css: "h3{font-size:13px;margin:10px 0 4px}"
+    css: "h3{font-size:13px;margin:10px 0 4px}.ids .id{display:inline-block;max-width:100%;overflow-wrap:anywhere}"
   })
 }

@@ -1,23 +1,42 @@
 /**
  * A comparison as text for a terminal or a CI log: a table of scorers, pass@1
  * before and after, flips and unmatched tasks (at most `SHOWN` ids each, then
- * "and N more"; `--json` lists them all), notes, and the verdict line.
+ * "and N more"; `--json` lists them all; a list longer than `WIDTH` columns
+ * goes on indented lines, broken between ids, never inside one), notes, the
+ * scorers that improved, and the verdict line.
  *
  * @internal
  */
 import type { Comparison } from "./Compare.ts"
 
 const SHOWN = 10
+const WIDTH = 100
 
 const fixed = (x: number | null): string => (x === null ? "-" : Math.abs(x) < 5e-5 ? "0.0000" : x.toFixed(4))
 const signed = (x: number | null): string => (x === null ? "-" : x >= 5e-5 ? `+${fixed(x)}` : fixed(x))
 const interval = (ci: readonly [number, number] | null): string =>
   ci === null ? "-" : `[${signed(ci[0])}, ${signed(ci[1])}]`
 
-const ids = (list: ReadonlyArray<string>): string =>
-  list.length === 0
-    ? ""
-    : `: ${list.slice(0, SHOWN).join(", ")}${list.length > SHOWN ? ` and ${list.length - SHOWN} more` : ""}`
+// `head` followed by the ids of `list`: wrapped at WIDTH between ids, the
+// lines after the first indented; an id longer than a line keeps a line.
+const withIds = (head: string, list: ReadonlyArray<string>): string => {
+  if (list.length === 0) return head
+  const shown = list.slice(0, SHOWN)
+  const words = shown.map((id, i) => (i < shown.length - 1 ? `${id},` : id))
+  if (list.length > SHOWN) words.push(`and ${list.length - SHOWN} more`)
+  const lines: Array<string> = []
+  let line = `${head}:`
+  for (const word of words) {
+    if (line.length + 1 + word.length > WIDTH) {
+      lines.push(line)
+      line = `    ${word}`
+    } else {
+      line += ` ${word}`
+    }
+  }
+  lines.push(line)
+  return lines.join("\n")
+}
 
 const tasks = (n: number) => `${n} task${n === 1 ? "" : "s"}`
 
@@ -76,14 +95,14 @@ export const format = (c: Comparison): string => {
       `delta ${signed(p.delta)}, 95% CI ${interval(p.ci95)}`,
     `  pass@1 over each file's own tasks: base ${fixed(p.base_all.pass_at_1)} (${tasks(p.base_all.tasks)}), ` +
       `new ${fixed(p.new_all.pass_at_1)} (${tasks(p.new_all.tasks)})`,
-    `  pass -> fail (every trial passed before, not after): ${tasks(c.flips.pass_to_fail.length)}${ids(c.flips.pass_to_fail)}`,
-    `  fail -> pass: ${tasks(c.flips.fail_to_pass.length)}${ids(c.flips.fail_to_pass)}`
+    withIds(`  pass -> fail (every trial passed before, not after): ${tasks(c.flips.pass_to_fail.length)}`, c.flips.pass_to_fail),
+    withIds(`  fail -> pass: ${tasks(c.flips.fail_to_pass.length)}`, c.flips.fail_to_pass)
   )
   if (c.tasks.only_in_base.length > 0) {
-    lines.push(`  only in base (not matched): ${tasks(c.tasks.only_in_base.length)}${ids(c.tasks.only_in_base)}`)
+    lines.push(withIds(`  only in base (not matched): ${tasks(c.tasks.only_in_base.length)}`, c.tasks.only_in_base))
   }
   if (c.tasks.only_in_new.length > 0) {
-    lines.push(`  only in new (not matched): ${tasks(c.tasks.only_in_new.length)}${ids(c.tasks.only_in_new)}`)
+    lines.push(withIds(`  only in new (not matched): ${tasks(c.tasks.only_in_new.length)}`, c.tasks.only_in_new))
   }
   if (c.scorers_only_in_base.length > 0) {
     lines.push(`  scorers only in base (not compared): ${c.scorers_only_in_base.join(", ")}`)
@@ -92,6 +111,8 @@ export const format = (c: Comparison): string => {
     lines.push(`  scorers only in new (not compared): ${c.scorers_only_in_new.join(", ")}`)
   }
   for (const note of c.notes) lines.push(`  note: ${note}`)
+  const improved = c.scorers.filter((s) => s.verdict === "improved").map((s) => s.name)
+  if (improved.length > 0) lines.push(`  improved (95% CI of the change wholly above 0): ${improved.join(", ")}`)
   lines.push(
     c.regressed.length > 0
       ? `  regressed (95% CI of the change wholly below 0): ${c.regressed.join(", ")}`

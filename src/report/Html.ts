@@ -6,16 +6,26 @@
  *
  * @since 0.1.0
  */
+import * as HtmlText from "../internal/htmlText.ts"
 
 /**
- * Escapes text for an HTML text node or a quoted attribute value.
+ * Escapes text for an HTML text node or a quoted attribute value. A
+ * bidirectional or control character (U+202E, U+0007, ...) is shown as its
+ * code point, `<U+202E>`, so it cannot reorder or hide the text around it.
  *
  * @category formatting
  * @since 0.1.0
  */
-export const escape = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) =>
-    c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&#39;")
+export const escape: (text: string) => string = HtmlText.escape
+
+/**
+ * Escapes text for an HTML text node, as `escape` does, with each control's
+ * `<U+202E>` in a `<span class="ctl">` that the page styles apart from the text.
+ *
+ * @category formatting
+ * @since 0.1.0
+ */
+export const text: (text: string) => string = HtmlText.escapeText
 
 /**
  * HTML that is already safe (built by these helpers, or an SVG chart): kept
@@ -57,13 +67,14 @@ export const render = (content: Content): string =>
     : typeof content === "number"
     ? escape(formatNumber(content))
     : typeof content === "string"
-    ? escape(content)
+    ? text(content)
     : content.html
 
 /**
  * `value` as JSON that is safe inside `<script type="application/json">`:
- * `<` is written `\u003c` (no `</script>` can close the block) and U+2028 and
- * U+2029 are escaped.
+ * `<` is written `\u003c` (no `</script>` can close the block), and U+2028,
+ * U+2029 and every bidirectional or control character are escaped (the file
+ * holds none raw; the parsed value is the same).
  *
  * @category formatting
  * @since 0.1.0
@@ -73,6 +84,7 @@ export const scriptJson = (value: unknown): string =>
     .replace(/</g, "\\u003c")
     .replace(/\u2028/g, "\\u2028")
     .replace(/\u2029/g, "\\u2029")
+    .replace(HtmlText.CONTROLS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
 
 /**
  * A number for people: thousands separated, at most `digits` decimals.
@@ -140,6 +152,7 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 .badge{display:inline-block;padding:1px 7px;border-radius:999px;font-size:12px;font-weight:600;white-space:nowrap}
 .badge.ok{background:#dcfce7;color:#166534}.badge.fail{background:#fee2e2;color:#991b1b}.badge.warn{background:#fef3c7;color:#92400e}
 .mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}
+.ctl{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85em;color:#9a3412;background:#ffedd5;border-radius:3px;padding:0 2px;white-space:nowrap}
 `
 
 /**
@@ -176,9 +189,9 @@ export const page = (options: {
  * @since 0.1.0
  */
 export const section = (title: string, body: string, options?: { readonly id?: string; readonly note?: string }): string =>
-  `<section class="card"${options?.id === undefined ? "" : ` id="${escape(options.id)}"`}>` +
-  `<h2>${escape(title)}</h2>${body}` +
-  (options?.note === undefined ? "" : `<p class="note">${escape(options.note)}</p>`) +
+  `<section class="card"${options?.id === undefined ? "" : ` id="${HtmlText.escapeValue(options.id)}"`}>` +
+  `<h2>${text(title)}</h2>${body}` +
+  (options?.note === undefined ? "" : `<p class="note">${text(options.note)}</p>`) +
   `</section>`
 
 /**
@@ -203,9 +216,9 @@ export interface Stat {
 export const stats = (items: ReadonlyArray<Stat>): string =>
   `<div class="stats">` +
   items.map((s) =>
-    `<div class="stat${s.tone === undefined ? "" : ` ${s.tone}`}"><div class="label">${escape(s.label)}</div>` +
+    `<div class="stat${s.tone === undefined ? "" : ` ${s.tone}`}"><div class="label">${text(s.label)}</div>` +
     `<div class="value">${render(s.value)}</div>` +
-    (s.note === undefined ? "" : `<div class="note">${escape(s.note)}</div>`) + `</div>`
+    (s.note === undefined ? "" : `<div class="note">${text(s.note)}</div>`) + `</div>`
   ).join("") +
   `</div>`
 
@@ -228,7 +241,7 @@ export interface Column {
  */
 export const table = (columns: ReadonlyArray<Column>, rows: ReadonlyArray<ReadonlyArray<Content>>): string =>
   `<table><thead><tr>` +
-  columns.map((c) => `<th${c.numeric === true ? ` class="num"` : ""}>${escape(c.label)}</th>`).join("") +
+  columns.map((c) => `<th${c.numeric === true ? ` class="num"` : ""}>${text(c.label)}</th>`).join("") +
   `</tr></thead><tbody>` +
   rows.map((row) =>
     `<tr>` + row.map((cell, i) => `<td${columns[i]?.numeric === true ? ` class="num"` : ""}>${render(cell)}</td>`).join("") +
@@ -242,5 +255,5 @@ export const table = (columns: ReadonlyArray<Column>, rows: ReadonlyArray<Readon
  * @category constructors
  * @since 0.1.0
  */
-export const badge = (text: string, tone: "ok" | "fail" | "warn"): Raw =>
-  raw(`<span class="badge ${tone}">${escape(text)}</span>`)
+export const badge = (label: string, tone: "ok" | "fail" | "warn"): Raw =>
+  raw(`<span class="badge ${tone}">${text(label)}</span>`)

@@ -9,6 +9,8 @@
  *
  * @since 0.1.0
  */
+import { significant } from "../internal/figures.ts"
+import * as HtmlText from "../internal/htmlText.ts"
 import { MutableProbe } from "../internal/probe.ts"
 import { tableCss, tableScript } from "../internal/reportTable.ts"
 import * as Summary from "../Summary.ts"
@@ -61,6 +63,12 @@ const seconds = (v: number) =>
 
 const ms = (v: number) =>
   v >= 1000 ? `${Svg.compact(Number((v / 1000).toPrecision(2)))}s` : `${Number(v.toPrecision(v < 1 ? 1 : 2))}ms`
+// A latency figure: three significant digits (the percentiles are good to about ±2.5%).
+const latency = (v: number | null) =>
+  v === null ? "—" : v >= 1000 ? `${significant(v / 1000)} s` : `${significant(v)} ms`
+
+// The failed trials among the scored ones: each scorer counts them all.
+const failedScored = (sc: Summary.ScoringSummary): number => Object.values(sc.scorers)[0]?.failed_trials ?? 0
 
 const header = (input: PageInput, file: Summary.Summary): string => {
   const run = input.summary
@@ -69,7 +77,12 @@ const header = (input: PageInput, file: Summary.Summary): string => {
   const stats: Array<Html.Stat> = [
     { label: "Trials", value: total.total },
     { label: "Completed", value: total.completed, tone: "good", note: Html.formatPercent(total.total === 0 ? null : total.completed / total.total) },
-    { label: "Failed", value: total.failed, ...(total.failed > 0 ? { tone: "bad" as const } : {}) },
+    {
+      label: "Failed trials",
+      value: total.failed,
+      note: "the agent call failed",
+      ...(total.failed > 0 ? { tone: "bad" as const } : {})
+    },
     ...(total.partial > 0 ? [{ label: "Partial", value: total.partial, tone: "warn" as const }] : []),
     ...(sc === undefined ? [] : [{
       label: "Passed",
@@ -77,6 +90,12 @@ const header = (input: PageInput, file: Summary.Summary): string => {
       note: `${Html.formatNumber(sc.passed)} of ${Html.formatNumber(sc.trials)}, 95% CI ${
         sc.pass_rate_ci95 === null ? "—" : `${Html.formatPercent(sc.pass_rate_ci95[0])}–${Html.formatPercent(sc.pass_rate_ci95[1])}`
       }`
+    }, {
+      // Answered, and a scorer said no: apart from the failed trials, which never pass either.
+      label: "Not passed",
+      value: sc.trials - sc.passed - failedScored(sc),
+      note: "answered; a scorer said no",
+      ...(sc.trials - sc.passed - failedScored(sc) > 0 ? { tone: "warn" as const } : {})
     }]),
     {
       label: "Wall time",
@@ -88,7 +107,7 @@ const header = (input: PageInput, file: Summary.Summary): string => {
       value: `${Html.formatNumber(run?.throughput_per_s ?? file.throughput_per_s, 1)}/s`,
       ...(run === undefined ? { note: "trials over that span" } : {})
     },
-    { label: "Latency p50", value: file.latency_ms.p50 === null ? null : ms(file.latency_ms.p50), note: `p95 ${file.latency_ms.p95 === null ? "—" : ms(file.latency_ms.p95)} · p99 ${file.latency_ms.p99 === null ? "—" : ms(file.latency_ms.p99)}` }
+    { label: "Latency p50", value: file.latency_ms.p50 === null ? null : latency(file.latency_ms.p50), note: `p95 ${latency(file.latency_ms.p95)} · p99 ${latency(file.latency_ms.p99)}` }
   ]
   if (run !== undefined) {
     stats.push(
@@ -109,10 +128,10 @@ const header = (input: PageInput, file: Summary.Summary): string => {
   }
   if (run === undefined) notes.push("No run summary given (--summary FILE): parallelism and peaks are not shown.")
   return `<header class="top"><h1>agent-trials report ${badge}</h1>` +
-    `<div class="sub">${Html.escape(input.resultsFile)}${run === undefined ? "" : ` · run ${Html.escape(run.run_id)}`}` +
+    `<div class="sub">${Html.text(input.resultsFile)}${run === undefined ? "" : ` · run ${Html.text(run.run_id)}`}` +
     ` · ${file.epochs} epoch${file.epochs === 1 ? "" : "s"}</div></header>` +
     Html.stats(stats) +
-    notes.map((n) => `<p class="note">${Html.escape(n)}</p>`).join("")
+    notes.map((n) => `<p class="note">${Html.text(n)}</p>`).join("")
 }
 
 const scoresSection = (file: Summary.Summary, epochs: number): string => {
@@ -226,7 +245,7 @@ const latencySection = (file: Summary.Summary, result: Aggregate.Result): string
   return Html.section(
     "Latency",
     Svg.barChart({ bars, xLabel: "latency (log buckets)", yLabel: "trials" }),
-    { note: `p50 ${num(l.p50)} ms · p95 ${num(l.p95)} ms · p99 ${num(l.p99)} ms · max ${num(l.max)} ms (percentiles within ±2.5%)` }
+    { note: `p50 ${latency(l.p50)} · p95 ${latency(l.p95)} · p99 ${latency(l.p99)} · max ${latency(l.max)} (percentiles within ±2.5%)` }
   )
 }
 
@@ -263,11 +282,11 @@ const timeSections = (result: Aggregate.Result): Array<string> => {
 
 const failuresSection = (file: Summary.Summary): string => {
   const types = Object.entries(file.error_types).sort((a, b) => b[1] - a[1])
-  if (types.length === 0) return Html.section("Failures by type", `<p class="note">No trial failed.</p>`)
+  if (types.length === 0) return Html.section("Failed trials by error type", `<p class="note">No trial failed.</p>`)
   const top = types.slice(0, 15)
   const rest = types.slice(15).reduce((n, [, c]) => n + c, 0)
   return Html.section(
-    "Failures by type",
+    "Failed trials by error type",
     Svg.barChart({
       orientation: "horizontal",
       color: "#dc2626",
@@ -279,21 +298,21 @@ const failuresSection = (file: Summary.Summary): string => {
 const tableSection = (input: PageInput, scorers: ReadonlyArray<string>): string => {
   const r = input.result
   const selects = scorers.map((name) =>
-    `<label>${Html.escape(name)} <select data-scorer="${Html.escape(name)}"><option value="all">all</option>` +
-    `<option value="passed">passed</option><option value="failed">failed</option></select></label>`
+    `<label>${Html.text(name)} <select data-scorer="${HtmlText.escapeValue(name)}"><option value="all">all</option>` +
+    `<option value="passed">passed</option><option value="failed">not passed</option></select></label>`
   ).join("")
   const data = Html.scriptJson({ rows: r.rows, leftOut: r.rowsLeftOut })
   return Html.section(
     "Trials",
     `<div class="controls"><input type="search" id="search" placeholder="Search ids, inputs, outputs, errors…" aria-label="Search">` +
-      `<label><input type="checkbox" id="only-failures"> failures only</label>${selects}</div>` +
+      `<label><input type="checkbox" id="only-failures"> failed or not passed only</label>${selects}</div>` +
       `<div id="count"></div><div class="table-wrap"><table id="rows"><thead><tr>` +
       `<th>Trial</th><th>Status</th><th>Input</th><th>Reference</th><th>Output</th><th>Scores</th><th>Error</th><th class="num">ms</th>` +
       `</tr></thead><tbody></tbody></table></div><button type="button" class="more" id="more" hidden>Show more</button>` +
       `<script type="application/json" id="rows-data">${data}</script>`,
     {
       id: "trials",
-      note: `${Html.formatNumber(r.rows.length)} of ${Html.formatNumber(r.trials)} trials (failures first: ${Html.formatNumber(r.failingTrials)} failing). ` +
+      note: `${Html.formatNumber(r.rows.length)} of ${Html.formatNumber(r.trials)} trials (first the ${Html.formatNumber(r.failingTrials)} failed or not passed). ` +
         (input.withTasks ? "" : "Input and reference need the task file (--tasks FILE). ") +
         "Click a row to see its texts in full (each cut at 2,000 characters)."
     }

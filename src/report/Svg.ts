@@ -7,16 +7,16 @@
  *
  * @since 0.1.0
  */
+import * as HtmlText from "../internal/htmlText.ts"
 
 /**
- * Escapes text for an SVG (or HTML) text node or a quoted attribute value.
+ * Escapes text for an SVG (or HTML) text node or a quoted attribute value; a
+ * bidirectional or control character is shown as its code point, `<U+202E>`.
  *
  * @category formatting
  * @since 0.1.0
  */
-export const escape = (text: string): string =>
-  text.replace(/[&<>"']/g, (c) =>
-    c === "&" ? "&amp;" : c === "<" ? "&lt;" : c === ">" ? "&gt;" : c === '"' ? "&quot;" : "&#39;")
+export const escape: (text: string) => string = HtmlText.escape
 
 /**
  * A map from data values to pixels.

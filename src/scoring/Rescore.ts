@@ -101,13 +101,16 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
   )
 
   const acc = new Summary.Accumulator(1, { scorers: names, pass: config.pass })
-  const recorded = yield* Results.prepare(config.out, {
+  const out = Results.outPath(config.out)
+  // With the scored trials on stdout, every other line goes to stderr.
+  const say = Results.isStdout(out) ? Console.error : Console.log
+  const recorded = yield* Results.prepare(out, {
     resume: config.resume,
     retryFailed: false,
     onPrior: (trial) => acc.add(trial, true)
   }).pipe(Effect.mapError((e) => bad(e.message)))
-  yield* Console.log(`scoring ${config.input} -> ${config.out}`)
-  if (recorded.kept > 0) yield* Console.log(`resuming: ${recorded.kept} trials already scored`)
+  yield* say(`scoring ${config.input} -> ${out}`)
+  if (recorded.kept > 0) yield* say(`resuming: ${recorded.kept} trials already scored`)
 
   const probe = new MutableProbe()
   const started = Date.now()
@@ -116,7 +119,7 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
     Effect.gen(function*() {
       const summary = Summary.make({
         runId: `score-${path.basename(config.input)}`,
-        resultsFile: config.out,
+        resultsFile: out,
         outcome,
         acc,
         probe: probe.snapshot(),
@@ -128,7 +131,7 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
           judgeParallelism: scorers.some(Stage.isJudge) ? config.judgeParallelism ?? config.parallelism : undefined
         }
       })
-      yield* Console.log(Summary.format(summary))
+      yield* say(Summary.format(summary))
       if (config.summary !== undefined) {
         yield* fs.writeFileString(config.summary, JSON.stringify(summary, null, 2) + "\n").pipe(
           Effect.catch((e) => Console.error(`agent-trials: cannot write --summary ${config.summary}: ${e.message}`))
@@ -144,7 +147,7 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
     })
   )
   return yield* Effect.scoped(Effect.gen(function*() {
-    writer = yield* Results.writer(config.out, { onWritten: (trial) => acc.add(trial) })
+    writer = yield* Results.writer(out, { onWritten: (trial) => acc.add(trial) })
     const sink = writer
     yield* Stage.scoreTrials(trials, {
       scorers,
