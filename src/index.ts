@@ -177,6 +177,15 @@ export * as ModuleScorer from "./scoring/ModuleScorer.ts"
 export * as Statistics from "./scoring/Statistics.ts"
 
 /**
+ * Clustered values (the epochs of a task): the cluster-robust (CR1) standard
+ * error of a mean in space of the open clusters, its t interval, the design
+ * effect, and a pass rate's Wilson interval on the effective sample size.
+ *
+ * @since 0.1.0
+ */
+export * as Clustered from "./scoring/Clustered.ts"
+
+/**
  * The scoring stage: every finished trial scored by every scorer, at most
  * `parallelism` trials at a time, pipelined after the agent stage.
  *
