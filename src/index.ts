@@ -186,6 +186,14 @@ export * as Statistics from "./scoring/Statistics.ts"
 export * as Clustered from "./scoring/Clustered.ts"
 
 /**
+ * pass@k and pass^k (every one of k draws passes) over tasks, with their
+ * Student t intervals over tasks.
+ *
+ * @since 0.1.0
+ */
+export * as PassAtK from "./scoring/PassAtK.ts"
+
+/**
  * The scoring stage: every finished trial scored by every scorer, at most
  * `parallelism` trials at a time, pipelined after the agent stage.
  *
