@@ -194,6 +194,15 @@ export * as Clustered from "./scoring/Clustered.ts"
 export * as PassAtK from "./scoring/PassAtK.ts"
 
 /**
+ * Tests of a comparison: the paired t test's p-value, McNemar's exact test
+ * of paired pass/fail verdicts, Holm's step-down adjustment, and the
+ * minimum detectable effect at 80% power.
+ *
+ * @since 0.1.0
+ */
+export * as Significance from "./scoring/Significance.ts"
+
+/**
  * The scoring stage: every finished trial scored by every scorer, at most
  * `parallelism` trials at a time, pipelined after the agent stage.
  *
