@@ -54,6 +54,7 @@
 import { Console, Effect, FileSystem, Schema } from "effect"
 import type * as Statistics from "../scoring/Statistics.ts"
 import { fromTallies } from "./CompareDiff.ts"
+import { notNonInferior, regression } from "./CompareGate.ts"
 import { toHtml } from "./CompareHtml.ts"
 import { CompareInputError, tally } from "./CompareTally.ts"
 import { format } from "./CompareText.ts"
@@ -275,23 +276,6 @@ export class NotNonInferior extends Schema.TaggedError<NotNonInferior>()("NotNon
   scorers: Schema.Array(Schema.String)
 }) {}
 
-const formatP = (p: number): string => (p < 1e-4 ? p.toExponential(1) : p.toFixed(4))
-
-// The scorers of both files whose interval does not lie above -margin.
-const notNonInferior = (c: Comparison, margin: number): NotNonInferior | undefined => {
-  const failing = c.scorers.filter((s) => s.ci95 === null || !(s.ci95[0] > -margin))
-  if (failing.length === 0) return undefined
-  const which = failing.map((s) =>
-    s.ci95 === null
-      ? `${s.name} (no interval: ${s.n} paired task${s.n === 1 ? "" : "s"})`
-      : `${s.name} (95% CI lower bound ${s.ci95[0].toFixed(4)})`
-  )
-  return new NotNonInferior({
-    message: `not non-inferior within ${margin} (the 95% CI must lie above ${-margin}): ${which.join("; ")}`,
-    scorers: failing.map((s) => s.name)
-  })
-}
-
 /**
  * The `compare` command: compares, prints the text on stdout, writes `--json`
  * and `--html`, then, with `failOnRegression`, fails with `Regressed` when a
@@ -313,17 +297,13 @@ export const run = Effect.fn("Compare.run")(function*(config: CompareConfig) {
   if (config.json !== undefined) yield* write("--json", config.json, JSON.stringify(comparison, null, 2) + "\n")
   if (config.html !== undefined) yield* write("--html", config.html, yield* Effect.sync(() => toHtml(comparison)))
   const inferior = config.nonInferiority === undefined ? undefined : notNonInferior(comparison, config.nonInferiority)
-  if (config.failOnRegression && comparison.regressed.length > 0) {
-    const m = comparison.judged.length
-    const which = comparison.scorers.filter((s) => comparison.regressed.includes(s.name)).map((s) =>
-      `${s.name} (delta ${s.delta!.toFixed(4)}, 95% CI [${s.ci95![0].toFixed(4)}, ${s.ci95![1].toFixed(4)}], ` +
-      `Holm-adjusted p ${formatP(s.p_holm!)} of ${m} scorer${m === 1 ? "" : "s"} judged)`
-    )
+  const regressed = config.failOnRegression ? regression(comparison) : undefined
+  if (regressed !== undefined) {
     return yield* new Regressed({
-      message: `regression: ${which.join("; ")}${inferior === undefined ? "" : `; and ${inferior.message}`}`,
+      message: `${regressed}${inferior === undefined ? "" : `; and ${inferior.message}`}`,
       scorers: comparison.regressed
     })
   }
-  if (inferior !== undefined) return yield* inferior
+  if (inferior !== undefined) return yield* new NotNonInferior(inferior)
   return comparison
 })
