@@ -536,9 +536,10 @@ export const scoreCommand = Command.make(
 
 /**
  * `compare BASE.jsonl NEW.jsonl [--pass NAME] [--json FILE] [--html FILE]
- * [--fail-on-regression]`: the paired change of each scorer between two
- * results files. Exit 0; 1 with `--fail-on-regression` when a scorer
- * regressed; 2 on bad input.
+ * [--fail-on-regression] [--non-inferiority M]`: the paired change of each
+ * scorer between two results files. Exit 0; 1 with `--fail-on-regression`
+ * when a scorer regressed (Holm over the scorers judged), or with
+ * `--non-inferiority M` when a scorer's interval reaches -M; 2 on bad input.
  *
  * @category commands
  * @since 0.1.0
@@ -556,7 +557,13 @@ export const compareCommand = Command.make(
     html: Flag.String("html").pipe(Flag.withDescription("Also write a self-contained HTML page to this file"), Flag.optional),
     failOnRegression: switchFlag(
       "fail-on-regression",
-      "Exit 1 when a scorer's mean dropped with its whole 95% interval below 0"
+      "Exit 1 when a scorer's mean dropped with a Holm-adjusted p below 0.05 over the scorers judged (family-wise 5%)"
+    ),
+    nonInferiority: Flag.String("non-inferiority").pipe(
+      Flag.withDescription("Exit 1 unless every shared scorer's 95% interval of the change lies above -M (M >= 0)"),
+      Flag.withMetavar("M"),
+      Flag.mapEffect((text) => Effect.mapError(Options.decode(Options.Margin, "--non-inferiority")(text), refused)),
+      Flag.optional
     )
   },
   Effect.fn("Cli.compare")(function*(flags) {
@@ -566,7 +573,8 @@ export const compareCommand = Command.make(
       pass: Option.getOrUndefined(flags.pass),
       json: Option.getOrUndefined(flags.json),
       html: Option.getOrUndefined(flags.html),
-      failOnRegression: flags.failOnRegression
+      failOnRegression: flags.failOnRegression,
+      nonInferiority: Option.getOrUndefined(flags.nonInferiority)
     }).pipe(Effect.mapError(exitFor((e) => e instanceof Compare.CompareInputError)))
   }, reportErrors)
 ).pipe(Command.withDescription(

@@ -223,6 +223,22 @@ export const Parallelism = integerFrom(1)
 export const Count = integerFrom(0)
 
 /**
+ * A margin: a number from 0 up, decimals allowed (`0.02`), as
+ * `compare --non-inferiority M` takes it.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const Margin = fromString(
+  Schema.Number,
+  (text): Result.Result<number, string> => {
+    const n = /^\s*\d+(?:\.\d+)?\s*$/.test(text) ? Number(text) : Number.NaN
+    return Number.isFinite(n) ? Result.succeed(n) : Result.fail(`Expected a number from 0 up, like 0.02, got ${quote(text)}`)
+  },
+  String
+)
+
+/**
  * What a bad dataset line does: `fail` or `skip`.
  *
  * @category schemas

@@ -177,6 +177,32 @@ export * as ModuleScorer from "./scoring/ModuleScorer.ts"
 export * as Statistics from "./scoring/Statistics.ts"
 
 /**
+ * Clustered values (the epochs of a task): the cluster-robust (CR1) standard
+ * error of a mean in space of the open clusters, its t interval, the design
+ * effect, and a pass rate's Wilson interval on the effective sample size.
+ *
+ * @since 0.1.0
+ */
+export * as Clustered from "./scoring/Clustered.ts"
+
+/**
+ * pass@k and pass^k (every one of k draws passes) over tasks, with their
+ * Student t intervals over tasks.
+ *
+ * @since 0.1.0
+ */
+export * as PassAtK from "./scoring/PassAtK.ts"
+
+/**
+ * Tests of a comparison: the paired t test's p-value, McNemar's exact test
+ * of paired pass/fail verdicts, Holm's step-down adjustment, and the
+ * minimum detectable effect at 80% power.
+ *
+ * @since 0.1.0
+ */
+export * as Significance from "./scoring/Significance.ts"
+
+/**
  * The scoring stage: every finished trial scored by every scorer, at most
  * `parallelism` trials at a time, pipelined after the agent stage.
  *

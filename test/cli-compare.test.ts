@@ -1,8 +1,9 @@
 /**
  * `agent-trials compare` in child processes: its exit codes (0; 1 with
- * `--fail-on-regression` when a scorer regressed; 2 on bad input, with one
- * line on stderr), its `--json` and `--html` files, and two real `run`s
- * compared both ways.
+ * `--fail-on-regression` when a scorer regressed under Holm's correction, or
+ * with `--non-inferiority M` when an interval reaches -M; 2 on bad input,
+ * with one line on stderr), its `--json` and `--html` files, and two real
+ * `run`s compared both ways.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
@@ -52,26 +53,37 @@ describe.concurrent("agent-trials compare", () => {
     const result = await compare([base, next, "--json", json, "--html", html, "--fail-on-regression"])
     assert.strictEqual(result.code, 0, describeResult(result))
     assert.strictEqual(result.stderr, "")
-    assert.match(result.stdout, /^ {2}exact {3}5 {7}0\.8000 {2}0\.3000 {2}-0\.5000 {2}\[-1\.1208, \+0\.1208\] {2}no significant change$/m)
+    // p = 2·t.sf(√5, 4) = 0.08900934250008567; mde80 = (2.7764451 + 0.9409646)·0.5/√5 = 0.8312380750
+    // (scipy 1.17.1 t.sf and t.ppf on this machine).
+    assert.match(
+      result.stdout,
+      /^ {2}exact {3}5 {7}0\.8000 {2}0\.3000 {2}-0\.5000 {2}\[-1\.1208, \+0\.1208\] {2}0\.0890 {2}0\.0890 {2}no significant change \(detectable at 80% power: ±0\.8312\)$/m
+    )
     assert.include(result.stdout, "pass -> fail (every trial passed before, not after): 3 tasks: t1, t2, t4")
     assert.include(result.stdout, "only in base (not matched): 1 task: gone")
     assert.include(result.stdout, "only in new (not matched): 1 task: added")
-    assert.include(result.stdout, "no scorer regressed")
+    assert.include(result.stdout, "no scorer regressed (1 scorer judged;")
 
     const c = JSON.parse(fs.readFileSync(json, "utf8"))
     assert.deepStrictEqual(Object.keys(c), [
       "base", "new", "measure", "pass_rule", "tasks", "scorers", "scorers_only_in_base", "scorers_only_in_new",
-      "pass_at_1", "flips", "regressed", "notes"
+      "pass_at_1", "flips", "judged", "regressed", "notes"
     ])
     const s = c.scorers[0]
     assert.deepStrictEqual(Object.keys(s), [
-      "name", "n", "base_mean", "new_mean", "delta", "sd", "standard_error", "df", "ci95", "verdict", "reason"
+      "name", "n", "base_mean", "new_mean", "delta", "sd", "standard_error", "df", "ci95", "p_value", "p_holm",
+      "mcnemar_p", "mde80", "verdict", "reason"
     ])
     assert.deepInclude(s, { name: "exact", n: 5, df: 4, verdict: "no_significant_change", reason: null })
     assert.approximately(s.delta, -0.5, 1e-12)
     assert.approximately(s.standard_error, Math.sqrt(0.05), 1e-12)
     assert.approximately(s.ci95[0], -0.5 - T4 * Math.sqrt(0.05), 1e-9)
     assert.approximately(s.ci95[1], -0.5 + T4 * Math.sqrt(0.05), 1e-9)
+    assert.approximately(s.p_value, 0.08900934250008567, 1e-12)
+    assert.strictEqual(s.p_holm, s.p_value)
+    assert.approximately(s.mde80, 0.8312380750135809, 1e-12)
+    // t4 has two epochs: no McNemar.
+    assert.isNull(s.mcnemar_p)
     // pass@1 over paired tasks: base (1+1+1+1+0)/5 = 0.8, new (0+0+1+0.5+0)/5 = 0.3.
     assert.approximately(c.pass_at_1.base, 0.8, 1e-12)
     assert.approximately(c.pass_at_1.new, 0.3, 1e-12)
@@ -85,10 +97,13 @@ describe.concurrent("agent-trials compare", () => {
     assert.notMatch(page, /\s(src|href)=/)
   })
 
-  it("--fail-on-regression: exit 1 and the regressed scorer named on stderr; without the flag exit 0", async () => {
+  it("--fail-on-regression: exit 1 and the regressed scorer named on stderr with its Holm-adjusted p; without the flag exit 0", async () => {
     const dir = tempDir()
-    // Every task drops from 1 to 0 on exact; judge holds: exact regressed, judge did not.
-    const tasks = ["a", "b", "c"]
+    // exact drops on every task, judge holds. exact: d = -1 five times and -0.5: d̄ = -11/12,
+    // s² = (5/144 + 25/144)/5 = 1/24, SE = √(1/24)/√6 = 1/12, t = -11 on 5 df: p = 1.0805220554498285e-4
+    // (2·scipy t.sf(11, 5)); Holm over 2 judged: 2.161e-4; t(0.975, 5) = 2.5705818:
+    // -0.9167 ± 0.2142 = [-1.1309, -0.7025].
+    const tasks = ["a", "b", "c", "d", "e", "f"]
     const base = writeJsonl(path.join(dir, "base.jsonl"), tasks.map((t) => ({
       ...exact(`${t}:1`, true),
       scores: { exact: { value: 1, passed: true }, judge: { value: 0.5, passed: true } }
@@ -99,15 +114,98 @@ describe.concurrent("agent-trials compare", () => {
     })))
     const failing = await compare([base, next, "--fail-on-regression"])
     assert.strictEqual(failing.code, 1, describeResult(failing))
-    // d = -0.5 -1 -1: d̄ -5/6; s² = (1/9 + 1/36 + 1/36)/2 = 1/12; SE = √(1/36) = 1/6;
-    // t(0.975, 2) = 4.30265273: -0.8333 ± 0.7171 = [-1.5504, -0.1162].
-    assert.strictEqual(failing.stderr.trim(), "agent-trials: regression: exact (delta -0.8333, 95% CI [-1.5504, -0.1162])")
-    assert.include(failing.stdout, "regressed (95% CI of the change wholly below 0): exact")
-    assert.match(failing.stdout, /^ {2}judge .* no significant change$/m)
+    assert.strictEqual(
+      failing.stderr.trim(),
+      "agent-trials: regression: exact (delta -0.9167, 95% CI [-1.1309, -0.7025], Holm-adjusted p 0.0002 of 2 scorers judged)"
+    )
+    assert.include(failing.stdout, "regressed (delta < 0 and Holm-adjusted p < 0.05, 2 scorers judged, family-wise 5%): exact")
+    assert.match(failing.stdout, /^ {2}judge .* 1\.0000 {2}1\.0000 .*no significant change/m)
 
     const plain = await compare([base, next])
     assert.strictEqual(plain.code, 0, describeResult(plain))
-    assert.include(plain.stdout, "regressed (95% CI of the change wholly below 0): exact")
+    assert.include(plain.stdout, "regressed (delta < 0 and Holm-adjusted p < 0.05, 2 scorers judged, family-wise 5%): exact")
+  })
+
+  it("--fail-on-regression with Holm: an interval below 0 among 2 scorers is no regression (exit 0); alone it is (exit 1)", async () => {
+    const dir = tempDir()
+    // exact: d = -0.5 -1 -1 over 3 tasks: t = -5 on 2 df, p = 1 - 5/√27 = 0.0377 (closed form for 2 df),
+    // interval [-1.5504, -0.1162] below 0; judge does not move (p = 1). Holm, m = 2: 0.0755 >= 0.05.
+    const tasks = ["a", "b", "c"]
+    const trials = (values: ReadonlyArray<number>, judge: boolean) =>
+      tasks.map((t, i) => ({
+        ...exact(`${t}:1`, values[i] === 1),
+        scores: {
+          exact: { value: values[i], passed: values[i] === 1 },
+          ...(judge ? { judge: { value: 0.5, passed: true } } : {})
+        }
+      }))
+    const json = path.join(dir, "c.json")
+    const [two, alone] = await Promise.all([
+      compare([
+        writeJsonl(path.join(dir, "b2.jsonl"), trials([1, 1, 1], true)),
+        writeJsonl(path.join(dir, "n2.jsonl"), trials([0.5, 0, 0], true)),
+        "--fail-on-regression",
+        "--json",
+        json
+      ]),
+      compare([
+        writeJsonl(path.join(dir, "b1.jsonl"), trials([1, 1, 1], false)),
+        writeJsonl(path.join(dir, "n1.jsonl"), trials([0.5, 0, 0], false)),
+        "--fail-on-regression"
+      ])
+    ])
+    assert.strictEqual(two.code, 0, describeResult(two))
+    assert.match(two.stdout, /^ {2}exact .* 0\.0377 {2}0\.0755 .*regressed$/m)
+    assert.include(two.stdout, "no scorer regressed (2 scorers judged;")
+    const c = JSON.parse(fs.readFileSync(json, "utf8"))
+    assert.deepStrictEqual(c.judged, ["exact", "judge"])
+    assert.deepStrictEqual(c.regressed, [])
+    assert.strictEqual(c.scorers[0].verdict, "regressed")
+    assert.approximately(c.scorers[0].p_holm, 2 * (1 - 5 / Math.sqrt(27)), 1e-12)
+
+    assert.strictEqual(alone.code, 1, describeResult(alone))
+    assert.strictEqual(
+      alone.stderr.trim(),
+      "agent-trials: regression: exact (delta -0.8333, 95% CI [-1.5504, -0.1162], Holm-adjusted p 0.0377 of 1 scorer judged)"
+    )
+  })
+
+  it("--non-inferiority M: exit 1 naming the scorer whose interval reaches -M, 0 within the margin, 2 on a bad M", async () => {
+    const dir = tempDir()
+    const { base, next } = writePair(dir)
+    // exact: 95% CI [-1.1208, +0.1208] (above).
+    const [tight, wide, both, negative, word] = await Promise.all([
+      compare([base, next, "--non-inferiority", "0.5"]),
+      compare([base, next, "--non-inferiority", "1.2"]),
+      compare([base, next, "--non-inferiority", "0.5", "--fail-on-regression"]),
+      compare([base, next, "--non-inferiority", "-1"]),
+      compare([base, next, "--non-inferiority", "lots"])
+    ])
+    assert.strictEqual(tight.code, 1, describeResult(tight))
+    assert.strictEqual(
+      tight.stderr.trim(),
+      "agent-trials: not non-inferior within 0.5 (the 95% CI must lie above -0.5): exact (95% CI lower bound -1.1208)"
+    )
+    assert.strictEqual(wide.code, 0, describeResult(wide))
+    assert.strictEqual(wide.stderr, "")
+    // No regression (p 0.089), but not non-inferior: exit 1 all the same.
+    assert.strictEqual(both.code, 1, describeResult(both))
+    assert.include(both.stderr, "not non-inferior within 0.5")
+    for (const bad of [negative, word]) {
+      assert.strictEqual(bad.code, 2, describeResult(bad))
+      assert.include(bad.stderr, "--non-inferiority")
+    }
+    assert.include(word.stderr, 'Expected --non-inferiority to be a number from 0 up, like 0.02, got "lots"')
+
+    // One paired task: no interval, so non-inferiority is not shown: exit 1.
+    const one = await compare([
+      writeJsonl(path.join(dir, "one-a.jsonl"), [exact("t1:1", true)]),
+      writeJsonl(path.join(dir, "one-b.jsonl"), [exact("t1:1", true)]),
+      "--non-inferiority",
+      "0.1"
+    ])
+    assert.strictEqual(one.code, 1, describeResult(one))
+    assert.include(one.stderr, "exact (no interval: 1 paired task)")
   })
 
   it("one paired task: no interval, no verdict, the reason printed, exit 0 with --fail-on-regression", async () => {
@@ -117,7 +215,7 @@ describe.concurrent("agent-trials compare", () => {
     const result = await compare([base, next, "--fail-on-regression"])
     assert.strictEqual(result.code, 0, describeResult(result))
     assert.include(result.stdout, "note: exact: no verdict: 1 paired task with a value in both files: an interval needs at least 2")
-    assert.match(result.stdout, /^ {2}exact .* -1\.0000 {2}- {7}no verdict$/m)
+    assert.match(result.stdout, /^ {2}exact .* -1\.0000 {2}- .*no verdict$/m)
   })
 
   it("bad input: one line on stderr and exit 2", async () => {
@@ -161,7 +259,10 @@ describe.concurrent("agent-trials compare", () => {
       compare([worse, good, "--fail-on-regression"])
     ])
     assert.strictEqual(forward.code, 1, describeResult(forward))
-    assert.match(forward.stderr.trim(), /^agent-trials: regression: exact \(delta -0\.\d{4}, 95% CI \[-0\.\d{4}, -0\.\d{4}\]\)$/)
+    assert.match(
+      forward.stderr.trim(),
+      /^agent-trials: regression: exact \(delta -0\.\d{4}, 95% CI \[-0\.\d{4}, -0\.\d{4}\], Holm-adjusted p \S+ of 1 scorer judged\)$/
+    )
     assert.strictEqual(backward.code, 0, describeResult(backward))
     assert.match(backward.stdout, /^ {2}exact .* improved$/m)
 

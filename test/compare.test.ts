@@ -124,6 +124,23 @@ describe("Compare.compare", () => {
       close(sim.standard_error, Math.sqrt(0.0486), "sim SE")
       closeInterval(sim.ci95, [-0.24 - T4 * Math.sqrt(0.0486), -0.24 + T4 * Math.sqrt(0.0486)], "sim ci95")
 
+      // The tests beside the intervals (scipy 1.17.1 on this machine): exact t = -0.7/0.2 = -3.5 on 4 df,
+      // p = 2·t.sf(3.5, 4) = 0.024896163460222748; sim t = -0.24/√0.0486, p = 0.33750185654036463.
+      // Holm over the m = 2 judged: 0.0249·2 = 0.049792326920445495, then max(0.3375·1, 0.0498).
+      // mde80 = (t.ppf(0.975, 4) + t.ppf(0.8, 4))·sd/√5: exact 0.743481936486595, sim 0.8195181198158198.
+      // t1 and t3 have 2 epochs: no McNemar.
+      close(exact.p_value, 0.024896163460222748, "exact p")
+      close(exact.p_holm, 0.049792326920445495, "exact p_holm")
+      close(sim.p_value, 0.33750185654036463, "sim p")
+      close(sim.p_holm, 0.33750185654036463, "sim p_holm")
+      close(exact.mde80, 0.743481936486595, "exact mde80")
+      close(sim.mde80, 0.8195181198158198, "sim mde80")
+      assert.deepInclude(exact, { mcnemar_p: null })
+      assert.deepInclude(c.pass_at_1, { mcnemar_p: null })
+      // pass@1: d̄ -0.6, SE² 0.085 (below): p = 2·t.sf(0.6/√0.085, 4) = 0.1087009513249236.
+      close(c.pass_at_1.p_value, 0.1087009513249236, "pass@1 p")
+      assert.deepStrictEqual(c.judged, ["exact", "sim"])
+      // Holm-adjusted 0.0498 < 0.05 and delta < 0.
       assert.deepStrictEqual(c.regressed, ["exact"])
       assert.deepStrictEqual(c.scorers_only_in_base, [])
       assert.deepStrictEqual(c.scorers_only_in_new, ["judge"])
@@ -299,6 +316,88 @@ describe("Compare.compare", () => {
     }))
 })
 
+describe("Compare: McNemar, Holm and mde80", () => {
+  it.live("one epoch of pass/fail verdicts: McNemar's exact p on the flipped tasks, per scorer and for pass@1", () =>
+    Effect.gen(function*() {
+      // t1 passed before only (b = 1); t2..t7 after only (c = 6); t8 both. By hand:
+      // p = 2·P(X <= 1), X ~ Bin(7, 1/2) = 2·(1 + 7)/128 = 0.125.
+      const before = [true, false, false, false, false, false, false, true]
+      const after = [false, true, true, true, true, true, true, true]
+      const c = yield* compare(
+        file("a.jsonl", before.map((ok, i) => scored(`t${i + 1}:1`, { exact: [ok ? 1 : 0, ok] }))),
+        file("b.jsonl", after.map((ok, i) => scored(`t${i + 1}:1`, { exact: [ok ? 1 : 0, ok] })))
+      )
+      close(c.scorers[0].mcnemar_p, 0.125, "scorer McNemar")
+      close(c.pass_at_1.mcnemar_p, 0.125, "pass@1 McNemar")
+      assert.deepStrictEqual(c.flips, { pass_to_fail: ["t1"], fail_to_pass: ["t2", "t3", "t4", "t5", "t6", "t7"] })
+      // No discordant task: p = 1.
+      const same = yield* compare(
+        file("a.jsonl", before.map((ok, i) => scored(`t${i + 1}:1`, { exact: [ok ? 1 : 0, ok] }))),
+        file("b.jsonl", before.map((ok, i) => scored(`t${i + 1}:1`, { exact: [ok ? 1 : 0, ok] })))
+      )
+      assert.strictEqual(same.scorers[0].mcnemar_p, 1)
+      assert.strictEqual(same.pass_at_1.mcnemar_p, 1)
+    }))
+
+  it.live("Holm over the judged scorers: a drop whose own interval is below 0 is no regression among 3 scorers", () =>
+    Effect.gen(function*() {
+      // exact per task a, b, c: 1 -> 0.5, 1 -> 0, 1 -> 0: d = -0.5 -1 -1, d̄ -5/6, s² = 1/12, SE 1/6,
+      // t = -5 on 2 df; closed form for 2 df: p = 1 - |t|/√(t² + 2) = 1 - 5/√27 = 0.03774955135...
+      // Its interval [-1.5504, -0.1162] lies below 0: verdict regressed. judge and style do not move
+      // (p = 1). Holm over m = 3: 3·0.03775 = 0.11325 > 0.05: not in `regressed`. With exact alone
+      // (m = 1) p_holm = p < 0.05: regressed.
+      const tasks = ["a", "b", "c"]
+      const trials = (values: ReadonlyArray<number>, names: ReadonlyArray<string>) =>
+        tasks.map((t, i) =>
+          scored(`${t}:1`, {
+            exact: [values[i], values[i] === 1],
+            ...Object.fromEntries(names.map((n) => [n, [0.5, true] as const]))
+          })
+        )
+      const three = yield* compare(
+        file("a.jsonl", trials([1, 1, 1], ["judge", "style"])),
+        file("b.jsonl", trials([0.5, 0, 0], ["judge", "style"]))
+      )
+      const [exact, judge] = three.scorers
+      const p = 1 - 5 / Math.sqrt(27)
+      close(exact.p_value, p, "exact p")
+      close(exact.p_holm, 3 * p, "exact p_holm")
+      assert.strictEqual(judge.p_value, 1)
+      assert.strictEqual(judge.p_holm, 1)
+      assert.strictEqual(exact.verdict, "regressed")
+      assert.deepStrictEqual(three.judged, ["exact", "judge", "style"])
+      assert.deepStrictEqual(three.regressed, [])
+      assert.include(Compare.format(three), "no scorer regressed (3 scorers judged;")
+
+      const one = yield* compare(file("a.jsonl", trials([1, 1, 1], [])), file("b.jsonl", trials([0.5, 0, 0], [])))
+      close(one.scorers[0].p_holm, p, "p_holm, m = 1")
+      assert.deepStrictEqual(one.regressed, ["exact"])
+    }))
+
+  it.live("one scorer: Holm's regressed is the interval's verdict regressed, on 40 random pairs of files", () =>
+    Effect.gen(function*() {
+      let seed = 23
+      const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
+      let regressions = 0
+      for (let round = 0; round < 40; round++) {
+        const n = 3 + Math.floor(random() * 15)
+        const drop = random() * 0.5
+        const values = (shift: number) =>
+          Array.from({ length: n }, (_, i) => {
+            const v = Math.min(1, Math.max(0, 0.6 + (random() - 0.5) * 0.6 - shift))
+            return scored(`t${i}:1`, { sim: [v, v >= 0.5] })
+          })
+        const c = yield* compare(file("a.jsonl", values(0)), file("b.jsonl", values(drop)))
+        const s = c.scorers[0]
+        assert.strictEqual(c.regressed.includes("sim"), s.verdict === "regressed", `round ${round}: p ${s.p_value}, ci ${s.ci95}`)
+        assert.strictEqual(s.p_holm, s.p_value)
+        if (s.verdict === "regressed") regressions++
+      }
+      assert.isAbove(regressions, 5)
+      assert.isBelow(regressions, 35)
+    }))
+})
+
 describe("Compare.format and Compare.toHtml", () => {
   it.live("text: the table row, pass@1, flips capped at 10 with the rest counted; HTML: self-contained", () =>
     Effect.gen(function*() {
@@ -309,10 +408,15 @@ describe("Compare.format and Compare.toHtml", () => {
       )
       // d = -1 twelve times and 0 once: d̄ = -12/13.
       const text = Compare.format(c)
-      assert.match(text, /^ {2}exact {3}13 {6}1\.0000 {2}0\.0769 {2}-0\.9231 {2}\[-1\.\d{4}, -0\.\d{4}\] {2}regressed$/m)
+      // p = 2·t.sf(12, 12) = 4.835928486645684e-08 (scipy; t = -(12/13)/(√(1/13)/√13) = -12); McNemar
+      // on 12 pass -> fail and none back: 2·2^-12 = 0.00048828125.
+      assert.match(text, /^ {2}exact {3}13 {6}1\.0000 {2}0\.0769 {2}-0\.9231 {2}\[-1\.\d{4}, -0\.\d{4}\] {2}4\.8e-8 {2}4\.8e-8 {2}0\.0005 {5}regressed$/m)
+      close(c.scorers[0].p_value, 4.835928486645684e-08, "p")
+      close(c.scorers[0].mcnemar_p, 0.00048828125, "McNemar")
+      assert.include(text, "McNemar exact p 0.0005")
       assert.include(text, "pass -> fail (every trial passed before, not after): 12 tasks: t0, t1, t2, t3, t4, t5, t6, t7, t8,\n    t9 and 2 more")
       assert.include(text, "pass@1 (a trial passes when every shared scorer passed): 1.0000 -> 0.0769 over 13 paired tasks")
-      assert.include(text, "regressed (95% CI of the change wholly below 0): exact")
+      assert.include(text, "regressed (delta < 0 and Holm-adjusted p < 0.05, 1 scorer judged, family-wise 5%): exact")
       assert.strictEqual(c.flips.pass_to_fail.length, 12)
 
       const html = Compare.toHtml(c)
@@ -371,7 +475,7 @@ describe("Compare.format and Compare.toHtml", () => {
       assert.include(Compare.toHtml(up), `<div class="stat good"><div class="label">verdict</div>`)
       const upText = Compare.format(up)
       assert.include(upText, "  improved (95% CI of the change wholly above 0): exact\n")
-      assert.match(upText, /no scorer regressed \(no 95% CI of a change wholly below 0\)$/)
+      assert.match(upText, /no scorer regressed \(2 scorers judged; a regression needs delta < 0 and a Holm-adjusted p < 0.05, family-wise 5%\)$/)
 
       const down = yield* compare(better, worse)
       assert.deepStrictEqual(card(Compare.toHtml(down))?.slice(1), ["regressed", "exact"])

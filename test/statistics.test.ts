@@ -22,15 +22,17 @@ const closeInterval = (actual: Statistics.Interval | null, expected: readonly [n
 }
 
 describe("moments", () => {
-  it("mean, sample SD, SE and the normal 95% interval of 1, 2, 3, 4", () => {
+  it("mean, sample SD, SE and the Student t 95% interval of 1, 2, 3, 4", () => {
     // mean 2.5; deviations ±0.5, ±1.5: Σ² = 0.25·2 + 2.25·2 = 5; s² = 5/3,
-    // s = 1.2909944; SE = s/√4 = 0.6454972; 2.5 ± 1.959964·0.6454972 = 2.5 ± 1.2651513.
+    // s = 1.2909944; SE = s/√4 = 0.6454972; t(0.975, 3) = 3.1824463052837078
+    // (scipy.stats.t.ppf(0.975, 3), scipy 1.17.1 on this machine; tables: 3.182):
+    // 2.5 ± 3.1824463·0.6454972 = 2.5 ± 2.0542603, not the normal 2.5 ± 1.2651513.
     const m = Statistics.moments([1, 2, 3, 4])
     assert.strictEqual(m.n, 4)
     assert.strictEqual(m.mean, 2.5)
     close(m.sd, 1.2909944487358056)
     close(m.standard_error, 0.6454972243679028)
-    closeInterval(m.ci95, [1.23484868811834, 3.76515131188166])
+    closeInterval(m.ci95, [0.4457397432394794, 4.554260256760521])
   })
 
   it("fewer than 2 values: no SD, SE or interval; none: no mean either", () => {
@@ -141,14 +143,15 @@ describe("accumulator", () => {
     stats.addFailedTrial()
     const s = stats.snapshot()
     // Values 1, 0, 0.5: mean 0.5; deviations 0.5, -0.5, 0: s² = 0.5 / 2, s = 0.5;
-    // SE = 0.5/√3 = 0.28867513; 0.5 ± 1.959964·0.28867513 = 0.5 ± 0.56579287.
+    // SE = 0.5/√3 = 0.28867513; t(0.975, 2) = 0.95/√(2·0.975·0.025) = 4.3026527 (the closed form
+    // for 2 degrees of freedom): 0.5 ± 4.3026527·0.28867513 = 0.5 ± 1.24206886.
     // Pass rate 2 of 5 trials (4 scored, 1 failed): Wilson p = 0.4, n = 5:
     // denominator 1 + 3.8414588/5 = 1.76829176; centre (0.4 + 0.38414588) / 1.76829176 = 0.44344825;
     // half 1.959964·√(0.048 + 0.03841459) / 1.76829176 = 0.32582747.
     assert.deepInclude(s, { trials: 5, scored: 4, failed_trials: 1, errors: 1, values: 3, mean: 0.5, passed: 2, pass_rate: 0.4 })
     close(s.sd, 0.5)
     close(s.standard_error, 0.2886751345948129)
-    closeInterval(s.ci95, [-0.06579286703808596, 1.0657928670380858])
+    closeInterval(s.ci95, [-0.7420688558751651, 1.7420688558751651])
     closeInterval(s.pass_rate_ci95, [0.11762077423264783, 0.769275718723987])
   })
 

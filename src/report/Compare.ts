@@ -8,10 +8,22 @@
  * that did not fail but carries no score of that scorer is left out. Per
  * scorer the two files share, the paired difference `d = new - base` over the
  * tasks with a value in both gives the change in mean, with a 95% interval on
- * Student's t with n - 1 degrees of freedom (`Statistics.pairedDifference`).
- * The verdict: `regressed` when the whole interval lies below 0, `improved`
- * when it lies above, otherwise `no_significant_change`; with fewer than 2
- * paired tasks there is no interval and `no_verdict` (the reason is given).
+ * Student's t with n - 1 degrees of freedom (`Statistics.pairedDifference`),
+ * the paired t test's two-sided `p_value`, and `mde80`, the smallest change
+ * the comparison would detect with 80% power. With one epoch (every paired
+ * task one counted trial in each file), `mcnemar_p` is McNemar's exact test
+ * of the scorer's pass/fail verdicts on the tasks that flipped.
+ * The verdict, per scorer and unadjusted: `regressed` when the whole interval
+ * lies below 0, `improved` when it lies above, otherwise
+ * `no_significant_change`; with fewer than 2 paired tasks there is no
+ * interval and `no_verdict` (the reason is given). `regressed` (the list,
+ * what `--fail-on-regression` acts on) is judged over the family of scorers:
+ * every scorer with a p-value is judged, and it regressed when its delta is
+ * below 0 and its Holm-adjusted `p_holm` is below 0.05, so the chance that
+ * any of the m judged scorers is called regressed by noise stays 5%. As
+ * p < 0.05 exactly when the 95% t interval excludes 0, a scorer in
+ * `regressed` always has the verdict `regressed`, and with one judged
+ * scorer (`p_holm` = `p_value`) the two say the same.
  * Tasks and scorers present in only one file are listed, never matched.
  *
  * A trial passes when every scorer the two files share passed it (a score
@@ -42,6 +54,7 @@
 import { Console, Effect, FileSystem, Schema } from "effect"
 import type * as Statistics from "../scoring/Statistics.ts"
 import { fromTallies } from "./CompareDiff.ts"
+import { notNonInferior, regression } from "./CompareGate.ts"
 import { toHtml } from "./CompareHtml.ts"
 import { CompareInputError, tally } from "./CompareTally.ts"
 import { format } from "./CompareText.ts"
@@ -83,8 +96,8 @@ export interface FileInfo {
 /**
  * The change of one scorer: over the `n` tasks with a value in both files,
  * their means before and after, `delta = new_mean - base_mean` (the mean of
- * the per-task differences), the differences' `sd` and `standard_error`, and
- * the 95% t interval `ci95` on `df = n - 1`.
+ * the per-task differences), the differences' `sd` and `standard_error`, the
+ * 95% t interval `ci95` on `df = n - 1`, and the tests beside it.
  *
  * @category models
  * @since 0.1.0
@@ -99,6 +112,15 @@ export interface ScorerComparison {
   readonly standard_error: number | null
   readonly df: number | null
   readonly ci95: Statistics.Interval | null
+  /** Two-sided p of the paired t test that the change is 0; null below 2 paired tasks. */
+  readonly p_value: number | null
+  /** `p_value` adjusted by Holm's step-down over the judged scorers (those with a p-value). */
+  readonly p_holm: number | null
+  /** McNemar's exact p on the tasks whose pass/fail verdict flipped; null unless one epoch. */
+  readonly mcnemar_p: number | null
+  /** The smallest change detectable at 80% power (two-sided 5%): `(t(0.975, n-1) + t(0.80, n-1))·sd/√n`. */
+  readonly mde80: number | null
+  /** Per scorer, unadjusted: where the 95% interval lies (see the module doc). */
   readonly verdict: Verdict
   /** Why there is no verdict; null otherwise. */
   readonly reason: string | null
@@ -118,6 +140,11 @@ export interface PassComparison {
   readonly new: number | null
   readonly delta: number | null
   readonly ci95: Statistics.Interval | null
+  /** Two-sided p of the paired t test of the per-task pass rates. */
+  readonly p_value: number | null
+  /** McNemar's exact p on the flipped tasks (`flips`); null unless one epoch. */
+  readonly mcnemar_p: number | null
+  readonly mde80: number | null
   readonly base_all: { readonly tasks: number; readonly pass_at_1: number | null }
   readonly new_all: { readonly tasks: number; readonly pass_at_1: number | null }
 }
@@ -146,7 +173,9 @@ export interface Comparison {
   readonly scorers_only_in_new: ReadonlyArray<string>
   readonly pass_at_1: PassComparison
   readonly flips: { readonly pass_to_fail: ReadonlyArray<string>; readonly fail_to_pass: ReadonlyArray<string> }
-  /** The scorers whose verdict is `regressed`. */
+  /** The scorers judged for `regressed` (those with a p-value), Holm's family. */
+  readonly judged: ReadonlyArray<string>
+  /** Judged scorers with delta < 0 and `p_holm` < 0.05 (family-wise 5%). */
   readonly regressed: ReadonlyArray<string>
   /** What a reader should know to read the numbers (completion only, unscored trials, ...). */
   readonly notes: ReadonlyArray<string>
@@ -214,11 +243,17 @@ export interface CompareConfig {
   /** Also write a self-contained HTML page here. */
   readonly html: string | undefined
   readonly failOnRegression: boolean
+  /**
+   * A margin M >= 0: fail unless every judged scorer's 95% interval lies
+   * above -M (a scorer without an interval cannot show it and fails).
+   */
+  readonly nonInferiority?: number | undefined
 }
 
 /**
- * With `--fail-on-regression`: a scorer's change lies wholly below 0 (exit
- * code 1). The message names each such scorer with its change and interval.
+ * With `--fail-on-regression`: a judged scorer's change is below 0 with a
+ * Holm-adjusted p below 0.05 (exit code 1). The message names each such
+ * scorer with its change, interval and adjusted p.
  *
  * @category errors
  * @since 0.1.0
@@ -229,9 +264,24 @@ export class Regressed extends Schema.TaggedError<Regressed>()("Regressed", {
 }) {}
 
 /**
+ * With `--non-inferiority M`: a scorer of both files whose 95% interval does
+ * not lie wholly above -M, or has none (exit code 1). The message names each
+ * with its lower bound.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class NotNonInferior extends Schema.TaggedError<NotNonInferior>()("NotNonInferior", {
+  message: Schema.String,
+  scorers: Schema.Array(Schema.String)
+}) {}
+
+/**
  * The `compare` command: compares, prints the text on stdout, writes `--json`
  * and `--html`, then, with `failOnRegression`, fails with `Regressed` when a
- * scorer regressed.
+ * scorer regressed, and with `nonInferiority` with `NotNonInferior` when a
+ * scorer's interval reaches -M (a regression is reported first; its message
+ * then names the scorers that are not non-inferior too).
  *
  * @category running
  * @since 0.1.0
@@ -246,14 +296,14 @@ export const run = Effect.fn("Compare.run")(function*(config: CompareConfig) {
     )
   if (config.json !== undefined) yield* write("--json", config.json, JSON.stringify(comparison, null, 2) + "\n")
   if (config.html !== undefined) yield* write("--html", config.html, yield* Effect.sync(() => toHtml(comparison)))
-  if (config.failOnRegression && comparison.regressed.length > 0) {
-    const which = comparison.scorers.filter((s) => s.verdict === "regressed").map((s) =>
-      `${s.name} (delta ${s.delta!.toFixed(4)}, 95% CI [${s.ci95![0].toFixed(4)}, ${s.ci95![1].toFixed(4)}])`
-    )
+  const inferior = config.nonInferiority === undefined ? undefined : notNonInferior(comparison, config.nonInferiority)
+  const regressed = config.failOnRegression ? regression(comparison) : undefined
+  if (regressed !== undefined) {
     return yield* new Regressed({
-      message: `regression: ${which.join("; ")}`,
+      message: `${regressed}${inferior === undefined ? "" : `; and ${inferior.message}`}`,
       scorers: comparison.regressed
     })
   }
+  if (inferior !== undefined) return yield* new NotNonInferior(inferior)
   return comparison
 })

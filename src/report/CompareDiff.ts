@@ -7,6 +7,7 @@
  * @internal
  */
 import { Effect } from "effect"
+import * as Significance from "../scoring/Significance.ts"
 import * as Statistics from "../scoring/Statistics.ts"
 import type { CompareOptions, Comparison, FileInfo, PassComparison, ScorerComparison, Verdict } from "./Compare.ts"
 import { CompareInputError, type FileTally } from "./CompareTally.ts"
@@ -51,7 +52,7 @@ export const fromTallies = (
   }
 
   const measures = completion ? ["completed"] : shared
-  const scorers = measures.map((name) => scorerComparison(name, paired, base, next, completion))
+  const scorers = holmOf(measures.map((name) => scorerComparison(name, paired, base, next, completion)))
   const rule = completion ? undefined : options.pass === undefined ? shared : [options.pass]
   const { flips, passAt1 } = passes(paired, base, next, rule)
   const notes = notesOf(base, next, completion, scorers)
@@ -66,7 +67,8 @@ export const fromTallies = (
     scorers_only_in_new: next.scorers.filter((name) => !shared.includes(name)),
     pass_at_1: passAt1,
     flips,
-    regressed: scorers.filter((s) => s.verdict === "regressed").map((s) => s.name),
+    judged: scorers.filter((s) => s.p_holm !== null).map((s) => s.name),
+    regressed: scorers.filter((s) => s.delta! < 0 && s.p_holm !== null && s.p_holm < FAMILY_WISE).map((s) => s.name),
     notes
   })
 }
@@ -107,6 +109,9 @@ const scorerComparison = (
   const b = new Map<string, number>()
   let sumA = 0
   let sumB = 0
+  const baseMask = completion ? undefined : base.maskOf([name])
+  const nextMask = completion ? undefined : next.maskOf([name])
+  const discordant = new Discordant()
   for (const id of paired) {
     const x = valueIn(base, id, name, completion)
     const y = valueIn(next, id, name, completion)
@@ -115,6 +120,7 @@ const scorerComparison = (
     b.set(id, y)
     sumA += x
     sumB += y
+    discordant.add(base.passesOf(base.tasks.get(id)!, baseMask), next.passesOf(next.tasks.get(id)!, nextMask))
   }
   const d = Statistics.pairedDifference(a, b)
   const { reason, verdict } = verdictOf(d.n, d.ci95)
@@ -128,8 +134,43 @@ const scorerComparison = (
     standard_error: d.standard_error,
     df: d.df,
     ci95: d.ci95,
+    p_value: Significance.tTestPValue(d.mean, d.sd, d.n),
+    p_holm: null,
+    mcnemar_p: d.n === 0 ? null : discordant.mcnemar(),
+    mde80: Significance.mde80(d.sd, d.n),
     verdict,
     reason
+  }
+}
+
+// The family-wise error rate of `regressed` over the judged scorers (Holm).
+const FAMILY_WISE = 0.05
+
+// Holm's adjustment over the scorers with a p-value (the judged ones).
+const holmOf = (scorers: Array<ScorerComparison>): Array<ScorerComparison> => {
+  const judged = scorers.filter((s) => s.p_value !== null)
+  const adjusted = Significance.holm(judged.map((s) => s.p_value!))
+  return scorers.map((s) => {
+    const i = judged.indexOf(s)
+    return i < 0 ? s : { ...s, p_holm: adjusted[i] }
+  })
+}
+
+// Tasks that passed in one file and not the other, while every task has one
+// counted trial in each file (one epoch); with more, McNemar's test is off.
+class Discordant {
+  private passToFail = 0
+  private failToPass = 0
+  private oneEpoch = true
+
+  add(x: { readonly counted: number; readonly passed: number }, y: { readonly counted: number; readonly passed: number }): void {
+    if (x.counted !== 1 || y.counted !== 1) this.oneEpoch = false
+    else if (x.passed === 1 && y.passed === 0) this.passToFail++
+    else if (x.passed === 0 && y.passed === 1) this.failToPass++
+  }
+
+  mcnemar(): number | null {
+    return this.oneEpoch ? Significance.mcnemar(this.passToFail, this.failToPass) : null
   }
 }
 
@@ -161,10 +202,12 @@ const passes = (
   let sumB = 0
   const passToFail: Array<string> = []
   const failToPass: Array<string> = []
+  const discordant = new Discordant()
   for (const id of paired) {
     const x = base.passesOf(base.tasks.get(id)!, baseMask)
     const y = next.passesOf(next.tasks.get(id)!, nextMask)
     if (x.counted === 0 || y.counted === 0) continue
+    discordant.add(x, y)
     a.set(id, x.passed / x.counted)
     b.set(id, y.passed / y.counted)
     sumA += x.passed / x.counted
@@ -182,6 +225,9 @@ const passes = (
       new: d.n === 0 ? null : sumB / d.n,
       delta: d.mean,
       ci95: d.ci95,
+      p_value: Significance.tTestPValue(d.mean, d.sd, d.n),
+      mcnemar_p: d.n === 0 ? null : discordant.mcnemar(),
+      mde80: Significance.mde80(d.sd, d.n),
       base_all: passAt1Of(base, baseMask),
       new_all: passAt1Of(next, nextMask)
     },

@@ -14,6 +14,7 @@ const fixed = (x: number | null): string => (x === null ? "—" : Math.abs(x) < 
 const signed = (x: number | null): string => (x === null ? "—" : x >= 5e-5 ? `+${fixed(x)}` : fixed(x))
 const interval = (ci: readonly [number, number] | null): string =>
   ci === null ? "—" : `[${signed(ci[0])}, ${signed(ci[1])}]`
+const pValue = (p: number | null): string => (p === null ? "—" : p < 1e-4 ? p.toExponential(1) : p.toFixed(4))
 
 const COLOR = { regressed: "#dc2626", improved: "#16a34a", no_significant_change: "#4b5563", no_verdict: "#9ca3af" }
 
@@ -92,6 +93,9 @@ export const toHtml = (c: Comparison): string => {
       { label: "new mean", numeric: true },
       { label: "delta", numeric: true },
       { label: "95% CI (t)", numeric: true },
+      { label: "p", numeric: true },
+      { label: "p Holm", numeric: true },
+      { label: "MDE 80%", numeric: true },
       { label: "verdict" }
     ],
     c.scorers.map((s) => [
@@ -101,6 +105,9 @@ export const toHtml = (c: Comparison): string => {
       fixed(s.new_mean),
       signed(s.delta),
       interval(s.ci95),
+      pValue(s.p_value),
+      pValue(s.p_holm),
+      fixed(s.mde80),
       verdictBadge(s)
     ])
   )
@@ -150,7 +157,10 @@ export const toHtml = (c: Comparison): string => {
       note: c.measure === "completion"
         ? "Neither file carries scores: this compares completion (a completed trial 1, any other 0), not correctness."
         : "Per task: the mean of its trials (epochs), a failed trial 0. The change is the mean of the per-task " +
-          "differences with a 95% Student t interval; regressed when the whole interval lies below 0."
+          "differences with a 95% Student t interval and the paired t test's p; a scorer's verdict is where its " +
+          "interval lies; the regression gate (--fail-on-regression) needs delta < 0 and a Holm-adjusted p < 0.05 " +
+          `over the ${c.judged.length} judged scorer${c.judged.length === 1 ? "" : "s"}. MDE 80%: the smallest change ` +
+          "detectable with 80% power."
     }),
     Html.section(
       "Files",

@@ -16,6 +16,7 @@ const fixed = (x: number | null): string => (x === null ? "-" : Math.abs(x) < 5e
 const signed = (x: number | null): string => (x === null ? "-" : x >= 5e-5 ? `+${fixed(x)}` : fixed(x))
 const interval = (ci: readonly [number, number] | null): string =>
   ci === null ? "-" : `[${signed(ci[0])}, ${signed(ci[1])}]`
+const pValue = (p: number | null): string => (p === null ? "-" : p === 0 ? "0" : p < 1e-4 ? p.toExponential(1) : p.toFixed(4))
 
 // `head` followed by the ids of `list`: wrapped at WIDTH between ids, the
 // lines after the first indented; an id longer than a line keeps a line.
@@ -69,7 +70,8 @@ export const format = (c: Comparison): string => {
       : `  a task's value: its mean over its trials (epochs); a failed trial counts 0`,
     ""
   ]
-  const header = ["scorer", "paired", "base", "new", "delta", "95% CI", "verdict"]
+  const mcnemar = c.scorers.some((s) => s.mcnemar_p !== null)
+  const header = ["scorer", "paired", "base", "new", "delta", "95% CI", "p", "p Holm", ...(mcnemar ? ["McNemar p"] : []), "verdict"]
   const rows = c.scorers.map((s) => [
     s.name,
     String(s.n),
@@ -77,7 +79,12 @@ export const format = (c: Comparison): string => {
     fixed(s.new_mean),
     signed(s.delta),
     interval(s.ci95),
-    VERDICT[s.verdict]
+    pValue(s.p_value),
+    pValue(s.p_holm),
+    ...(mcnemar ? [pValue(s.mcnemar_p)] : []),
+    s.verdict === "no_significant_change" && s.mde80 !== null
+      ? `${VERDICT[s.verdict]} (detectable at 80% power: ±${fixed(s.mde80)})`
+      : VERDICT[s.verdict]
   ])
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
   for (const row of [header, ...rows]) {
@@ -92,7 +99,8 @@ export const format = (c: Comparison): string => {
     : `--pass ${c.pass_rule} passed`
   lines.push(
     `  pass@1 (a trial passes when ${rule}): ${fixed(p.base)} -> ${fixed(p.new)} over ${p.tasks} paired task${p.tasks === 1 ? "" : "s"}, ` +
-      `delta ${signed(p.delta)}, 95% CI ${interval(p.ci95)}`,
+      `delta ${signed(p.delta)}, 95% CI ${interval(p.ci95)}, p ${pValue(p.p_value)}` +
+      (p.mcnemar_p === null ? "" : `, McNemar exact p ${pValue(p.mcnemar_p)}`),
     `  pass@1 over each file's own tasks: base ${fixed(p.base_all.pass_at_1)} (${tasks(p.base_all.tasks)}), ` +
       `new ${fixed(p.new_all.pass_at_1)} (${tasks(p.new_all.tasks)})`,
     withIds(`  pass -> fail (every trial passed before, not after): ${tasks(c.flips.pass_to_fail.length)}`, c.flips.pass_to_fail),
@@ -113,10 +121,11 @@ export const format = (c: Comparison): string => {
   for (const note of c.notes) lines.push(`  note: ${note}`)
   const improved = c.scorers.filter((s) => s.verdict === "improved").map((s) => s.name)
   if (improved.length > 0) lines.push(`  improved (95% CI of the change wholly above 0): ${improved.join(", ")}`)
+  const judged = `${c.judged.length} scorer${c.judged.length === 1 ? "" : "s"} judged`
   lines.push(
     c.regressed.length > 0
-      ? `  regressed (95% CI of the change wholly below 0): ${c.regressed.join(", ")}`
-      : "  no scorer regressed (no 95% CI of a change wholly below 0)"
+      ? `  regressed (delta < 0 and Holm-adjusted p < 0.05, ${judged}, family-wise 5%): ${c.regressed.join(", ")}`
+      : `  no scorer regressed (${judged}; a regression needs delta < 0 and a Holm-adjusted p < 0.05, family-wise 5%)`
   )
   return lines.join("\n")
 }

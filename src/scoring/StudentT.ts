@@ -22,8 +22,37 @@ export const cdf = (t: number, df: number): number => {
   if (Number.isNaN(t) || !(df > 0)) return Number.NaN
   if (t === Infinity) return 1
   if (t === -Infinity) return 0
-  const tail = 0.5 * incompleteBeta(df / (df + t * t), df / 2, 0.5)
+  const tail = 0.5 * bothTails(t, df)
   return t >= 0 ? 1 - tail : tail
+}
+
+// P(|T| >= |t|) = I_x(df/2, 1/2), x = df / (df + t²), with 1 - x taken as
+// t² / (df + t²): from x alone, a t near 0 lost its digits (t = 1e-8 gave 1).
+const bothTails = (t: number, df: number): number => {
+  const t2 = t * t
+  return betaOf(df / (df + t2), t2 / (df + t2), df / 2, 0.5)
+}
+
+/**
+ * The two-sided p-value of a t statistic: P(|T| >= |t|) =
+ * `I_x(df/2, 1/2)` with x = df / (df + t^2), computed as that tail (not
+ * `2·(1 - cdf)`, which loses the digits of a small p).
+ *
+ * **Example** (t = 2.1 on 3 degrees of freedom)
+ *
+ * ```ts
+ * import { StudentT } from "agent-trials"
+ *
+ * StudentT.twoSided(2.1, 3) // 0.12656520254968...
+ * ```
+ *
+ * @category distributions
+ * @since 0.1.0
+ */
+export const twoSided = (t: number, df: number): number => {
+  if (Number.isNaN(t) || !(df > 0)) return Number.NaN
+  if (!Number.isFinite(t)) return 0
+  return bothTails(t, df)
 }
 
 /**
@@ -46,7 +75,7 @@ export const quantile = (p: number, df: number): number => {
   if (p < 0.5) return -quantile(1 - p, df)
   // The upper tail 1 - p is computed directly: 1 - cdf would lose digits near p = 1.
   const tail = 1 - p
-  const upper = (t: number) => 0.5 * incompleteBeta(df / (df + t * t), df / 2, 0.5)
+  const upper = (t: number) => 0.5 * bothTails(t, df)
   let lo = 0
   let hi = 1
   while (upper(hi) > tail) {
@@ -69,13 +98,19 @@ export const quantile = (p: number, df: number): number => {
  * @category distributions
  * @since 0.1.0
  */
-export const incompleteBeta = (x: number, a: number, b: number): number => {
+export const incompleteBeta = (x: number, a: number, b: number): number => betaOf(x, 1 - x, a, b)
+
+// I_x(a, b) given x and y = 1 - x each computed directly by the caller: near
+// x = 1, `1 - x` would keep only the digits x had left.
+const betaOf = (x: number, y: number, a: number, b: number): number => {
   if (x <= 0) return 0
-  if (x >= 1) return 1
-  const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log1p(-x))
+  if (y <= 0) return 1
+  const lnX = x < 0.5 ? Math.log(x) : Math.log1p(-y)
+  const lnY = y < 0.5 ? Math.log(y) : Math.log1p(-x)
+  const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * lnX + b * lnY)
   return x < (a + 1) / (a + b + 2)
     ? front * continuedFraction(x, a, b) / a
-    : 1 - front * continuedFraction(1 - x, b, a) / b
+    : 1 - front * continuedFraction(y, b, a) / b
 }
 
 const TINY = 1e-300
