@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { type Duration, Effect, Exit, FileSystem, Path, Schema, Scope, Semaphore, Stream } from "effect"
-import { osError, rewritePath as atomicRewritePath } from "./internal/atomicFile.ts"
+import { osError, removeStale, rewritePath as atomicRewritePath } from "./internal/atomicFile.ts"
 import { IdSet } from "./internal/IdSet.ts"
 import { splitLines } from "./internal/lines.ts"
 import { AgentEvalTrial } from "./Trial.ts"
@@ -42,7 +42,9 @@ export interface Recorded {
 const decodeTrial = Schema.decodeUnknownExit(AgentEvalTrial)
 
 /**
- * Gets `path` ready for appending. Without `resume`, an existing non-empty
+ * Gets `path` ready for appending: a file that cannot be opened for appending
+ * is an error, and temporary files that a killed rewrite of it left are
+ * removed (see `removeStale`). Without `resume`, an existing non-empty
  * file is an error: results are never overwritten. With `resume`, every valid
  * line is recorded (and handed to `onPrior`), a torn final line left by a kill
  * is cut off, and with `retryFailed` the `failed` lines are removed (the file
@@ -68,7 +70,17 @@ export const prepare = Effect.fn("Results.prepare")(function*(
   )
   const info = yield* Effect.option(fs.stat(path))
   const empty: Recorded = { ids: new IdSet(), kept: 0, droppedFailed: 0, repairedBytes: 0 }
-  if (info._tag === "None") return empty
+  // Found now, not at the first write after a batch of agent calls: a file
+  // that cannot be opened for appending (a read-only folder or file system).
+  // One made by the check is removed again: a run that stops on bad input
+  // leaves no results file behind.
+  const appendable = (made: boolean) =>
+    Effect.scoped(fs.open(path, { flag: "a" })).pipe(
+      Effect.andThen(made ? fs.remove(path) : Effect.void),
+      Effect.mapError((e) => fail(`cannot write ${path}: ${osError(e)}`))
+    )
+  if (info._tag === "None" || info.value.type === "File") yield* removeStale(path)
+  if (info._tag === "None") return yield* Effect.as(appendable(true), empty)
   if (info.value.type === "Directory") return yield* fail(`${path} is a folder, not a file`)
   // A device or a pipe (/dev/stdout, a FIFO) can take appended lines, but
   // holds nothing to resume from.
@@ -76,6 +88,7 @@ export const prepare = Effect.fn("Results.prepare")(function*(
     return options.resume ? yield* fail(`${path} is not a regular file: --resume cannot read it back`) : empty
   }
   const size = Number(info.value.size)
+  yield* appendable(false)
   if (!options.resume) {
     if (size > 0) {
       return yield* fail(`${path} already holds results: pass --resume to continue that run, or choose another --out`)

@@ -9,11 +9,12 @@
  *
  * @since 0.1.0
  */
-import { Console, type Duration, Effect, FileSystem, Path, type Redacted, Schema, Stream } from "effect"
+import { Console, type Duration, Effect, Exit, Path, type Redacted, Schema, Stream } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Agent } from "./Agent.ts"
 import * as AgentSpec from "./agents/Spec.ts"
 import * as Dataset from "./Dataset.ts"
+import { checkDistinct, writeOutput } from "./internal/outputs.ts"
 import { MutableProbe } from "./internal/probe.ts"
 import type * as Options from "./Options.ts"
 import * as Policy from "./Policy.ts"
@@ -206,6 +207,18 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   const invalidConfig = validate(config)
   if (invalidConfig) return yield* invalidConfig
   const input = (e: { readonly message: string }) => new RunInputError({ message: e.message })
+  yield* checkDistinct({
+    inputs: [
+      { flag: "--tasks", path: config.tasks },
+      { flag: "--agent", path: config.agent._tag === "Module" ? config.agent.file : undefined }
+    ],
+    outputs: [
+      { flag: "--out", path: config.out },
+      { flag: "--summary", path: config.summary },
+      { flag: "--report", path: config.report }
+    ],
+    cwd: config.cwd
+  }).pipe(Effect.mapError(input))
 
   // A --cluster run's agent is the workers' own.
   const agent: Agent<unknown, HttpClient.HttpClient> = config.remote === undefined
@@ -270,8 +283,13 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   const started = Date.now()
   let writer: Results.Writer | undefined
   const writeFailure = () => writer?.failure()
-  const finish = (outcome: Summary.Summary["outcome"]) =>
+  // Outputs that could not be written. After a run that ended well the last
+  // is its error (exit 1); after any other end each is one line on stderr
+  // beside the run's own error.
+  const unwritten: Array<string> = []
+  const finish = (exit: Exit.Exit<unknown, unknown>) =>
     Effect.gen(function*() {
+      const outcome = Summary.outcomeOf(exit, writeFailure() !== undefined)
       const summary = Summary.make({
         runId,
         resultsFile: out,
@@ -288,13 +306,18 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
         }
       })
       yield* say(Summary.format(summary))
+      const lost = (message: string) =>
+        Exit.isSuccess(exit) ? Effect.sync(() => unwritten.push(message)) : Console.error(`agent-trials: ${message}`)
       if (config.summary !== undefined) {
-        const fs = yield* FileSystem.FileSystem
-        yield* fs.writeFileString(config.summary, JSON.stringify(summary, null, 2) + "\n").pipe(
-          Effect.catch((e) => Console.error(`agent-trials: cannot write --summary ${config.summary}: ${e.message}`))
+        yield* writeOutput("--summary", config.summary, JSON.stringify(summary, null, 2) + "\n").pipe(
+          Effect.catch((e) => lost(e.message))
         )
       }
-      if (config.report !== undefined) yield* writeReport(config, out, summary, say)
+      // A run stopped by bad input is not reported on: the report would be of
+      // a run that never ran as asked (often of no results file at all).
+      if (config.report !== undefined && outcome !== "input_error") {
+        yield* writeReport(config, out, summary, say).pipe(Effect.catch(lost))
+      }
     })
 
   return yield* Effect.scoped(Effect.gen(function*() {
@@ -349,7 +372,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   })).pipe(
     // The writer's scope is closed (every finished trial flushed) before the
     // summary is printed, whatever the outcome.
-    Effect.onExit((exit) => finish(Summary.outcomeOf(exit, writeFailure() !== undefined))),
+    Effect.onExit((exit) => finish(exit)),
     // A write failure decides the exit whatever else went wrong: trials were lost.
     Effect.mapError((e) => writeFailure() ?? e),
     Effect.mapError((e) =>
@@ -358,14 +381,20 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
           message: `${e.message}; the run stopped (the summary counts what the file holds; --resume runs the rest)`
         })
         : e
-    )
+    ),
+    Effect.andThen(Effect.suspend(() =>
+      unwritten.length === 0 ? Effect.void : Effect.andThen(
+        Effect.forEach(unwritten.slice(0, -1), (message) => Console.error(`agent-trials: ${message}`)),
+        new RunWriteError({ message: unwritten[unwritten.length - 1]! })
+      )
+    ))
   )
 })
 
 // The report reads the file the run wrote, with the run's summary and its
 // task source read again (synthetic tasks are the same on every read; stdin
 // cannot be read twice). A report that cannot be written leaves the results
-// as they are: one line on stderr.
+// as they are; the failure is its message, naming --report.
 const writeReport = (
   config: RunConfig,
   out: string,
@@ -375,12 +404,15 @@ const writeReport = (
   Report.write({
     results: out,
     html: config.report!,
+    flag: "--report",
     maxRows: Report.DEFAULT_MAX_ROWS,
     summary,
     tasks: config.tasks === "-" ? undefined : itemsOf(config)
   }).pipe(
     Effect.flatMap((written) => say(`report: ${written.html}`)),
-    Effect.catch((e) => Console.error(`agent-trials: cannot write --report ${config.report}: ${e.message}`))
+    Effect.mapError((e) =>
+      e instanceof Report.ReportWriteError ? e.message : `cannot write --report ${config.report}: ${e.message}`
+    )
   )
 
 const buildScorers = (

@@ -240,7 +240,7 @@ describe("Results.prepare --retry-failed: the temporary file", () => {
 })
 
 describe("Run.run when the results file fails", () => {
-  // 200 instant trials; every write from the second on fails. However the
+  // 200 instant trials; every write to the results file from the second on fails. However the
   // flushes fall, the summary counts exactly what the file holds, the outcome
   // says so, and the run fails with RunWriteError (exit 1 from the CLI).
   it.live("the summary counts only the lines on disk; the run fails with RunWriteError", () =>
@@ -275,7 +275,7 @@ describe("Run.run when the results file fails", () => {
         maxFailures: undefined
       }
       const error = yield* Effect.flip(Run.run(config)).pipe(
-        Effect.provide(Layer.mergeAll(controlledFs((n) => (n === 1 ? "ok" : "fail")), NodeHttpClient.layerUndici))
+        Effect.provide(Layer.mergeAll(controlledFs((n, file) => (n === 1 || file !== out ? "ok" : "fail")), NodeHttpClient.layerUndici))
       )
       assert.strictEqual(error._tag, "RunWriteError")
       assert.include(error.message, `cannot write ${out}: EIO: i/o error, write`)

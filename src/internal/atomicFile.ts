@@ -79,24 +79,36 @@ export const removeStale = Effect.fnUntraced(function*(path: string) {
 })
 
 /**
+ * A path that names a stream rather than a file to keep: `-` (stdin or
+ * stdout) or one under `/dev/` (`/dev/stdout` is fd 1, whatever it is).
+ *
+ * @internal
+ */
+export const isDevicePath = (path: string): boolean => path === "-" || path.startsWith("/dev/")
+
+/**
  * Writes `content` to `path` atomically (see the module doc). A path that is
- * not a regular file (a device such as `/dev/stdout`, a pipe) is written in
- * place: it cannot be renamed over, and holds nothing to lose.
+ * not a regular file (a device such as `/dev/stdout`, a pipe), or any path
+ * under `/dev/`, is written in place, appended: it cannot be renamed over,
+ * and `/dev/stdout` redirected to a file names whatever the process's
+ * output already holds (the results lines of `--out /dev/stdout`, say).
  *
  * @internal
  */
 export const writeFileAtomic = Effect.fnUntraced(function*(path: string, content: string | Uint8Array) {
   const fs = yield* FileSystem.FileSystem
   const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content
+  // The reason names the file asked for, not the temporary one beside it
+  // (`ENOENT: ..., open 'r.html'` for a missing folder).
   const fail = (e: { readonly message: string; readonly reason?: unknown }) =>
-    new FileWriteError({ path, message: `cannot write ${path}: ${osError(e)}` })
+    new FileWriteError({ path, message: `cannot write ${path}: ${osError(e).replaceAll(rewritePath(path), path)}` })
   const info = yield* Effect.option(fs.stat(path))
   if (info._tag === "Some" && info.value.type === "Directory") {
     return yield* new FileWriteError({ path, message: `cannot write ${path}: it is a folder` })
   }
-  if (info._tag === "Some" && info.value.type !== "File") {
+  if (info._tag === "Some" && (info.value.type !== "File" || isDevicePath(path))) {
     return yield* Effect.scoped(Effect.gen(function*() {
-      const file = yield* fs.open(path, { flag: "w" })
+      const file = yield* fs.open(path, { flag: "a" })
       yield* file.writeAll(bytes)
     })).pipe(Effect.mapError(fail))
   }

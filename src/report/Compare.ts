@@ -51,7 +51,8 @@
  *
  * @since 0.1.0
  */
-import { Console, Effect, FileSystem, Schema } from "effect"
+import { Console, Effect, Schema } from "effect"
+import { checkDistinct, writeOutput } from "../internal/outputs.ts"
 import type * as Statistics from "../scoring/Statistics.ts"
 import { fromTallies } from "./CompareDiff.ts"
 import { notNonInferior, regression } from "./CompareGate.ts"
@@ -277,23 +278,38 @@ export class NotNonInferior extends Schema.TaggedError<NotNonInferior>()("NotNon
 }) {}
 
 /**
- * The `compare` command: compares, prints the text on stdout, writes `--json`
- * and `--html`, then, with `failOnRegression`, fails with `Regressed` when a
- * scorer regressed, and with `nonInferiority` with `NotNonInferior` when a
- * scorer's interval reaches -M (a regression is reported first; its message
- * then names the scorers that are not non-inferior too).
+ * `--json` or `--html` could not be written (exit code 1: the input was
+ * fine). The message names the flag, the file and the operating system's
+ * reason.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class CompareWriteError extends Schema.TaggedError<CompareWriteError>()("CompareWriteError", {
+  message: Schema.String
+}) {}
+
+/**
+ * The `compare` command: refuses an output that is the same file as an
+ * input or as the other output, compares, prints the text on stdout, writes
+ * `--json` and `--html` (each atomically), then, with `failOnRegression`,
+ * fails with `Regressed` when a scorer regressed, and with `nonInferiority`
+ * with `NotNonInferior` when a scorer's interval reaches -M (a regression is
+ * reported first; its message then names the scorers that are not
+ * non-inferior too).
  *
  * @category running
  * @since 0.1.0
  */
 export const run = Effect.fn("Compare.run")(function*(config: CompareConfig) {
+  yield* checkDistinct({
+    inputs: [{ flag: "BASE", path: config.base }, { flag: "NEW", path: config.new }],
+    outputs: [{ flag: "--json", path: config.json }, { flag: "--html", path: config.html }]
+  }).pipe(Effect.mapError((e) => new CompareInputError({ message: e.message })))
   const comparison = yield* compare(config.base, config.new, { pass: config.pass })
   yield* Console.log(format(comparison))
-  const fs = yield* FileSystem.FileSystem
   const write = (flag: string, file: string, text: string) =>
-    fs.writeFileString(file, text).pipe(
-      Effect.mapError((e) => new CompareInputError({ message: `cannot write ${flag} ${file}: ${e.message}` }))
-    )
+    writeOutput(flag, file, text).pipe(Effect.mapError((e) => new CompareWriteError({ message: e.message })))
   if (config.json !== undefined) yield* write("--json", config.json, JSON.stringify(comparison, null, 2) + "\n")
   if (config.html !== undefined) yield* write("--html", config.html, yield* Effect.sync(() => toHtml(comparison)))
   const inferior = config.nonInferiority === undefined ? undefined : notNonInferior(comparison, config.nonInferiority)

@@ -10,6 +10,7 @@
  */
 import { Effect, FileSystem, Schema, Stream } from "effect"
 import * as Dataset from "../Dataset.ts"
+import { checkDistinct, writeOutput } from "../internal/outputs.ts"
 import * as Rescore from "../scoring/Rescore.ts"
 import type * as Summary from "../Summary.ts"
 import type { AgentEvalTask } from "../Trial.ts"
@@ -84,6 +85,14 @@ export const DEFAULT_MAX_ROWS = 5000
  * @since 0.1.0
  */
 export const report = Effect.fn("Report.report")(function*(config: ReportConfig) {
+  yield* checkDistinct({
+    inputs: [
+      { flag: "RESULTS", path: config.results },
+      { flag: "--tasks", path: config.tasks },
+      { flag: "--summary", path: config.summary }
+    ],
+    outputs: [{ flag: "--html", path: config.html }]
+  }).pipe(Effect.mapError((e) => new ReportInputError({ message: e.message })))
   const summary = config.summary === undefined ? undefined : yield* readSummary(config.summary)
   return yield* write({
     results: config.results,
@@ -97,7 +106,9 @@ export const report = Effect.fn("Report.report")(function*(config: ReportConfig)
 /**
  * The report of `results`, written to `html`: `summary` is the run's own (in
  * memory, as `run --report` has it), `tasks` a stream of the run's tasks
- * (read again, for the shown rows' input and reference).
+ * (read again, for the shown rows' input and reference). The page is written
+ * atomically; a failure names `flag` (default `--html`), the file and the
+ * operating system's reason.
  *
  * @category running
  * @since 0.1.0
@@ -105,6 +116,7 @@ export const report = Effect.fn("Report.report")(function*(config: ReportConfig)
 export const write = Effect.fn("Report.write")(function*(input: {
   readonly results: string
   readonly html: string
+  readonly flag?: string | undefined
   readonly maxRows: number
   readonly summary?: Summary.Summary | undefined
   readonly tasks?: Stream.Stream<Dataset.Item, Dataset.DatasetError, Dataset.Services> | undefined
@@ -134,8 +146,8 @@ export const write = Effect.fn("Report.write")(function*(input: {
   if (input.tasks !== undefined) yield* fillTasks(result.rows, input.tasks).pipe(Effect.mapError((e) => bad(e.message)))
 
   const html = Page.render({ resultsFile: input.results, result, summary: s, withTasks: input.tasks !== undefined })
-  yield* fs.writeFileString(input.html, html).pipe(
-    Effect.mapError((e) => new ReportWriteError({ message: `cannot write the report to ${input.html}: ${e.message}` }))
+  yield* writeOutput(input.flag ?? "--html", input.html, html).pipe(
+    Effect.mapError((e) => new ReportWriteError({ message: e.message }))
   )
   return { html: input.html, trials: result.trials, rows: result.rows.length, bytes: Buffer.byteLength(html) } satisfies Written
 })

@@ -14,9 +14,10 @@
  *
  * @since 0.1.0
  */
-import { Console, Effect, FileSystem, Path, type Redacted, Schema, Stream } from "effect"
+import { Console, Effect, Exit, FileSystem, Path, type Redacted, Schema, Stream } from "effect"
 import * as Dataset from "../Dataset.ts"
 import { splitLines } from "../internal/lines.ts"
+import { checkDistinct, writeOutput } from "../internal/outputs.ts"
 import { MutableProbe } from "../internal/probe.ts"
 import * as Results from "../Results.ts"
 import * as Summary from "../Summary.ts"
@@ -57,7 +58,7 @@ export class ScoreInputError extends Schema.TaggedError<ScoreInputError>()("Scor
 }) {}
 
 /**
- * The scored file could not be written (exit code 1).
+ * The scored file or the `--summary` could not be written (exit code 1).
  *
  * @category errors
  * @since 0.1.0
@@ -82,6 +83,11 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
   if (path.resolve(config.cwd, config.input) === path.resolve(config.cwd, config.out)) {
     return yield* bad(`--out ${config.out} is the results file being scored: write the scored trials to another file`)
   }
+  yield* checkDistinct({
+    inputs: [{ flag: "RESULTS", path: config.input }, { flag: "--tasks", path: config.tasks }],
+    outputs: [{ flag: "--out", path: config.out }, { flag: "--summary", path: config.summary }],
+    cwd: config.cwd
+  }).pipe(Effect.mapError((e) => bad(e.message)))
   const scorers = yield* Scorers.fromSpecs(specs, {
     cwd: config.cwd,
     judgeModel: config.judgeModel,
@@ -115,8 +121,12 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
   const probe = new MutableProbe()
   const started = Date.now()
   let writer: Results.Writer | undefined
-  const finish = (outcome: Summary.Summary["outcome"]) =>
+  // A --summary that could not be written: the error of a scoring that
+  // ended well (exit 1), a line on stderr beside any other end's own error.
+  let unwritten: string | undefined
+  const finish = (exit: Exit.Exit<unknown, unknown>) =>
     Effect.gen(function*() {
+      const outcome = Summary.outcomeOf(exit, writer?.failure() !== undefined)
       const summary = Summary.make({
         runId: `score-${path.basename(config.input)}`,
         resultsFile: out,
@@ -133,8 +143,10 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
       })
       yield* say(Summary.format(summary))
       if (config.summary !== undefined) {
-        yield* fs.writeFileString(config.summary, JSON.stringify(summary, null, 2) + "\n").pipe(
-          Effect.catch((e) => Console.error(`agent-trials: cannot write --summary ${config.summary}: ${e.message}`))
+        yield* writeOutput("--summary", config.summary, JSON.stringify(summary, null, 2) + "\n").pipe(
+          Effect.catch((e) =>
+            Exit.isSuccess(exit) ? Effect.sync(() => unwritten = e.message) : Console.error(`agent-trials: ${e.message}`)
+          )
         )
       }
     })
@@ -157,14 +169,17 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
     }).pipe(Stream.runForEach(sink.append))
     yield* sink.flush
   })).pipe(
-    Effect.onExit((exit) => finish(Summary.outcomeOf(exit, writer?.failure() !== undefined))),
+    Effect.onExit((exit) => finish(exit)),
     Effect.mapError((e) => {
       const failure = writer?.failure()
       if (failure !== undefined) {
         return new ScoreWriteError({ message: `${failure.message}; --resume scores the rest` })
       }
       return e instanceof ScoreInputError ? e : bad(e.message)
-    })
+    }),
+    Effect.andThen(Effect.suspend(() =>
+      unwritten === undefined ? Effect.void : Effect.fail(new ScoreWriteError({ message: unwritten }))
+    ))
   )
 })
 
