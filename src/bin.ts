@@ -5,4 +5,14 @@
  *
  * @since 0.1.0
  */
-import "./main.ts"
+
+// Checked before the program is loaded: on an older Node its imports fail
+// (undici's among them) with a stack trace that does not say why. A static
+// import would be evaluated before this line.
+const major = Number(process.versions.node.split(".")[0])
+if (major < 24) {
+  process.stderr.write(`agent-trials needs Node 24 or newer (this is ${process.version})\n`)
+  process.exitCode = 2
+} else {
+  await import("./main.ts")
+}

@@ -13,7 +13,7 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { runMain } from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Console, Effect, Layer } from "effect"
+import { Console, Effect, Layer, Runtime } from "effect"
 import { runCli, trialsCommand, UsageError } from "./Cli.ts"
 import * as Telemetry from "./Telemetry.ts"
 
@@ -23,7 +23,24 @@ const telemetry = Telemetry.layerFromEnv.pipe(
     Layer.effectDiscard(Effect.andThen(Console.error(`agent-trials: ${e.message}`), Effect.fail(new UsageError({ message: e.message })))))
 )
 
+// `runMain` exits by itself only on a failure or a signal; after a success it
+// waits for the event loop to empty, which a timer or a socket that an agent
+// module left open never lets happen. This runs once the program is over
+// (the telemetry layer closed, so its last export is sent) and exits with the
+// program's code as soon as stdout and stderr have handed on everything
+// written to them: a write's callback comes after every earlier write's.
+const exitWhenFlushed: Runtime.Teardown = (exit) =>
+  Runtime.defaultTeardown(exit, (code) => {
+    // A second Ctrl-C (npm relays the one the terminal sent it) while the
+    // output drains must not kill the process with a signal instead.
+    const ignore = () => {}
+    process.on("SIGINT", ignore)
+    process.on("SIGTERM", ignore)
+    process.exitCode = code
+    process.stdout.write("", () => process.stderr.write("", () => process.exit(code)))
+  })
+
 runCli(trialsCommand).pipe(
   Effect.provide(telemetry.pipe(Layer.provideMerge(Layer.mergeAll(NodeServices.layer, NodeHttpClient.layerUndici)))),
-  runMain
+  runMain({ teardown: exitWhenFlushed })
 )
