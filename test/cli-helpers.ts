@@ -1,7 +1,8 @@
 /**
- * Runs the real command, `tsx scripts/trials.ts run ...`, as a child process,
- * and reads what it leaves behind. Each child gets its own process group, so
- * a signal reaches tsx and the node process it starts, as Ctrl-C would.
+ * Runs the real command, `node --import tsx scripts/trials.ts run ...` (what
+ * `npm run trials` runs) or the bin, as a child process, and reads what it
+ * leaves behind. Each child gets its own process group, as Ctrl-C would
+ * signal it.
  */
 import { assert } from "@effect/vitest"
 import { Schema } from "effect"
@@ -27,7 +28,7 @@ export interface Running {
   readonly stdout: () => string
   readonly stderr: () => string
   readonly exited: () => boolean
-  /** Signals the child's whole process group (tsx and its node child). */
+  /** Signals the child's whole process group. */
   readonly killGroup: (signal: NodeJS.Signals) => void
 }
 
@@ -55,7 +56,7 @@ export interface StartOptions {
   readonly command?: string
   /**
    * How the command is started: `tsx` (default) runs scripts/trials.ts
-   * under tsx, as `npm run trials` does; `bin` runs src/bin.ts on Node 24
+   * with tsx's loader, as `npm run trials` does; `bin` runs src/bin.ts on Node 24
    * alone (its own type stripping), with the node flags of the bin's `#!`
    * line, as the installed `agent-trials` runs dist/bin.js.
    */
@@ -70,7 +71,7 @@ export const start = (args: ReadonlyArray<string>, options: StartOptions = {}): 
   const command = [options.command ?? "run", ...args]
   const [file, argv] = options.entry === "bin"
     ? [path.join(bin, "node"), ["--max-semi-space-size=4", "--heap-growing-percent=80", "src/bin.ts", ...command]]
-    : [path.join(bin, "tsx"), ["scripts/trials.ts", ...command]]
+    : [path.join(bin, "node"), ["--max-semi-space-size=4", "--heap-growing-percent=80", "--import", "tsx", "scripts/trials.ts", ...command]]
   const child = spawn(file, argv, {
     cwd: repoRoot,
     env: childEnv(options.env ?? {}),
