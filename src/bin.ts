@@ -1,30 +1,18 @@
 #!/usr/bin/env -S node --max-semi-space-size=4 --heap-growing-percent=80
 /**
- * The `agent-trials` command: the CLI on Node, with the file system, stdio and
- * an HTTP client for the HTTP and OpenAI agents. `npm start` and
+ * The `agent-trials` command (the program is src/main.ts). `npm start` and
  * `npm run trials` run this file from source (scripts/trials.ts).
- *
- * It is the only module of the package that needs `@effect/platform-node`:
- * the library entries (`agent-trials`, `agent-trials/eager`) do not import it.
- * With `OTEL_EXPORTER_OTLP_ENDPOINT` set, traces and metrics go there over
- * OTLP (`Telemetry.layerFromEnv`), flushed before the process exits.
  *
  * @since 0.1.0
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { runMain } from "@effect/platform-node/NodeRuntime"
-import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Console, Effect, Layer } from "effect"
-import { runCli, trialsCommand, UsageError } from "./Cli.ts"
-import * as Telemetry from "./Telemetry.ts"
 
-// A bad OTEL_* variable is a usage error: one line on stderr, exit 2.
-const telemetry = Telemetry.layerFromEnv.pipe(
-  Layer.catchTag("InvalidTelemetryConfig", (e) =>
-    Layer.effectDiscard(Effect.andThen(Console.error(`agent-trials: ${e.message}`), Effect.fail(new UsageError({ message: e.message })))))
-)
-
-runCli(trialsCommand).pipe(
-  Effect.provide(telemetry.pipe(Layer.provideMerge(Layer.mergeAll(NodeServices.layer, NodeHttpClient.layerUndici)))),
-  runMain
-)
+// Checked before the program is loaded: on an older Node its imports fail
+// (undici's among them) with a stack trace that does not say why. A static
+// import would be evaluated before this line.
+const major = Number(process.versions.node.split(".")[0])
+if (major < 24) {
+  process.stderr.write(`agent-trials needs Node 24 or newer (this is ${process.version})\n`)
+  process.exitCode = 2
+} else {
+  await import("./main.ts")
+}

@@ -13,6 +13,7 @@ import type { AgentEvalTrial } from "../src/Trial.ts"
 import {
   assertExactlyOnce,
   describeResult,
+  entries,
   killAll,
   lineCount,
   parseSummary,
@@ -153,7 +154,7 @@ describe.concurrent("agent-trials run: resume repairs and retries", () => {
 })
 
 describe.concurrent("agent-trials run: SIGINT and SIGTERM", () => {
-  const interrupted = (signal: "SIGINT" | "SIGTERM", send: "group" | "tsx") => async () => {
+  const interrupted = (signal: "SIGINT" | "SIGTERM", send: "group" | "process", entry: "tsx" | "bin") => async () => {
     const dir = tempDir()
     const out = path.join(dir, "out.jsonl")
     const n = 400
@@ -162,11 +163,11 @@ describe.concurrent("agent-trials run: SIGINT and SIGTERM", () => {
     const progress = signal === "SIGINT"
     const child = start(
       [...(progress ? args.filter((a) => a !== "--no-progress") : args), "--agent", "sim:latency=50ms,jitter=0ms"],
-      { env: { AGENT_TRIALS_PROGRESS_INTERVAL_MS: "100" } }
+      { env: { AGENT_TRIALS_PROGRESS_INTERVAL_MS: "100" }, entry }
     )
     await waitFor("some recorded trials", () => child.exited() || lineCount(out) >= 20)
     assert.isFalse(child.exited(), "the run ended before it was signalled")
-    // Ctrl-C reaches the whole process group; `kill PID` only tsx, which relays it.
+    // Ctrl-C reaches the whole process group; `kill PID` only the command's process.
     if (send === "group") child.killGroup(signal)
     else child.child.kill(signal)
     const result = await child.result
@@ -203,6 +204,9 @@ describe.concurrent("agent-trials run: SIGINT and SIGTERM", () => {
     assertExactlyOnce(readTrials(out), syntheticIds(n))
   }
 
-  it("SIGINT (Ctrl-C to the process group): exit 130, whole lines, the summary; --resume completes", interrupted("SIGINT", "group"))
-  it("SIGTERM (to the tsx process): exit 130, whole lines, the summary; --resume completes", interrupted("SIGTERM", "tsx"))
+  for (const entry of entries) {
+    it(`${entry}: SIGINT (Ctrl-C to the process group): exit 130, whole lines, the summary; --resume completes`, interrupted("SIGINT", "group", entry))
+    it(`${entry}: SIGINT to the process alone: exit 130, whole lines, the summary; --resume completes`, interrupted("SIGINT", "process", entry))
+    it(`${entry}: SIGTERM to the process alone: exit 130, whole lines, the summary; --resume completes`, interrupted("SIGTERM", "process", entry))
+  }
 })

@@ -1,11 +1,12 @@
 /**
- * Runs the real command, `tsx scripts/trials.ts run ...`, as a child process,
- * and reads what it leaves behind. Each child gets its own process group, so
- * a signal reaches tsx and the node process it starts, as Ctrl-C would.
+ * Runs the real command, `node --import tsx scripts/trials.ts run ...` (what
+ * `npm run trials` runs) or the bin, as a child process, and reads what it
+ * leaves behind. Each child gets its own process group, as Ctrl-C would
+ * signal it.
  */
 import { assert } from "@effect/vitest"
 import { Schema } from "effect"
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -27,7 +28,7 @@ export interface Running {
   readonly stdout: () => string
   readonly stderr: () => string
   readonly exited: () => boolean
-  /** Signals the child's whole process group (tsx and its node child). */
+  /** Signals the child's whole process group. */
   readonly killGroup: (signal: NodeJS.Signals) => void
 }
 
@@ -49,11 +50,29 @@ const childEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
 /**
  * Starts `agent-trials run ...args`.
  */
-export const start = (
-  args: ReadonlyArray<string>,
-  options: { readonly env?: Record<string, string>; readonly stdin?: string; readonly command?: string } = {}
-): Running => {
-  const child = spawn(path.join(bin, "tsx"), ["scripts/trials.ts", options.command ?? "run", ...args], {
+export interface StartOptions {
+  readonly env?: Record<string, string>
+  readonly stdin?: string
+  readonly command?: string
+  /**
+   * How the command is started: `tsx` (default) runs scripts/trials.ts
+   * with tsx's loader, as `npm run trials` does; `bin` runs src/bin.ts on Node 24
+   * alone (its own type stripping), with the node flags of the bin's `#!`
+   * line, as the installed `agent-trials` runs dist/bin.js.
+   */
+  readonly entry?: "tsx" | "bin"
+}
+
+/** The two ways the command is started (`StartOptions.entry`). */
+export const entries = ["tsx", "bin"] as const
+
+/** Starts `agent-trials run ...args` (or `options.command`). */
+export const start = (args: ReadonlyArray<string>, options: StartOptions = {}): Running => {
+  const command = [options.command ?? "run", ...args]
+  const [file, argv] = options.entry === "bin"
+    ? [path.join(bin, "node"), ["--max-semi-space-size=4", "--heap-growing-percent=80", "src/bin.ts", ...command]]
+    : [path.join(bin, "node"), ["--max-semi-space-size=4", "--heap-growing-percent=80", "--import", "tsx", "scripts/trials.ts", ...command]]
+  const child = spawn(file, argv, {
     cwd: repoRoot,
     env: childEnv(options.env ?? {}),
     stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
@@ -88,10 +107,8 @@ export const start = (
 }
 
 /** Runs `agent-trials run ...args` (or `options.command`) to its end. */
-export const run = (
-  args: ReadonlyArray<string>,
-  options: { readonly env?: Record<string, string>; readonly stdin?: string; readonly command?: string } = {}
-): Promise<CliResult> => start(args, options).result
+export const run = (args: ReadonlyArray<string>, options: StartOptions = {}): Promise<CliResult> =>
+  start(args, options).result
 
 /** Kills every child still running (for `afterAll`). */
 export const killAll = (): void => {
@@ -216,3 +233,18 @@ export const writeJsonl = (file: string, lines: ReadonlyArray<unknown>, eol = "\
 /** A short dump of a child's output for assertion messages. */
 export const describeResult = (r: CliResult): string =>
   `exit ${r.code} signal ${r.signal}\n--- stdout\n${r.stdout.slice(-2000)}\n--- stderr\n${r.stderr.slice(-2000)}`
+
+/**
+ * A Node older than 24 on this machine (its own `node` on PATH, outside
+ * node_modules/.bin), with its version; undefined when there is none.
+ */
+export const oldNode = (): { readonly path: string; readonly version: string } | undefined => {
+  for (const dir of (process.env["PATH"] ?? "").split(path.delimiter)) {
+    if (dir === "" || dir.endsWith(path.join("node_modules", ".bin"))) continue
+    const candidate = path.join(dir, "node")
+    if (!fs.existsSync(candidate)) continue
+    const version = execFileSync(candidate, ["--version"], { encoding: "utf8" }).trim()
+    if (Number(version.slice(1).split(".")[0]) < 24) return { path: candidate, version }
+  }
+  return undefined
+}

@@ -186,6 +186,21 @@ describe.concurrent("the installed package", { timeout: 180_000 }, () => {
     assert.include(refused.stderr, "agent-trials: --agent module:./agents/enum.ts#answer: cannot load agent module ./agents/enum.ts: TypeScript enum is not supported in strip-only mode", describeResult(refused))
   })
 
+  // The machine's own Node (20 here), found on the PATH without node_modules/.bin, runs the bin
+  // through its `#!/usr/bin/env -S node` line.
+  const machinePath = (process.env["PATH"] ?? "").split(path.delimiter).filter((dir) => !dir.endsWith(path.join("node_modules", ".bin")))
+  const machineNode = machinePath.map((dir) => path.join(dir, "node")).find((file) => fs.existsSync(file))
+  it("the bin on the machine's own Node, when older than 24: one line naming the Node it needs, exit 2", async (ctx) => {
+    const version = machineNode === undefined ? undefined : (await exec(machineNode, ["--version"], project)).stdout.trim()
+    if (version === undefined || Number(version.slice(1).split(".")[0]) >= 24) {
+      console.log(`skipped: no Node older than 24 on PATH (found ${version ?? "none"})`)
+      return ctx.skip()
+    }
+    const agentTrials = path.join(project, "node_modules", ".bin", "agent-trials")
+    const r = await exec(agentTrials, ["run", "--synthetic", "5", "--no-progress"], project, { PATH: machinePath.join(path.delimiter) })
+    assert.deepStrictEqual(r, { code: 2, stdout: "", stderr: `agent-trials needs Node 24 or newer (this is ${version})\n` })
+  })
+
   it("the bin: --help lists run, and run --synthetic 100 writes 100 trials", async () => {
     const agentTrials = path.join(project, "node_modules", ".bin", "agent-trials")
     const help = await succeed(agentTrials, ["--help"], project)

@@ -235,6 +235,9 @@ class TrialRun<AE, AR> {
   }
 
   next(): Effect.Effect<AgentEvalTrial, never, AR> {
+    // The loop waits for its turn before a call, never a finished trial (an
+    // interrupt there would drop it): see `loopBlocked`.
+    if (loopBlocked) return Effect.andThen(Effect.yieldNow, Effect.suspend(() => this.next()))
     this.attempt++
     const { adaptive, retry, timeoutMs, traced } = this.config
     // A user's function (`Agent.fromPromise`, `module:`) without a timeout or
@@ -337,8 +340,9 @@ class TrialRun<AE, AR> {
     // trial's end (`wallClock`); any other clock is read for each.
     let durationMs: number
     let finishedMs: number
+    let liveNow: number | undefined
     if (clock === liveClock) {
-      const now = performance.now()
+      const now = liveNow = performance.now()
       durationMs = now - this.startedMs
       finishedMs = wallClock.at(now)
     } else {
@@ -373,7 +377,7 @@ class TrialRun<AE, AR> {
       }
       if (this.span !== undefined) this.annotate(this.span, trial, exit)
       const done = adapted === undefined ? Effect.succeed(trial) : Effect.as(adapted, trial)
-      return eventLoopStarved() ? Effect.andThen(Effect.yieldNow, done) : done
+      return eventLoopStarved(liveNow) ? Effect.andThen(Effect.yieldNow, done) : done
     }
     const backoff = Effect.flatMap(Policy.jitter, (j) => {
       const delay = Policy.retryDelayMs(retry, this.attempt, error.value, j)
@@ -437,26 +441,36 @@ class TrialRun<AE, AR> {
 // tells when the event loop last got a turn; once that is more than a few
 // milliseconds and a thousand trials ago, every trial that ends yields to the
 // scheduler (a macrotask) before handing its result on, so the loop gets its
-// turn within one round of trials. A run whose agent waits on real I/O or
+// turn within one round of trials. An agent that computes on the main thread
+// starves the loop with few trials: under the live clock (`now`, read by the
+// trial anyway), a trial that ends more than BLOCKED_MS after the loop's last
+// turn sets `loopBlocked`, and until the loop turns every call yields before
+// it starts, so a Ctrl-C, the writer's timer and its writes' callbacks wait
+// for the calls already running, not for a thousand. A run whose agent waits on real I/O or
 // timers never pays for this beyond a counter and a clock read per trial, and
 // a short synchronous burst (a test of a few hundred trials under TestClock)
 // is never split across macrotasks.
 const STARVED_MS = 10
 const STARVED_TRIALS = 1024
+const BLOCKED_MS = 50
 let lastTurn = performance.now()
 let trialsSinceTurn = 0
 let heartbeat = false
+let loopBlocked = false
 const beat = () => {
   heartbeat = false
+  loopBlocked = false
   trialsSinceTurn = 0
   lastTurn = performance.now()
 }
-const eventLoopStarved = (): boolean => {
+const eventLoopStarved = (now: number | undefined): boolean => {
   if (!heartbeat) {
     heartbeat = true
     setImmediate(beat)
   }
-  return ++trialsSinceTurn > STARVED_TRIALS && performance.now() - lastTurn > STARVED_MS
+  if (++trialsSinceTurn > STARVED_TRIALS) return performance.now() - lastTurn > STARVED_MS
+  if (now !== undefined && now - lastTurn > BLOCKED_MS) loopBlocked = true
+  return false
 }
 
 // A span around `effect`, a child of `parent`; made the current span (so
