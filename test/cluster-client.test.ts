@@ -1,0 +1,64 @@
+/**
+ * What a `run --cluster` client tells its user about the cluster, as real
+ * processes on a throwaway PostgreSQL that wants a password (scram-sha-256
+ * for TCP logins): a wrong password is an authentication failure, not an
+ * unreachable database.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as path from "node:path"
+import { afterAll, beforeAll } from "vitest"
+import {
+  describeResult,
+  killAll,
+  removeTempDirs,
+  run,
+  tempDir
+} from "./cli-helpers.ts"
+import * as Pg from "./pg.ts"
+
+const missing = Pg.binDir() === undefined
+  ? "PostgreSQL binaries not found under /usr/lib/postgresql/*/bin (these tests start a server of their own)"
+  : undefined
+if (missing !== undefined && process.env["CI"] === "true") throw new Error(`the cluster tests need PostgreSQL under CI: ${missing}`)
+if (missing !== undefined) console.warn(`skipping the cluster client tests: ${missing}`)
+
+const password = "right-Pw-4217"
+let server: Pg.Postgres | undefined
+
+beforeAll(async () => {
+  if (missing === undefined) server = await Pg.start({ password })
+}, 60_000)
+
+afterAll(() => {
+  killAll()
+  server?.stop()
+  removeTempDirs()
+}, 60_000)
+
+const oneLine = (stderr: string) => {
+  const lines = stderr.trim().split("\n")
+  assert.strictEqual(lines.length, 1, `expected one line on stderr:\n${stderr}`)
+  return lines[0]!
+}
+
+describe.skipIf(missing !== undefined)("run --cluster: what the client says", () => {
+  it("a wrong password: exit 2, an authentication failure naming the user and host:port, not 'cannot reach'", async () => {
+    const url = new URL(server!.url)
+    const address = `127.0.0.1:${url.port}`
+    url.password = "wrong-Pw-9931"
+    const wrong = url.toString()
+    const cases: Array<[ReadonlyArray<string>, string | undefined]> = [
+      [["--cluster", wrong, "--synthetic", "3", "--out", path.join(tempDir(), "r.jsonl")], undefined],
+      [["--cluster", wrong, "--host", "127.0.0.1", "--port", String(await Pg.freePort())], "worker"],
+      [["prune", "--cluster", wrong], "cluster"]
+    ]
+    for (const [args, command] of cases) {
+      const result = await run(args, command === undefined ? {} : { command })
+      assert.strictEqual(result.code, 2, describeResult(result))
+      const line = oneLine(result.stderr)
+      assert.include(line, `authentication failed for user "postgres" at ${address}`)
+      assert.notInclude(line, "cannot reach")
+      assert.notInclude(result.stderr + result.stdout, "wrong-Pw-9931")
+    }
+  }, 120_000)
+})
