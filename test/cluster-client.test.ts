@@ -2,17 +2,23 @@
  * What a `run --cluster` client tells its user about the cluster, as real
  * processes on a throwaway PostgreSQL that wants a password (scram-sha-256
  * for TCP logins): a wrong password is an authentication failure, not an
- * unreachable database.
+ * unreachable database; a client with no worker says it is waiting for one,
+ * and runs once one has registered.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as path from "node:path"
 import { afterAll, beforeAll } from "vitest"
 import {
+  assertExactlyOnce,
   describeResult,
   killAll,
+  readTrials,
   removeTempDirs,
   run,
-  tempDir
+  start,
+  syntheticIds,
+  tempDir,
+  waitFor
 } from "./cli-helpers.ts"
 import * as Pg from "./pg.ts"
 
@@ -59,6 +65,37 @@ describe.skipIf(missing !== undefined)("run --cluster: what the client says", ()
       assert.include(line, `authentication failed for user "postgres" at ${address}`)
       assert.notInclude(line, "cannot reach")
       assert.notInclude(result.stderr + result.stdout, "wrong-Pw-9931")
+    }
+  }, 120_000)
+
+  it("with no worker the client says it is waiting for one (the URL redacted); once one registers, the run completes", async () => {
+    const dir = tempDir()
+    const out = path.join(dir, "r.jsonl")
+    const client = start(["--cluster", server!.url, "--synthetic", "20", "--parallelism", "4", "--out", out, "--no-progress"])
+    await waitFor("the client to say it waits", () => client.stderr().includes("waiting for a worker") || client.exited(), {
+      timeoutMs: 60_000
+    })
+    assert.isFalse(client.exited(), `the client exited:\n${client.stderr()}`)
+    const port = new URL(server!.url).port
+    assert.include(
+      client.stderr(),
+      `agent-trials: waiting for a worker (none has registered with postgres://<redacted>@127.0.0.1:${port}/postgres)`
+    )
+    assert.notInclude(client.stderr() + client.stdout(), password)
+
+    const worker = start(
+      ["--cluster", server!.url, "--agent", "sim:latency=1ms", "--host", "127.0.0.1", "--port", String(await Pg.freePort())],
+      { command: "worker" }
+    )
+    try {
+      const result = await client.result
+      assert.strictEqual(result.code, 0, describeResult(result))
+      assert.match(result.stderr, /agent-trials: a worker has registered with postgres:\/\/<redacted>@127\.0\.0\.1:\d+\/postgres: running/)
+      assertExactlyOnce(readTrials(out), syntheticIds(20))
+      assert.notInclude(result.stderr + result.stdout, password)
+    } finally {
+      worker.killGroup("SIGTERM")
+      await worker.result
     }
   }, 120_000)
 })

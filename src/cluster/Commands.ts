@@ -56,7 +56,7 @@ export const withRemote = <A, E, R>(
     const services = yield* Layer.build(layerClient(cluster)).pipe(
       Effect.mapError((e) => describeBuild(cluster.address, e))
     )
-    return yield* f(remote(services))
+    return yield* f(remote(services, cluster))
   }).pipe(Effect.scoped) as Effect.Effect<A, E | ClusterInputError, Exclude<R, Scope.Scope>>
 
 /**

@@ -229,6 +229,26 @@ export const forgetTrial = (runKey: string, id: string): Effect.Effect<void, Clu
     }))
   }).pipe(Effect.mapError((e) => new ClusterUnreachable({ message: `cannot reset trial ${id}'s message: ${describeSqlError(e)}` })))
 
+/**
+ * The workers registered with the cluster and alive now: the rows of the
+ * engine's runners table (`SqlRunnerStorage`'s `cluster_runners`) marked
+ * healthy whose heartbeat is younger than a shard lease, as the engine
+ * itself counts them. 0 before any worker has ever started (no table yet).
+ *
+ * @category housekeeping
+ * @since 0.1.0
+ */
+export const liveWorkers: Effect.Effect<number, ClusterUnreachable, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const exists = yield* sql<{ readonly t: string | null }>`SELECT to_regclass('cluster_runners')::text AS t`
+  if (exists[0]?.t == null) return 0
+  const expiry = Duration.toSeconds(shardingSettings.shardLockExpiration ?? Duration.seconds(35))
+  const rows = yield* sql<{ readonly n: string | number }>`
+    SELECT count(*) AS n FROM cluster_runners
+    WHERE healthy = TRUE AND last_heartbeat > NOW() - make_interval(secs => ${expiry})`
+  return Number(rows[0]?.n ?? 0)
+}).pipe(Effect.mapError((e) => new ClusterUnreachable({ message: `cannot read the cluster's workers: ${describeSqlError(e)}` })))
+
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
 /**
