@@ -406,7 +406,7 @@ const runHereOrOnCluster = (
     if (config.rate !== undefined) return yield* notHere("--rate", "it would limit this process, not the cluster")
     if (config.adaptive) return yield* notHere("--adaptive", "it would limit this process, not the cluster")
     const Cluster = yield* Effect.promise(() => import("./cluster/Commands.ts"))
-    return yield* Cluster.withRemote(cluster, (remote) => Run.run({ ...config, remote })).pipe(
+    return yield* Cluster.withRemote(cluster, (remote, shown) => Run.run({ ...config, remote, cluster: shown })).pipe(
       Effect.mapError((e) => Cluster.isInputError(e) ? new Run.RunInputError({ message: e.message }) : e)
     )
   })

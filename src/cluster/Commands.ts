@@ -42,21 +42,22 @@ const describeBuild = (address: string, e: unknown): ClusterUnreachable | Cluste
 
 /**
  * Runs `f` with the `Run.Remote` of a client connected to the cluster at
- * `url`: the URL is checked and the database reached before `f` starts.
+ * `url` (and the URL as messages show it): the URL is checked and the
+ * database reached before `f` starts.
  *
  * @category running
  * @since 0.1.0
  */
 export const withRemote = <A, E, R>(
   url: string,
-  f: (remote: Remote) => Effect.Effect<A, E, R>
+  f: (remote: Remote, shown: string) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | ClusterInputError, Exclude<R, Scope.Scope>> =>
   Effect.gen(function*() {
     const cluster = yield* checked(url)
     const services = yield* Layer.build(layerClient(cluster)).pipe(
       Effect.mapError((e) => describeBuild(cluster.address, e))
     )
-    return yield* f(remote(services, cluster))
+    return yield* f(remote(services, cluster), cluster.shown)
   }).pipe(Effect.scoped) as Effect.Effect<A, E | ClusterInputError, Exclude<R, Scope.Scope>>
 
 /**
