@@ -3,7 +3,8 @@
  * processes on a throwaway PostgreSQL that wants a password (scram-sha-256
  * for TCP logins): a wrong password is an authentication failure, not an
  * unreachable database; a client with no worker says it is waiting for one,
- * and runs once one has registered.
+ * and runs once one has registered; its `--resume` is checked like a local
+ * run's.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as path from "node:path"
@@ -97,5 +98,17 @@ describe.skipIf(missing !== undefined)("run --cluster: what the client says", ()
       worker.killGroup("SIGTERM")
       await worker.result
     }
-  }, 120_000)
+
+    // A cluster run's resume is checked as a local one's, before anything is sent.
+    const shown = `postgres://<redacted>@127.0.0.1:${port}/postgres`
+    const base = ["--synthetic", "20", "--out", out, "--no-progress", "--resume"]
+    for (const [args, says] of [
+      [["--cluster", server!.url, ...base, "--epochs", "2"], "--epochs 1, this run has --epochs 2"],
+      [[...base], `--cluster ${shown}, this run has --agent sim:fail=0.02,seed=1`]
+    ] as const) {
+      const result = await run(args)
+      assert.strictEqual(result.code, 2, describeResult(result))
+      assert.include(oneLine(result.stderr), `agent-trials: --resume: ${out} was written with ${says}`)
+    }
+  }, 180_000)
 })
