@@ -231,11 +231,12 @@ export const runCommand = Command.make(
       undefined,
       `Generate N synthetic tasks instead (default when no --tasks: ${Run.DEFAULT_SYNTHETIC})`
     ),
+    // No default here: `run --cluster` refuses an agent however it is given.
     agent: optionFlag(
       "agent",
       "SPEC",
       Options.AgentSpec,
-      { _tag: "Sim", options: SimAgent.defaults },
+      undefined,
       "sim[:latency=20ms,jitter=10ms,fail=0.02,seed=1] (jitter unless given: 10ms, at most latency/2) | module:PATH[#export] | http(s)://URL | openai:BASE_URL (default sim)"
     ),
     model: optionalString("model", "Model name for openai: agents (required there; the key comes from OPENAI_API_KEY)"),
@@ -345,10 +346,12 @@ export const runCommand = Command.make(
     )
     const tty = process.stderr.isTTY === true
     yield* runHereOrOnCluster(Option.getOrUndefined(flags.cluster), {
+      agent: flags.agent !== undefined,
+      model: Option.isSome(flags.model)
+    }, {
       tasks: Option.getOrUndefined(flags.tasks),
       synthetic: flags.synthetic,
-      // Written back as text until `run` takes the parsed spec.
-      agent: flags.agent,
+      agent: flags.agent ?? { _tag: "Sim", options: SimAgent.defaults },
       model: Option.getOrUndefined(flags.model),
       apiKey,
       parallelism: flags.parallelism,
@@ -385,17 +388,25 @@ export const runCommand = Command.make(
 // `run --cluster`: the cluster's code is loaded only then. The agent is the
 // workers' (`worker --agent`); rate and adaptive limits are per process and
 // would not bound the cluster, so they are refused rather than ignored.
-const runHereOrOnCluster = (cluster: string | undefined, config: Run.RunConfig) =>
+const runHereOrOnCluster = (
+  cluster: string | undefined,
+  given: { readonly agent: boolean; readonly model: boolean },
+  config: Run.RunConfig
+) =>
   cluster === undefined ? Run.run(config) : Effect.gen(function*() {
     const notHere = (flag: string, why: string) =>
       new Run.RunInputError({ message: `${flag} cannot be used with --cluster: ${why}` })
-    if (JSON.stringify(config.agent) !== JSON.stringify({ _tag: "Sim", options: SimAgent.defaults })) {
+    // Given as a flag or as its AGENT_TRIALS_* variable, the default value too.
+    if (given.agent) {
       return yield* notHere("--agent", "the workers call their own agent (agent-trials worker --agent SPEC)")
+    }
+    if (given.model) {
+      return yield* notHere("--model", "the workers call their own agent (agent-trials worker --model NAME)")
     }
     if (config.rate !== undefined) return yield* notHere("--rate", "it would limit this process, not the cluster")
     if (config.adaptive) return yield* notHere("--adaptive", "it would limit this process, not the cluster")
     const Cluster = yield* Effect.promise(() => import("./cluster/Commands.ts"))
-    return yield* Cluster.withRemote(cluster, (remote) => Run.run({ ...config, remote })).pipe(
+    return yield* Cluster.withRemote(cluster, (remote, shown) => Run.run({ ...config, remote, cluster: shown })).pipe(
       Effect.mapError((e) => Cluster.isInputError(e) ? new Run.RunInputError({ message: e.message }) : e)
     )
   })

@@ -21,6 +21,7 @@ import * as Policy from "./Policy.ts"
 import * as Progress from "./Progress.ts"
 import * as Report from "./report/Report.ts"
 import * as Results from "./Results.ts"
+import * as RunDefinition from "./RunDefinition.ts"
 import { runUnits, type TrialUnit } from "./Runner.ts"
 import type { Scorer } from "./scoring/Scorer.ts"
 import * as Scorers from "./scoring/Scorers.ts"
@@ -82,6 +83,8 @@ export interface RunConfig {
    * finished (scored) trials come out, for the writer to record.
    */
   readonly remote?: Remote | undefined
+  /** The `--cluster` URL as messages show it (redacted), for a run on a cluster: part of what defines it. */
+  readonly cluster?: string | undefined
 }
 
 /**
@@ -236,11 +239,20 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     scorers.length === 0 ? undefined : { scorers: scorers.map((s) => s.name), pass: config.pass }
   )
   const scoreParallelism = config.scoreParallelism ?? config.parallelism
+  // Checked before the results file is touched (a refused --retry-failed
+  // must not have rewritten it); written once it is ready for appending.
+  const definition = yield* RunDefinition.make({
+    ...config,
+    scorers: scoreSpecs(config),
+    synthetic: config.synthetic ?? DEFAULT_SYNTHETIC
+  }, runId)
+  const writeDefinition = yield* RunDefinition.check(out, definition, config.resume).pipe(Effect.mapError(input))
   const recorded = yield* Results.prepare(out, {
     resume: config.resume,
     retryFailed: config.retryFailed,
     onPrior: (trial) => acc.add(trial, true)
   }).pipe(Effect.mapError(input))
+  if (writeDefinition && definition !== undefined) yield* RunDefinition.write(out, definition).pipe(Effect.mapError(input))
   yield* say(`results: ${out}`)
   if (recorded.kept + recorded.droppedFailed > 0 || recorded.repairedBytes > 0) {
     yield* say(

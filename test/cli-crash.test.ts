@@ -122,7 +122,9 @@ describe.concurrent("agent-trials run: resume repairs and retries", () => {
     const out = path.join(dir, "out.jsonl")
     const n = 200
     const ids = syntheticIds(n)
-    const first = await run(["--synthetic", String(n), "--agent", "sim:latency=1ms,fail=0.3,seed=1", "--out", out, "--no-progress"])
+    // One agent spec, whose failures differ between the runs (SIM_SEED), as a flaky agent's do.
+    const agent = ["--agent", "module:test/fixtures/seeded-sim.ts"]
+    const first = await run(["--synthetic", String(n), ...agent, "--out", out, "--no-progress"], { env: { SIM_SEED: "1" } })
     assert.strictEqual(first.code, 0, describeResult(first))
     const before = readTrials(out)
     const failedBefore = simFailures(ids, 0.3, 1)
@@ -131,9 +133,10 @@ describe.concurrent("agent-trials run: resume repairs and retries", () => {
     const completedLines = fs.readFileSync(out, "utf8").split("\n").filter((l) => l.includes(`"status":"completed"`))
 
     // Another seed: the retried trials fail again only where seed 2 fails them too.
-    const retry = await run([
-      "--synthetic", String(n), "--agent", "sim:latency=1ms,fail=0.3,seed=2", "--out", out, "--resume", "--retry-failed", "--no-progress"
-    ])
+    const retry = await run(
+      ["--synthetic", String(n), ...agent, "--out", out, "--resume", "--retry-failed", "--no-progress"],
+      { env: { SIM_SEED: "2" } }
+    )
     assert.strictEqual(retry.code, 0, describeResult(retry))
     assert.include(retry.stdout, `resuming: ${n - failedBefore.size} trials already recorded, ${failedBefore.size} failed ones to run again`)
     const summary = parseSummary(retry.stdout)
@@ -149,7 +152,7 @@ describe.concurrent("agent-trials run: resume repairs and retries", () => {
     // The completed lines of the first run are kept as they were, in order.
     const text = fs.readFileSync(out, "utf8")
     assert.isTrue(text.startsWith(completedLines.join("\n") + "\n"))
-    assert.deepStrictEqual(fs.readdirSync(dir), ["out.jsonl"], "no temporary file left behind")
+    assert.deepStrictEqual(fs.readdirSync(dir).sort(), ["out.jsonl", "out.jsonl.run.json"], "no temporary file left behind")
   })
 })
 

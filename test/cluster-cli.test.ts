@@ -72,6 +72,23 @@ describe("cluster commands: bad input", () => {
     }
   })
 
+  it("run --cluster refuses --agent and --model however they are given: the default value, or from the environment", async () => {
+    const url = "postgres://trials@127.0.0.1:1/trials"
+    const cases: Array<[ReadonlyArray<string>, Record<string, string>, string]> = [
+      [["--agent", "sim"], {}, "--agent"],
+      [[], { AGENT_TRIALS_AGENT: "sim:latency=5ms" }, "--agent"],
+      [[], { AGENT_TRIALS_AGENT: "sim" }, "--agent"],
+      [["--model", "gpt-4o-mini"], {}, "--model"],
+      [[], { AGENT_TRIALS_MODEL: "gpt-4o-mini" }, "--model"]
+    ]
+    for (const [flags, env, named] of cases) {
+      const result = await run(["--cluster", url, "--synthetic", "3", ...flags], { env })
+      assert.strictEqual(result.code, 2, `${JSON.stringify([flags, env])}: ${describeResult(result)}`)
+      // Refused before connecting: nobody listens on port 1, and the message is not about it.
+      assert.match(oneLine(result.stderr), new RegExp(`^agent-trials: ${named} cannot be used with --cluster`))
+    }
+  })
+
   it("without --cluster a run is local: it loads neither the cluster's code nor PostgreSQL's client", async () => {
     const dir = tempDir()
     const out = path.join(dir, "r.jsonl")

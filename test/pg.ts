@@ -70,19 +70,30 @@ const runPg = (bin: string, file: string, args: ReadonlyArray<string>) => {
 /**
  * The server the tests use: `AGENT_TRIALS_PG_URL`, or a fresh one started
  * from the machine's binaries. Settings favour speed over durability (fsync
- * off): the data is thrown away.
+ * off): the data is thrown away. With `password`, a fresh server is always
+ * started (AGENT_TRIALS_PG_URL's may trust every login), whose TCP logins
+ * need that password (scram-sha-256) and whose URL carries it.
  */
-export const start = async (): Promise<Postgres> => {
+export const start = async (options: { readonly password?: string } = {}): Promise<Postgres> => {
   const external = process.env["AGENT_TRIALS_PG_URL"]
-  if (external !== undefined) return { url: external, stop: () => {} }
+  if (external !== undefined && options.password === undefined) return { url: external, stop: () => {} }
   const bin = binDir()
   if (bin === undefined) throw new Error(unavailable())
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-trials-pg-"))
   if (isRoot()) execFileSync("chown", ["postgres:postgres", dir])
   const port = await freePort()
   let started = false
+  // initdb wants an empty folder: the password file lives beside it, readable by the postgres user.
+  const pwfile = `${dir}.pw`
   try {
-    runPg(bin, "initdb", ["-D", dir, "-A", "trust", "-U", "postgres", "--no-sync"])
+    if (options.password === undefined) {
+      runPg(bin, "initdb", ["-D", dir, "-A", "trust", "-U", "postgres", "--no-sync"])
+    } else {
+      fs.writeFileSync(pwfile, `${options.password}\n`, { mode: 0o644 })
+      runPg(bin, "initdb", [
+        "-D", dir, "--auth-local=trust", "--auth-host=scram-sha-256", `--pwfile=${pwfile}`, "-U", "postgres", "--no-sync"
+      ])
+    }
     runPg(bin, "pg_ctl", [
       "-D",
       dir,
@@ -100,10 +111,13 @@ export const start = async (): Promise<Postgres> => {
     const detail = fs.existsSync(log) ? fs.readFileSync(log, "utf8").slice(-2000) : ""
     fs.rmSync(dir, { recursive: true, force: true })
     throw new Error(`cannot start PostgreSQL: ${(e as Error).message}\n${detail}`)
+  } finally {
+    fs.rmSync(pwfile, { force: true })
   }
   let stopped = false
+  const user = options.password === undefined ? "postgres" : `postgres:${encodeURIComponent(options.password)}`
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    url: `postgres://${user}@127.0.0.1:${port}/postgres`,
     stop: () => {
       if (stopped) return
       stopped = true

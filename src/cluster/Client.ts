@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 import * as NodeClusterSocket from "@effect/platform-node/NodeClusterSocket"
-import { Cause, Console, type Context, Duration, Effect, Exit, Layer, Option, Schedule, Stream } from "effect"
+import { Cause, Clock, Console, type Context, Duration, Effect, Exit, Layer, Option, Schedule, Stream } from "effect"
 import { RunnerAddress, type Sharding } from "effect/cluster"
 import type { SqlClient } from "effect/sql"
 import { createHash } from "node:crypto"
@@ -18,7 +18,7 @@ import { stopOnFailures, trackStreamFibers } from "../internal/bounded.ts"
 import { type Remote, type RunConfig, RunInputError } from "../Run.ts"
 import type { TrialUnit } from "../Runner.ts"
 import { type AgentEvalTrial, trialId } from "../Trial.ts"
-import { type ClusterUrl, forgetTrial, layerSql, prune, shardingSettings } from "./Postgres.ts"
+import { type ClusterUrl, forgetTrial, layerSql, liveWorkers, prune, shardingSettings } from "./Postgres.ts"
 import { entityId, type Settings, TrialEntity } from "./TrialEntity.ts"
 
 /**
@@ -90,20 +90,54 @@ const interruptedResends = 20
 const pruneRun = (key: string) =>
   Effect.mapError(prune(key), (e) => new RunInputError({ message: e.message }))
 
+// With no worker alive, messages wait in storage and nothing else shows it
+// (the progress line reads `0/N  active P/P`): say so when the wait starts,
+// every 10 s while it lasts, and when a worker has come. A database hiccup
+// here says nothing: the sends report their own failures.
+const watchWorkers = (cluster: ClusterUrl, say: (line: string) => Effect.Effect<void>) =>
+  Effect.gen(function*() {
+    let waitingSince: number | undefined
+    let saidAt = 0
+    while (true) {
+      const n = yield* Effect.orElseSucceed(liveWorkers, () => undefined)
+      const now = yield* Clock.currentTimeMillis
+      if (n === 0 && waitingSince === undefined) {
+        waitingSince = saidAt = now
+        yield* say(`waiting for a worker (none has registered with ${cluster.shown})`)
+      } else if (n === 0 && waitingSince !== undefined && now - saidAt >= 10_000) {
+        saidAt = now
+        yield* say(
+          `still waiting for a worker (${Math.round((now - waitingSince) / 1000)} s; none has registered with ${cluster.shown})`
+        )
+      } else if (n !== undefined && n > 0 && waitingSince !== undefined) {
+        waitingSince = undefined
+        yield* say(`${n === 1 ? "a worker has" : `${n} workers have`} registered with ${cluster.shown}: running`)
+      }
+      yield* Effect.sleep(Duration.seconds(1))
+    }
+  })
+
 /**
  * The `Run.Remote` of a cluster: messages to the trial entity through this
  * process's `Sharding`. A fresh run (no `--resume`, or `--retry-failed`)
  * first deletes what an earlier run with the same results file left; a run
- * that reaches its end deletes its messages.
+ * that reaches its end deletes its messages. While no worker is alive the
+ * client says on stderr that it is waiting for one.
  *
  * @category constructors
  * @since 0.1.0
  */
-export const remote = (services: Context.Context<Sharding.Sharding | SqlClient.SqlClient>): Remote => (units, options) => {
+export const remote = (
+  services: Context.Context<Sharding.Sharding | SqlClient.SqlClient>,
+  cluster: ClusterUrl
+): Remote => (units, options) => {
   const { config, probe } = options
   const key = runKey(options.out, config.cwd)
   const settings = settingsOf(config, options.scoreSpecs)
+  // On a terminal the live progress line is cleared first; it is redrawn at its next tick.
+  const say = (line: string) => Console.error(`${config.tty && config.progress ? "\r\x1b[2K" : ""}agent-trials: ${line}`)
   const trials = Stream.unwrap(Effect.gen(function*() {
+    yield* Effect.forkScoped(watchWorkers(cluster, say))
     if (!config.resume || config.retryFailed) yield* pruneRun(key)
     const clientFor = yield* TrialEntity.client
     probe.limit = probe.lowestLimit = probe.highestLimit = config.parallelism

@@ -11,20 +11,20 @@ import type { HttpClient } from "effect/http"
 import * as AgentSpec from "../agents/Spec.ts"
 import type { Remote } from "../Run.ts"
 import { layerClient, layerRunner, remote, runKey } from "./Client.ts"
-import { ClusterUnreachable, type ClusterUrl, InvalidClusterUrl, layerSql, parseUrl, prune } from "./Postgres.ts"
+import { ClusterAuthFailed, ClusterUnreachable, type ClusterUrl, InvalidClusterUrl, layerSql, parseUrl, prune } from "./Postgres.ts"
 import * as Worker from "./Worker.ts"
 
-export { ClusterUnreachable, InvalidClusterUrl } from "./Postgres.ts"
+export { ClusterAuthFailed, ClusterUnreachable, InvalidClusterUrl } from "./Postgres.ts"
 
 /**
  * A cluster command's failure that is the user's to fix (exit 2): a bad URL,
- * a database that cannot be reached, a port that is taken, an agent that
- * cannot be built.
+ * a database that cannot be reached or refuses the login, a port that is
+ * taken, an agent that cannot be built.
  *
  * @category models
  * @since 0.1.0
  */
-export type ClusterInputError = InvalidClusterUrl | ClusterUnreachable
+export type ClusterInputError = InvalidClusterUrl | ClusterUnreachable | ClusterAuthFailed
 
 const checked = (text: string): Effect.Effect<ClusterUrl, InvalidClusterUrl> => {
   const parsed = parseUrl(text)
@@ -33,8 +33,8 @@ const checked = (text: string): Effect.Effect<ClusterUrl, InvalidClusterUrl> => 
 
 // The layer's own failures (its database, its socket, its settings) as one
 // line naming what to fix.
-const describeBuild = (address: string, e: unknown): ClusterUnreachable => {
-  if (e instanceof ClusterUnreachable) return e
+const describeBuild = (address: string, e: unknown): ClusterUnreachable | ClusterAuthFailed => {
+  if (e instanceof ClusterUnreachable || e instanceof ClusterAuthFailed) return e
   const tag = typeof e === "object" && e !== null ? (e as { readonly _tag?: unknown })._tag : undefined
   const message = typeof e === "object" && e !== null ? String((e as { readonly message?: unknown }).message ?? e) : String(e)
   return new ClusterUnreachable({ message: `cluster at ${address}: ${typeof tag === "string" ? `${tag}: ` : ""}${message}` })
@@ -42,21 +42,22 @@ const describeBuild = (address: string, e: unknown): ClusterUnreachable => {
 
 /**
  * Runs `f` with the `Run.Remote` of a client connected to the cluster at
- * `url`: the URL is checked and the database reached before `f` starts.
+ * `url` (and the URL as messages show it): the URL is checked and the
+ * database reached before `f` starts.
  *
  * @category running
  * @since 0.1.0
  */
 export const withRemote = <A, E, R>(
   url: string,
-  f: (remote: Remote) => Effect.Effect<A, E, R>
+  f: (remote: Remote, shown: string) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | ClusterInputError, Exclude<R, Scope.Scope>> =>
   Effect.gen(function*() {
     const cluster = yield* checked(url)
     const services = yield* Layer.build(layerClient(cluster)).pipe(
       Effect.mapError((e) => describeBuild(cluster.address, e))
     )
-    return yield* f(remote(services))
+    return yield* f(remote(services, cluster), cluster.shown)
   }).pipe(Effect.scoped) as Effect.Effect<A, E | ClusterInputError, Exclude<R, Scope.Scope>>
 
 /**
@@ -142,4 +143,4 @@ export const pruneMessages = (
  * @since 0.1.0
  */
 export const isInputError = (e: unknown): e is ClusterInputError =>
-  e instanceof InvalidClusterUrl || e instanceof ClusterUnreachable
+  e instanceof InvalidClusterUrl || e instanceof ClusterUnreachable || e instanceof ClusterAuthFailed

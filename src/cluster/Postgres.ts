@@ -35,6 +35,18 @@ export class ClusterUnreachable extends Schema.TaggedError<ClusterUnreachable>()
 }) {}
 
 /**
+ * The cluster's database refused the login: a wrong password, an unknown
+ * user, no `pg_hba.conf` entry for this host (PostgreSQL's codes 28P01 and
+ * 28000).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class ClusterAuthFailed extends Schema.TaggedError<ClusterAuthFailed>()("ClusterAuthFailed", {
+  message: Schema.String
+}) {}
+
+/**
  * A checked `--cluster` URL: the URL itself (kept redacted) and what a
  * message may show of it.
  *
@@ -45,6 +57,10 @@ export interface ClusterUrl {
   readonly url: Redacted.Redacted<string>
   /** `host:port`, never the user or password. */
   readonly address: string
+  /** The user name of the URL (empty when it names none). */
+  readonly user: string
+  /** The whole URL as messages may show it (`redactUrl`: no user, password or query values). */
+  readonly shown: string
 }
 
 /**
@@ -68,7 +84,20 @@ export const parseUrl = (text: string, source = "--cluster"): ClusterUrl | Inval
     return bad(`the scheme must be postgres: or postgresql:, not ${url.protocol}`)
   }
   if (url.hostname === "") return bad("no host")
-  return { url: Redacted.make(text), address: `${url.hostname}:${url.port === "" ? "5432" : url.port}` }
+  return {
+    url: Redacted.make(text),
+    address: `${url.hostname}:${url.port === "" ? "5432" : url.port}`,
+    user: decodeURIComponentSafe(url.username),
+    shown: redactUrl(text)
+  }
+}
+
+const decodeURIComponentSafe = (text: string): string => {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
 }
 
 /**
@@ -91,12 +120,13 @@ export const shardingSettings: Partial<ShardingConfig.ShardingConfig["Service"]>
 
 /**
  * The SQL client of the cluster's database, after one query has answered
- * (within 5 s): an unreachable database fails here, naming `host:port`.
+ * (within 5 s): an unreachable database fails here, naming `host:port`, and
+ * a refused login with `ClusterAuthFailed`.
  *
  * @category layers
  * @since 0.1.0
  */
-export const layerSql = (cluster: ClusterUrl): Layer.Layer<SqlClient.SqlClient, ClusterUnreachable> =>
+export const layerSql = (cluster: ClusterUrl): Layer.Layer<SqlClient.SqlClient, ClusterUnreachable | ClusterAuthFailed> =>
   Layer.effect(
     SqlClient.SqlClient,
     Effect.gen(function*() {
@@ -110,12 +140,36 @@ export const layerSql = (cluster: ClusterUrl): Layer.Layer<SqlClient.SqlClient, 
     }).pipe(
       Effect.timeout(Duration.seconds(10)),
       Effect.mapError((e) =>
-        new ClusterUnreachable({
-          message: `cannot reach the cluster's PostgreSQL at ${cluster.address}: ${describeSqlError(e)}`
-        })
+        authFailure(cluster, e) ??
+          new ClusterUnreachable({
+            message: `cannot reach the cluster's PostgreSQL at ${cluster.address}: ${describeSqlError(e)}`
+          })
       )
     )
   ).pipe(Layer.provide(Reactivity.layer))
+
+// PostgreSQL's SQLSTATE class 28, "invalid authorization specification":
+// 28P01 a wrong password, 28000 an unknown role or no pg_hba.conf entry.
+// The server's error sits a few causes down, under effect/sql's
+// `AuthenticationError` reason.
+const authFailure = (cluster: ClusterUrl, e: unknown): ClusterAuthFailed | undefined => {
+  let auth = false
+  let server: { readonly code: string; readonly message: string } | undefined
+  let current: unknown = e
+  for (let depth = 0; depth < 6 && typeof current === "object" && current !== null; depth++) {
+    const { _tag, code, message, cause, reason } = current as Record<string, unknown>
+    if (_tag === "AuthenticationError") auth = true
+    if ((code === "28P01" || code === "28000") && typeof message === "string") server = { code, message }
+    current = cause ?? reason
+  }
+  if (!auth && server === undefined) return undefined
+  const user = cluster.user !== "" ? cluster.user : /user "([^"]*)"/.exec(server?.message ?? "")?.[1]
+  const who = user === undefined ? "" : ` for user ${JSON.stringify(user)}`
+  const why = server?.code === "28P01"
+    ? "the password was refused (check the user and password of --cluster)"
+    : server?.message ?? "check the user and password of --cluster"
+  return new ClusterAuthFailed({ message: `authentication failed${who} at ${cluster.address}: ${why}` })
+}
 
 const describeSqlError = (e: unknown): string => {
   let current: unknown = e
@@ -174,6 +228,26 @@ export const forgetTrial = (runKey: string, id: string): Effect.Effect<void, Clu
       yield* sql`DELETE FROM cluster_messages WHERE message_id = ${messageId}`
     }))
   }).pipe(Effect.mapError((e) => new ClusterUnreachable({ message: `cannot reset trial ${id}'s message: ${describeSqlError(e)}` })))
+
+/**
+ * The workers registered with the cluster and alive now: the rows of the
+ * engine's runners table (`SqlRunnerStorage`'s `cluster_runners`) marked
+ * healthy whose heartbeat is younger than a shard lease, as the engine
+ * itself counts them. 0 before any worker has ever started (no table yet).
+ *
+ * @category housekeeping
+ * @since 0.1.0
+ */
+export const liveWorkers: Effect.Effect<number, ClusterUnreachable, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const exists = yield* sql<{ readonly t: string | null }>`SELECT to_regclass('cluster_runners')::text AS t`
+  if (exists[0]?.t == null) return 0
+  const expiry = Duration.toSeconds(shardingSettings.shardLockExpiration ?? Duration.seconds(35))
+  const rows = yield* sql<{ readonly n: string | number }>`
+    SELECT count(*) AS n FROM cluster_runners
+    WHERE healthy = TRUE AND last_heartbeat > NOW() - make_interval(secs => ${expiry})`
+  return Number(rows[0]?.n ?? 0)
+}).pipe(Effect.mapError((e) => new ClusterUnreachable({ message: `cannot read the cluster's workers: ${describeSqlError(e)}` })))
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 

@@ -1,0 +1,289 @@
+/**
+ * What defines a run, written beside its results (`RESULTS.jsonl.run.json`)
+ * when a fresh run starts, so that `--resume` continues that run and not
+ * another: the agent, the scorers, the epochs, the dataset and the rows
+ * chosen. Resuming with a different definition is refused, naming what
+ * differs; what only changes how trials are run (parallelism, timeout,
+ * retries, backoff, rate, failure budget) may differ.
+ *
+ * @since 0.1.0
+ */
+import { Console, Effect, FileSystem, Path, Schema, Stream } from "effect"
+import { createHash } from "node:crypto"
+import { redactUrl } from "./agents/internal/redact.ts"
+import type { AgentSpec } from "./agents/Spec.ts"
+import { writeFileAtomic } from "./internal/atomicFile.ts"
+import * as ScorerSpec from "./scoring/Spec.ts"
+
+/** A tasks file is told apart by its size and a hash of its first MiB: cheap on any size. */
+const HASHED_BYTES = 1 << 20
+
+/**
+ * Where the run's tasks come from.
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const Source = Schema.Union([
+  Schema.Struct({ synthetic: Schema.Number }),
+  Schema.Struct({ stdin: Schema.Literal(true) }),
+  Schema.Struct({ tasks: Schema.String, size: Schema.Number, sha256_first_mib: Schema.String })
+])
+export type Source = typeof Source.Type
+
+/**
+ * The file's content. Every field but `run_id` and `written_at` is compared
+ * on `--resume`; secrets never appear (URLs through `redactUrl`).
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const RunDefinition = Schema.Struct({
+  version: Schema.Literal(1),
+  run_id: Schema.optionalKey(Schema.String),
+  written_at: Schema.optionalKey(Schema.String),
+  /**
+   * `sim:fail=F,seed=S` (latency and jitter only shape timing),
+   * `module:ABSOLUTE_PATH[#export]`, a redacted `http(s)://` or `openai:` URL,
+   * or `cluster:URL` for a `--cluster` run (the workers' agent).
+   */
+  agent: Schema.String,
+  /** `--model`, for `openai:` agents (the only ones that use it). */
+  model: Schema.NullOr(Schema.String),
+  /** The scorer specs applied (`module:` paths absolute, judge URLs redacted); `[]` scores nothing. */
+  scorers: Schema.Array(Schema.String),
+  pass: Schema.NullOr(Schema.String),
+  /** `--judge-model`, when a `judge:` scorer uses it. */
+  judge_model: Schema.NullOr(Schema.String),
+  epochs: Schema.Number,
+  dataset: Source,
+  /** Which rows of the dataset the run takes. */
+  rows: Schema.Literal("all")
+})
+export type RunDefinition = typeof RunDefinition.Type
+
+/**
+ * What a run's definition is read from: the run's flags, decoded.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Input {
+  readonly agent: AgentSpec
+  readonly model: string | undefined
+  /** The scorer specs the run applies (`Run.scoreSpecs`). */
+  readonly scorers: ReadonlyArray<string>
+  readonly pass?: string | undefined
+  readonly judgeModel?: string | undefined
+  readonly epochs: number
+  /** `--tasks` (`-` for stdin), or undefined with `synthetic`. */
+  readonly tasks: string | undefined
+  readonly synthetic: number
+  /** The `--cluster` URL as messages show it, for a run on a cluster. */
+  readonly cluster?: string | undefined
+  readonly cwd: string
+}
+
+/**
+ * `--resume` was asked to continue a results file written by another run,
+ * or its definition file cannot be read or written.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class RunDefinitionError extends Schema.TaggedError<RunDefinitionError>()("RunDefinitionError", {
+  path: Schema.String,
+  message: Schema.String
+}) {}
+
+/**
+ * The file beside `out` that holds its run's definition.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const pathOf = (out: string): string => `${out}.run.json`
+
+const agentText = (spec: AgentSpec, cwd: string, path: Path.Path): string => {
+  switch (spec._tag) {
+    case "Sim":
+      return `sim:fail=${spec.options.failRate},seed=${spec.options.seed}`
+    case "Module":
+      return `module:${path.resolve(cwd, spec.file)}${spec.exportName === undefined ? "" : `#${spec.exportName}`}`
+    case "Http":
+      return redactUrl(spec.url)
+    case "OpenAi":
+      return `openai:${redactUrl(spec.baseUrl)}`
+  }
+}
+
+const scorerText = (spec: string, cwd: string, path: Path.Path): string => {
+  const parsed = ScorerSpec.parse(spec)
+  if (typeof parsed === "string") return spec
+  if (parsed._tag !== "Module") return parsed.shown
+  return `${parsed.name}=module:${path.resolve(cwd, parsed.file)}${parsed.exportName === undefined ? "" : `#${parsed.exportName}`}`
+}
+
+const isJudge = (spec: string) => {
+  const parsed = ScorerSpec.parse(spec)
+  return typeof parsed !== "string" && parsed._tag === "Judge"
+}
+
+/**
+ * The definition of a run. Undefined when its tasks file cannot be read:
+ * the run then stops on the dataset's own error, and there is nothing to
+ * define.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const make = Effect.fn("RunDefinition.make")(function*(input: Input, runId?: string) {
+  const path = yield* Path.Path
+  const dataset = yield* sourceOf(input, path)
+  if (dataset === undefined) return undefined
+  const definition: RunDefinition = {
+    version: 1,
+    ...(runId === undefined ? undefined : { run_id: runId }),
+    written_at: new Date().toISOString(),
+    agent: input.cluster !== undefined ? `cluster:${input.cluster}` : agentText(input.agent, input.cwd, path),
+    model: input.cluster === undefined && input.agent._tag === "OpenAi" ? input.model ?? null : null,
+    scorers: input.scorers.map((spec) => scorerText(spec, input.cwd, path)),
+    pass: input.pass ?? null,
+    judge_model: input.scorers.some(isJudge) ? input.judgeModel ?? null : null,
+    epochs: input.epochs,
+    dataset,
+    rows: "all"
+  }
+  return definition
+})
+
+const sourceOf = (input: Input, path: Path.Path): Effect.Effect<Source | undefined, never, FileSystem.FileSystem> => {
+  if (input.tasks === undefined) return Effect.succeed({ synthetic: input.synthetic })
+  if (input.tasks === "-") return Effect.succeed({ stdin: true })
+  const tasks = path.resolve(input.cwd, input.tasks)
+  return Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const info = yield* fs.stat(tasks)
+    const hash = createHash("sha256")
+    yield* fs.stream(tasks, { bytesToRead: HASHED_BYTES }).pipe(Stream.runForEach((chunk) => Effect.sync(() => hash.update(chunk))))
+    return { tasks, size: Number(info.size), sha256_first_mib: hash.digest("hex") } satisfies Source
+  }).pipe(Effect.orElseSucceed(() => undefined))
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
+
+const sourceText = (source: Source): string =>
+  "synthetic" in source ? `--synthetic ${source.synthetic}` : "stdin" in source ? "--tasks -" : `--tasks ${source.tasks}`
+
+const sameSource = (a: Source, b: Source): boolean =>
+  "tasks" in a && "tasks" in b ? a.tasks === b.tasks : same(a, b)
+
+const agentFlag = (agent: string) => agent.startsWith("cluster:") ? `--cluster ${agent.slice("cluster:".length)}` : `--agent ${agent}`
+const optional = (flag: string, value: string | null) => value === null ? `no ${flag}` : `${flag} ${value}`
+const scorersText = (scorers: ReadonlyArray<string>) =>
+  scorers.length === 0 ? "no scorers" : scorers.map((s) => `--score ${s}`).join(" ")
+
+/**
+ * What differs between the definition a results file was written with and
+ * this run's, as flags: `[["--epochs 3", "--epochs 2"]]`. Empty when they
+ * define the same run; a tasks file whose content changed is the same
+ * source (see `check`).
+ *
+ * @category comparing
+ * @since 0.1.0
+ */
+export const differences = (
+  recorded: RunDefinition,
+  now: RunDefinition
+): ReadonlyArray<readonly [then: string, now: string]> => {
+  const out: Array<readonly [string, string]> = []
+  if (recorded.agent !== now.agent) out.push([agentFlag(recorded.agent), agentFlag(now.agent)])
+  if (recorded.model !== now.model) out.push([optional("--model", recorded.model), optional("--model", now.model)])
+  if (!same([...recorded.scorers].sort(), [...now.scorers].sort())) {
+    out.push([scorersText(recorded.scorers), scorersText(now.scorers)])
+  }
+  if (recorded.pass !== now.pass) out.push([optional("--pass", recorded.pass), optional("--pass", now.pass)])
+  if (recorded.judge_model !== now.judge_model) {
+    out.push([optional("--judge-model", recorded.judge_model), optional("--judge-model", now.judge_model)])
+  }
+  if (recorded.epochs !== now.epochs) out.push([`--epochs ${recorded.epochs}`, `--epochs ${now.epochs}`])
+  if (!sameSource(recorded.dataset, now.dataset)) out.push([sourceText(recorded.dataset), sourceText(now.dataset)])
+  if (recorded.rows !== now.rows) out.push([`rows ${recorded.rows}`, `rows ${now.rows}`])
+  return out
+}
+
+const decode = Schema.decodeUnknownExit(Schema.fromJsonString(RunDefinition))
+
+/**
+ * Checks, before the results file is touched, that `out` may be continued by
+ * the run `definition` defines, and says whether its definition is to be
+ * written (`write`, after the results file is ready). A fresh run, or a
+ * resumed one whose file holds nothing yet, writes it; so does a resumed
+ * file written before definitions were recorded (with a warning). A resumed
+ * file whose definition differs is refused, naming what differs; a tasks
+ * file changed in place is a warning (a fixed bad line, appended tasks).
+ * Nothing is checked or written for a device or a pipe (`/dev/stdout`).
+ *
+ * @category resume
+ * @since 0.1.0
+ */
+export const check = Effect.fn("RunDefinition.check")(function*(
+  out: string,
+  definition: RunDefinition | undefined,
+  resume: boolean
+) {
+  const fs = yield* FileSystem.FileSystem
+  if (definition === undefined || out === "-") return false
+  const info = yield* Effect.option(fs.stat(out))
+  if (info._tag === "Some" && info.value.type !== "File") return false
+  if (!resume || info._tag === "None" || Number(info.value.size) === 0) return true
+  const file = pathOf(out)
+  const fail = (message: string) => new RunDefinitionError({ path: file, message })
+  const text = yield* Effect.result(fs.readFileString(file))
+  if (text._tag === "Failure") {
+    if (text.failure.reason._tag !== "NotFound") {
+      return yield* fail(`--resume: cannot read ${file}: ${text.failure.message}`)
+    }
+    yield* Console.error(
+      `agent-trials: --resume: ${out} has no ${file} (it was written before runs recorded what defines them), ` +
+        `so this run cannot be checked against it; resuming, and writing ${file} now`
+    )
+    return true
+  }
+  const recorded = decode(text.success)
+  if (recorded._tag === "Failure") {
+    return yield* fail(
+      `--resume: ${file} is not a run definition (${String(recorded.cause).split("\n")[0]}); ` +
+        `remove it to resume ${out} without the check`
+    )
+  }
+  const differ = differences(recorded.value, definition)
+  if (differ.length > 0) {
+    return yield* fail(
+      `--resume: ${out} was written with ${differ.map(([then]) => then).join(" and ")}, ` +
+        `this run has ${differ.map(([, now]) => now).join(" and ")} (its definition: ${file}); ` +
+        `resume with the same flags, or choose another --out`
+    )
+  }
+  const then = recorded.value.dataset
+  const now = definition.dataset
+  if ("tasks" in then && "tasks" in now && !same(then, now)) {
+    yield* Console.error(
+      `agent-trials: --resume: ${now.tasks} has changed since ${out} was started ` +
+        (then.size === now.size ? "(the same size, other content)" : `(${then.size} bytes then, ${now.size} now)`) +
+        `: the trials already recorded are kept as they are, the rest are run from the file as it is now`
+    )
+  }
+  return false
+})
+
+/**
+ * Writes `definition` beside `out`, atomically.
+ *
+ * @category resume
+ * @since 0.1.0
+ */
+export const write = (out: string, definition: RunDefinition) =>
+  writeFileAtomic(pathOf(out), JSON.stringify(definition, null, 2) + "\n").pipe(
+    Effect.mapError((e) => new RunDefinitionError({ path: pathOf(out), message: e.message }))
+  )
