@@ -257,6 +257,49 @@ describe("includes", () => {
     }))
 })
 
+describe("ignore-case folding", () => {
+  it.effect("a Greek needle ending in capital sigma is found inside a longer word (the final-sigma rule does not split σ and ς)", () =>
+    Effect.gen(function*() {
+      const loose = Match.includes({ ignoreCase: true })
+      // "ΟΔΟΣ" (road) inside "οδοσήμανση" (road signs): toLowerCase folds the
+      // needle's last Σ to the final form ς, the word's σ stays σ.
+      assert.isTrue((yield* score(loose, "ΟΔΟΣ", "Η οδοσήμανση λείπει")).passed)
+      assert.isTrue((yield* score(loose, "οδος", "ΟΔΟΣΗΜΑΝΣΗ")).passed)
+      assert.isTrue((yield* score(loose, "ΟΔΟΣ ΚΑΙ", "οδοσ και")).passed)
+      assert.isFalse((yield* score(Match.includes(), "ΟΔΟΣ", "Η οδοσήμανση λείπει")).passed)
+      assert.isTrue((yield* score(Match.exact({ ignoreCase: true }), "ΟΔΟΣ", "οδοσ")).passed)
+      assert.strictEqual((yield* score(Match.levenshtein({ ignoreCase: true }), "ΣΑΣ", "σας")).value, 1)
+    }))
+
+  it("fold gives Python's str.casefold (Unicode 14 full case folding) on the hard letters", () => {
+    // Known answers from CPython 3 `s.casefold()` (unicodedata 14.0.0), run
+    // outside this code; the whole range of assigned code points was compared
+    // the same way once (the classes of equal foldings are the same).
+    const known: Array<[string, string]> = [
+      ["ß", "ss"],
+      ["ẞ", "ss"],
+      ["Straẞe", "strasse"],
+      ["ſ", "s"],
+      ["\u212a", "k"], // KELVIN SIGN
+      ["µ", "\u03bc"], // MICRO SIGN to Greek mu
+      ["ς", "σ"],
+      ["ΟΔΟΣ", "οδοσ"],
+      ["ǅ", "ǆ"],
+      ["ﬁ", "fi"],
+      ["İ", "i\u0307"],
+      ["ı", "ı"],
+      ["IıI", "iıi"],
+      ["ᾳ", "αι"]
+    ]
+    for (const [text, folded] of known) assert.strictEqual(Match.fold(text), folded, text)
+    // Dotless ı has no case folding: it is not I, nor i.
+    assert.notStrictEqual(Match.fold("ı"), Match.fold("I"))
+    // Cherokee folds to its capitals in CaseFolding.txt; here to the small
+    // letters: another representative, the same classes.
+    assert.strictEqual(Match.fold("Ꭰ"), Match.fold("ꭰ"))
+  })
+})
+
 describe("regex", () => {
   it.effect("the reference is the pattern; a spec pattern has flags; an invalid reference is an error", () =>
     Effect.gen(function*() {

@@ -6,8 +6,9 @@
  * non-empty list of them: any one of them may match (`includes` with
  * `mode: "all"` needs all of them). Texts are compared in Unicode normal form
  * C, so "é" written as one code point or as "e" and a combining accent is
- * the same text; `ignoreCase` compares full case foldings ("Straße" equals
- * "STRASSE", "ΟΔΟΣ" equals "οδος"); lengths and distances count code points,
+ * the same text; `ignoreCase` compares full Unicode case foldings ("Straße" equals
+ * "STRASSE" and "STRAẞE", "ΟΔΟΣ" equals "οδος" and is found in
+ * "οδοσήμανση"); lengths and distances count code points,
  * so an emoji is one character, not two UTF-16 units.
  *
  * @since 0.1.0
@@ -181,12 +182,23 @@ export const levenshtein = (options: LevenshteinOptions = {}): Scorer => {
 }
 
 /**
- * Full case folding as far as the built-in mappings go: upper-casing first
- * maps "ß" to "SS" and "ﬁ" to "FI", which lower-casing alone does not.
+ * Unicode full case folding (CaseFolding.txt, statuses C and F, as Python's
+ * `str.casefold`), built on the built-in mappings: upper-casing first maps
+ * "ß" to "SS" and "ﬁ" to "FI", which lower-casing alone does not. Three
+ * repairs make every form of a letter fold alike: lower-casing applies the
+ * final-sigma rule (a "Σ" that ends a word becomes "ς", not "σ"), so "ς" is
+ * then written "σ"; "ẞ" upper-cases to itself and lower-cases to "ß", which
+ * is then written "ss"; and dotless "ı", which has no folding, is kept apart
+ * from the upper-casing that would make it "I".
  *
  * @internal
  */
-export const fold = (text: string): string => text.toUpperCase().toLowerCase().normalize("NFC")
+export const fold = (text: string): string => {
+  const folded = text.includes("\u0131") ? text.split("\u0131").map(foldPart).join("\u0131") : foldPart(text)
+  return folded.normalize("NFC")
+}
+
+const foldPart = (text: string): string => text.toUpperCase().toLowerCase().replaceAll("\u03c2", "\u03c3").replaceAll("\u00df", "ss")
 
 const preparer = (options: { readonly ignoreCase?: boolean | undefined; readonly trim?: boolean | undefined }) =>
 (text: string): string => {
