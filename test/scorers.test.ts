@@ -86,7 +86,7 @@ describe("--score SPEC", () => {
 
   it("refuses a bad spec with a message naming --score SPEC and what is expected", () => {
     const refusals: Record<string, string> = {
-      "exakt": `--score exakt: unknown scorer "exakt" (expected exact, includes, regex, numeric, json, levenshtein, judge:BASE_URL or module:PATH[#export], optionally as NAME=SPEC)`,
+      "exakt": `--score exakt: unknown scorer "exakt" (expected exact, includes, regex, numeric, json, levenshtein, judge:BASE_URL, module:PATH[#export] or not:SPEC, optionally as NAME=SPEC)`,
       "exact:ignorecase": `--score exact:ignorecase: unknown option "ignorecase" (expected ignore-case, trim)`,
       "exact:trim=no": `--score exact:trim=no: expected trim, trim=true or trim=false, got "trim=no"`,
       "exact:trim,trim=false": `--score exact:trim,trim=false: option trim is given twice`,
@@ -101,7 +101,7 @@ describe("--score SPEC", () => {
       "judge:ftp://host": `--score judge:ftp://host: expected judge:BASE_URL with an http(s) URL, e.g. judge:https://api.openai.com/v1`,
       "module:": `--score module:: expected module:PATH[#export]`,
       "module:grade.ts#": `--score module:grade.ts#: the export name after # is empty`,
-      "": `--score "": unknown scorer "" (expected exact, includes, regex, numeric, json, levenshtein, judge:BASE_URL or module:PATH[#export], optionally as NAME=SPEC)`
+      "": `--score "": unknown scorer "" (expected exact, includes, regex, numeric, json, levenshtein, judge:BASE_URL, module:PATH[#export] or not:SPEC, optionally as NAME=SPEC)`
     }
     for (const [spec, message] of Object.entries(refusals)) assert.strictEqual(Spec.parse(spec), message, spec)
     assert.match(Spec.parse("regex:(") as string, /^--score regex:\(: not a regular expression: Invalid regular expression/)
@@ -254,6 +254,89 @@ describe("includes", () => {
       assert.isTrue((yield* score(Match.includes(), "🏽", "👍🏽")).passed)
       assert.strictEqual(errorOf(yield* score(Match.includes(), "  ", "anything")).type, "InvalidReference")
       assert.isFalse((yield* score(Match.includes(), "a", "")).passed)
+    }))
+})
+
+describe("not:SPEC", () => {
+  it("parses any spec under not:, named not-NAME; NAME=not:SPEC names it; refusals name the whole spec", () => {
+    assert.deepStrictEqual(parsed("not:exact"), {
+      _tag: "Not",
+      name: "not-exact",
+      shown: "not:exact",
+      inner: parsed("exact")
+    })
+    assert.deepInclude(parsed("not:includes:ignore-case"), { name: "not-includes", shown: "not:includes:ignore-case" })
+    assert.deepInclude(parsed("no-leak=not:includes:ignore-case"), { name: "no-leak", shown: "no-leak=not:includes:ignore-case" })
+    assert.deepInclude(parsed("not:module:test/fixtures/scorer-module.ts#length"), { name: "not-length" })
+    assert.deepInclude(parsed("not:not:exact"), { name: "not-not-exact" })
+    const judge = parsed("not:judge:https://me:pw-SECRET@host/v1")
+    assert.strictEqual(judge.shown, "not:judge:https://<redacted>@host/v1")
+    const refusals: Record<string, string> = {
+      "not": `--score not: expected not:SPEC, e.g. not:exact or not:includes:ignore-case`,
+      "not:": `--score not:: expected not:SPEC, e.g. not:exact or not:includes:ignore-case`,
+      "not:exact:ignorecase": `--score not:exact:ignorecase: unknown option "ignorecase" (expected ignore-case, trim)`,
+      "x=not:exakt": `--score x=not:exakt: unknown scorer "exakt" (expected exact, includes, regex, numeric, json, levenshtein, judge:BASE_URL, module:PATH[#export] or not:SPEC, optionally as NAME=SPEC)`,
+      "not:loose=exact": `--score not:loose=...: the name goes before not:, as NAME=not:SPEC`
+    }
+    for (const [spec, message] of Object.entries(refusals)) assert.strictEqual(Spec.parse(spec), message, spec)
+    assert.notInclude(Spec.parse("not:x=judge:https://me:pw-SECRET@host/v1") as string, "SECRET")
+    assert.notInclude(Spec.parse("not:https://me:pw-SECRET@host/v1") as string, "SECRET")
+  })
+
+  it.effect("value 1 - v, passed flipped; the inner scorer's finding explains it", () =>
+    Effect.gen(function*() {
+      const notExact = Scorer.negate(Match.exact())
+      assert.strictEqual(notExact.name, "not-exact")
+      assert.deepStrictEqual(yield* score(notExact, "4", "4"), { value: 0, passed: false, explanation: "exact passed" })
+      assert.deepStrictEqual(yield* score(notExact, "4", "5"), {
+        value: 1,
+        passed: true,
+        explanation: `exact did not pass: expected "4", got "5"`
+      })
+      // A fraction: includes:all finds 2 of 3, so 1/3 is missing.
+      const notAll = Scorer.negate(Match.includes({ mode: "all" }), "missing")
+      assert.strictEqual(notAll.name, "missing")
+      const partial = yield* score(notAll, ["answer", "42", "x"], "The answer is 42.")
+      assert.closeTo(partial.value, 1 / 3, 1e-15)
+      assert.isTrue(partial.passed)
+      // A judge-like scorer that passes with an explanation keeps it.
+      const graded = Scorer.make("graded", () => Effect.succeed({ value: 0.75, passed: true, explanation: "mostly right" }))
+      assert.deepStrictEqual(yield* score(Scorer.negate(graded), undefined, "x"), {
+        value: 0.25,
+        passed: false,
+        explanation: "graded passed: mostly right"
+      })
+    }))
+
+  it.effect("an error stays an error; a value outside [0, 1] is an InvalidScore error", () =>
+    Effect.gen(function*() {
+      const notExact = Scorer.negate(Match.exact())
+      const missing = yield* score(notExact, undefined, "4")
+      assert.deepStrictEqual(missing, yield* score(Match.exact(), undefined, "4"))
+      assert.strictEqual(errorOf(missing).type, "MissingReference")
+      const big = Scorer.make("big", () => Effect.succeed({ value: 5, passed: true }))
+      assert.deepStrictEqual(errorOf(yield* score(Scorer.negate(big), undefined, "x")), {
+        type: "InvalidScore",
+        message: "the big scorer gave the value 5; only a value from 0 to 1 can be negated",
+        occurred_at: EPOCH
+      })
+    }))
+
+  it.effect("from a spec, the same scorer: not:exact, NAME=not:SPEC and not: of a module", () =>
+    Effect.gen(function*() {
+      const options = { cwd: process.cwd() }
+      const scorers = (yield* Scorers.fromSpecs(
+        ["exact", "not:exact", "wrong=not:exact:ignore-case", "not:module:test/fixtures/scorer-module.ts#length"],
+        options
+      )) as ReadonlyArray<Scorer.Scorer>
+      assert.deepStrictEqual(scorers.map((s) => s.name), ["exact", "not-exact", "wrong", "not-length"])
+      const scores = yield* Effect.forEach(scorers, (s) => s.score(taskOf("Yes"), trialOf("yes")))
+      assert.deepStrictEqual(scores.map((s) => [s.value, s.passed]), [[0, false], [1, true], [0, false], [0.7, true]])
+      // Two negations of one kind collide like any two scorers of one name.
+      const twice = yield* Effect.flip(Scorers.fromSpecs(["not:exact", "not:exact:ignore-case"], options))
+      assert.include(twice.message, `are both named "not-exact"`)
+      const noFile = yield* Effect.flip(Scorers.fromSpec("not:module:test/fixtures/no-such-scorer.ts", options))
+      assert.match(noFile.message, /^--score not:module:test\/fixtures\/no-such-scorer\.ts: cannot load scorer module /)
     }))
 })
 

@@ -12,7 +12,7 @@ import type * as Policy from "../Policy.ts"
 import * as Judge from "./Judge.ts"
 import * as Match from "./Match.ts"
 import * as ModuleScorer from "./ModuleScorer.ts"
-import type { Scorer } from "./Scorer.ts"
+import { negate, type Scorer } from "./Scorer.ts"
 import * as Spec from "./Spec.ts"
 import * as Structured from "./Structured.ts"
 
@@ -105,6 +105,12 @@ const build = (
 ): Effect.Effect<Scorer<HttpClient.HttpClient>, ScorerSpecError> => {
   const { name } = spec
   switch (spec._tag) {
+    case "Not":
+      return build(spec.inner, options).pipe(
+        Effect.map((inner) => negate(inner, name)),
+        // The inner spec's message names it: name the whole spec instead.
+        Effect.mapError((e) => new ScorerSpecError({ message: e.message.replace(`--score ${spec.inner.shown}`, `--score ${spec.shown}`) }))
+      )
     case "Exact":
       return Effect.succeed(Match.exact({ name, ignoreCase: spec.ignoreCase, trim: spec.trim }))
     case "Includes":

@@ -14,6 +14,8 @@
  * - `levenshtein[:threshold=X][,ignore-case][,trim=false]`: similarity >= X (default 0.8)
  * - `judge:BASE_URL`: an LLM grader on an OpenAI-compatible endpoint (needs a judge model)
  * - `module:PATH[#export]`: a user's function `(task, trial) => Score | number | boolean`
+ * - `not:SPEC`: any other spec, negated (`Scorer.negate`); named `not-` and the
+ *   other's name (`not-exact`), or `NAME=not:SPEC`
  *
  * A scorer's name is its kind (`exact`, `judge`), or for `module:` the export
  * name (the file's base name for the default export); `NAME=` chooses
@@ -41,10 +43,11 @@ export type ScorerSpec = { readonly name: string; readonly shown: string } & (
   | { readonly _tag: "Levenshtein"; readonly threshold: number; readonly ignoreCase: boolean; readonly trim: boolean }
   | { readonly _tag: "Judge"; readonly baseUrl: string }
   | { readonly _tag: "Module"; readonly file: string; readonly exportName: string | undefined }
+  | { readonly _tag: "Not"; readonly inner: ScorerSpec }
 )
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/
-const KINDS = "exact, includes, regex, numeric, json, levenshtein, judge:BASE_URL or module:PATH[#export]"
+const KINDS = "exact, includes, regex, numeric, json, levenshtein, judge:BASE_URL, module:PATH[#export] or not:SPEC"
 
 /**
  * Parses a spec; a string result is the problem, worded for `--score`.
@@ -68,13 +71,23 @@ export const parse = (spec: string): ScorerSpec | string => {
   const named = eq > 0 && !spec.slice(0, eq).includes(":") && NAME.test(spec.slice(0, eq))
   const given = named ? spec.slice(0, eq) : undefined
   const body = named ? spec.slice(eq + 1) : spec
+  const prefix = given === undefined ? "" : `${given}=`
+  const parsed = parseBody(body)
+  if ("problem" in parsed) return `--score ${prefix === "" && parsed.shown === "" ? `""` : `${prefix}${parsed.shown}`}: ${parsed.problem}`
+  return { ...parsed, name: given ?? parsed.name, shown: `${prefix}${parsed.shown}` }
+}
+
+// A spec without its `NAME=`: the spec, or the problem and the body as
+// messages may echo it.
+type Parsed = ScorerSpec | { readonly problem: string; readonly shown: string }
+
+const parseBody = (body: string): Parsed => {
   const colon = body.indexOf(":")
   const kind = colon === -1 ? body : body.slice(0, colon)
   const rest = colon === -1 ? undefined : body.slice(colon + 1)
-  const prefix = given === undefined ? "" : `${given}=`
-  const shown = kind === "judge" ? `${prefix}judge:${redactUrl(rest ?? "")}` : spec
-  const bad = (problem: string) => `--score ${shown}: ${problem}`
-  const base = (name: string) => ({ name: given ?? name, shown })
+  const shown = kind === "judge" ? `judge:${redactUrl(rest ?? "")}` : body
+  const bad = (problem: string) => ({ problem, shown })
+  const base = (name: string) => ({ name, shown })
 
   switch (kind) {
     case "exact": {
@@ -127,11 +140,23 @@ export const parse = (spec: string): ScorerSpec | string => {
       const stem = file.replace(/^.*[\\/]/, "").replace(/\.[^.]*$/, "")
       return { _tag: "Module", ...base(exportName ?? (stem === "" ? "module" : stem)), file, exportName }
     }
+    case "not": {
+      if (rest === undefined || rest === "") return bad("expected not:SPEC, e.g. not:exact or not:includes:ignore-case")
+      const eq = rest.indexOf("=")
+      if (eq > 0 && !rest.slice(0, eq).includes(":") && NAME.test(rest.slice(0, eq))) {
+        // The rest may be a judge's URL: echo the name alone.
+        return { problem: "the name goes before not:, as NAME=not:SPEC", shown: `not:${rest.slice(0, eq)}=...` }
+      }
+      const inner = parseBody(rest)
+      if ("problem" in inner) return { problem: inner.problem, shown: `not:${inner.shown}` }
+      return { _tag: "Not", name: `not-${inner.name}`, shown: `not:${inner.shown}`, inner }
+    }
     default:
       // A URL given where a kind belongs may carry credentials: echo the kind alone.
-      return `--score ${/[@/]/.test(spec) ? `${prefix}${kind}:...` : spec === "" ? `""` : spec}: unknown scorer ${
-        JSON.stringify(kind)
-      } (expected ${KINDS}, optionally as NAME=SPEC)`
+      return {
+        problem: `unknown scorer ${JSON.stringify(kind)} (expected ${KINDS}, optionally as NAME=SPEC)`,
+        shown: /[@/]/.test(body) ? `${kind}:...` : body
+      }
   }
 }
 
