@@ -87,7 +87,7 @@ describe("--score SPEC", () => {
   it("refuses a bad spec with a message naming --score SPEC and what is expected", () => {
     const refusals: Record<string, string> = {
       "exakt": `--score exakt: unknown scorer "exakt" (expected exact, includes, regex, numeric, json, levenshtein, judge:BASE_URL, module:PATH[#export] or not:SPEC, optionally as NAME=SPEC)`,
-      "exact:ignorecase": `--score exact:ignorecase: unknown option "ignorecase" (expected ignore-case, trim)`,
+      "exact:ignorecase": `--score exact:ignorecase: unknown option "ignorecase" (expected ignore-case, trim, start, end, strip-punctuation)`,
       "exact:trim=no": `--score exact:trim=no: expected trim, trim=true or trim=false, got "trim=no"`,
       "exact:trim,trim=false": `--score exact:trim,trim=false: option trim is given twice`,
       "includes:all,any": `--score includes:all,any: all and any are exclusive`,
@@ -257,6 +257,82 @@ describe("includes", () => {
     }))
 })
 
+describe("start, end and strip-punctuation (exact, includes)", () => {
+  it("parse: start / end exclusive, strip-punctuation a flag; unset options are absent", () => {
+    assert.deepStrictEqual(parsed("exact:end,strip-punctuation"), {
+      _tag: "Exact",
+      name: "exact",
+      shown: "exact:end,strip-punctuation",
+      ignoreCase: false,
+      trim: true,
+      at: "end",
+      stripPunctuation: true
+    })
+    assert.deepInclude(parsed("includes:start,ignore-case"), { at: "start", ignoreCase: true, mode: "any" })
+    assert.strictEqual(Spec.parse("exact:start,end"), "--score exact:start,end: start and end are exclusive")
+    assert.strictEqual(Spec.parse("includes:start,end"), "--score includes:start,end: start and end are exclusive")
+    assert.strictEqual(
+      Spec.parse("includes:strip-punctuation=yes"),
+      `--score includes:strip-punctuation=yes: expected strip-punctuation, strip-punctuation=true or strip-punctuation=false, got "strip-punctuation=yes"`
+    )
+    assert.strictEqual(
+      Spec.parse("includes:begin"),
+      `--score includes:begin: unknown option "begin" (expected all, any, ignore-case, start, end, strip-punctuation)`
+    )
+  })
+
+  it.effect("start: the reference opens the output; end: it closes it (no word boundary), trimmed", () =>
+    Effect.gen(function*() {
+      const start = Match.exact({ at: "start" })
+      assert.isTrue((yield* score(start, "Paris", "  Paris is the capital")).passed)
+      assert.isTrue((yield* score(start, "42", "420 apples")).passed)
+      assert.deepStrictEqual(yield* score(start, "Paris", "The capital is Paris"), {
+        value: 0,
+        passed: false,
+        explanation: `expected the output to open with "Paris", got "The capital is Paris"`
+      })
+      const end = Match.includes({ at: "end" })
+      assert.isTrue((yield* score(end, "Paris", "The capital is Paris\n")).passed)
+      assert.deepStrictEqual(yield* score(end, ["Rome", "Paris"], "Paris, of course"), {
+        value: 0,
+        passed: false,
+        explanation: `"Paris, of course" does not close with one of "Rome", "Paris"`
+      })
+      // Unicode: NFC first, folding on both sides, an emoji is whole.
+      assert.isTrue((yield* score(Match.includes({ at: "end", ignoreCase: true }), "ÉCOLE", "à l'e\u0301cole")).passed)
+      assert.isTrue((yield* score(Match.exact({ at: "end", ignoreCase: true }), "ΟΔΟΣ", "στην οδοσ")).passed)
+      assert.isFalse((yield* score(Match.exact({ at: "end" }), "👍", "👍🏽")).passed)
+    }))
+
+  it.effect("strip-punctuation removes Unicode punctuation on both sides and collapses spaces; symbols stay", () =>
+    Effect.gen(function*() {
+      const loose = Match.exact({ stripPunctuation: true })
+      assert.isTrue((yield* score(loose, "Paris", "Paris.")).passed)
+      assert.isTrue((yield* score(loose, "U.S.A.", "USA")).passed)
+      assert.isTrue((yield* score(loose, "«Oui»", "¡Oui!")).passed)
+      assert.isTrue((yield* score(loose, "a b", "a — b")).passed)
+      assert.isFalse((yield* score(loose, "$5", "5")).passed)
+      // The decimal point is punctuation too.
+      assert.isTrue((yield* score(loose, "3.14", "314")).passed)
+      assert.isFalse((yield* score(Match.exact(), "Paris", "Paris.")).passed)
+      const end = Match.includes({ at: "end", stripPunctuation: true, ignoreCase: true })
+      assert.isTrue((yield* score(end, "42", "The answer is 42.")).passed)
+      assert.isFalse((yield* score(Match.includes({ at: "end" }), "42", "The answer is 42.")).passed)
+      // A reference that is all punctuation is empty once stripped.
+      assert.strictEqual(errorOf(yield* score(Match.includes({ stripPunctuation: true }), "...", "x")).type, "InvalidReference")
+    }))
+
+  it.effect("from a spec, the same scorers", () =>
+    Effect.gen(function*() {
+      const [end, start] = (yield* Scorers.fromSpecs(
+        ["includes:end,strip-punctuation,ignore-case", "exact:start"],
+        { cwd: process.cwd() }
+      )) as ReadonlyArray<Scorer.Scorer>
+      assert.isTrue((yield* score(end, "paris", "It is PARIS!")).passed)
+      assert.isFalse((yield* score(start, "paris", "It is paris")).passed)
+    }))
+})
+
 describe("not:SPEC", () => {
   it("parses any spec under not:, named not-NAME; NAME=not:SPEC names it; refusals name the whole spec", () => {
     assert.deepStrictEqual(parsed("not:exact"), {
@@ -274,7 +350,7 @@ describe("not:SPEC", () => {
     const refusals: Record<string, string> = {
       "not": `--score not: expected not:SPEC, e.g. not:exact or not:includes:ignore-case`,
       "not:": `--score not:: expected not:SPEC, e.g. not:exact or not:includes:ignore-case`,
-      "not:exact:ignorecase": `--score not:exact:ignorecase: unknown option "ignorecase" (expected ignore-case, trim)`,
+      "not:exact:ignorecase": `--score not:exact:ignorecase: unknown option "ignorecase" (expected ignore-case, trim, start, end, strip-punctuation)`,
       "x=not:exakt": `--score x=not:exakt: unknown scorer "exakt" (expected exact, includes, regex, numeric, json, levenshtein, judge:BASE_URL, module:PATH[#export] or not:SPEC, optionally as NAME=SPEC)`,
       "not:loose=exact": `--score not:loose=...: the name goes before not:, as NAME=not:SPEC`
     }

@@ -32,6 +32,23 @@ export interface TextOptions {
 }
 
 /**
+ * Where `exact` and `includes` look for the reference: `at: "start"` (the
+ * reference must open the output) or `"end"` (close it); no word boundary is
+ * needed ("42" opens "420"). `stripPunctuation` removes every punctuation
+ * character (Unicode category P: `. , ; : ! ? ' " ( ) [ ] { } - _ / \ @ # % & *`,
+ * `¿ ¡ « » “ ” — …`) from both texts, then writes each run of whitespace as one
+ * space; symbols (`$ + < = > ^ | ~ €`) stay, and so do letters and digits, so
+ * "3.14" becomes "314": use `numeric` for numbers.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface LocationOptions {
+  readonly at?: "start" | "end" | undefined
+  readonly stripPunctuation?: boolean | undefined
+}
+
+/**
  * Passes when the output equals the reference (or one of the references).
  *
  * **Example** (Case-insensitive exact match)
@@ -45,13 +62,14 @@ export interface TextOptions {
  * @category scorers
  * @since 0.1.0
  */
-export const exact = (options: TextOptions = {}): Scorer =>
+export const exact = (options: TextOptions & LocationOptions = {}): Scorer =>
   make(options.name ?? "exact", (task, output) =>
     Effect.map(referenceTexts(task, "exact"), (references) => {
       const prepare = preparer(options)
       const text = prepare(output)
-      if (references.some((r) => prepare(r) === text)) return verdict(true)
-      return verdict(false, `expected ${listed(references)}, got ${quote(output)}`)
+      if (references.some((r) => located(text, prepare(r), options.at ?? "whole"))) return verdict(true)
+      const expected = options.at === undefined ? "expected" : `expected the output to ${options.at === "start" ? "open" : "close"} with`
+      return verdict(false, `${expected} ${listed(references)}, got ${quote(output)}`)
     }))
 
 /**
@@ -62,7 +80,7 @@ export const exact = (options: TextOptions = {}): Scorer =>
  * @category models
  * @since 0.1.0
  */
-export interface IncludesOptions {
+export interface IncludesOptions extends LocationOptions {
   readonly name?: string | undefined
   readonly mode?: "any" | "all" | undefined
   readonly ignoreCase?: boolean | undefined
@@ -80,19 +98,25 @@ export const includes = (options: IncludesOptions = {}): Scorer => {
   const mode = options.mode ?? "any"
   return make(options.name ?? "includes", (task, output) =>
     Effect.flatMap(referenceTexts(task, "includes"), (references) => {
-      const prepare = preparer({ ignoreCase: options.ignoreCase, trim: false })
-      const needles = references.map((r) => prepare(r.trim()))
+      const prepare = preparer({ ignoreCase: options.ignoreCase, trim: false, stripPunctuation: options.stripPunctuation })
+      const needles = references.map((r) => prepare(r.trim()).trim())
       if (needles.some((n) => n === "")) {
         return Effect.fail(new InvalidReference({ message: `task ${task.id} has an empty reference, which every output includes` }))
       }
-      const text = prepare(output)
-      const missing = references.filter((_, i) => !text.includes(needles[i]))
+      // Opening or closing the output is judged on the output without its surrounding whitespace.
+      const text = options.at === undefined ? prepare(output) : prepare(output).trim()
+      const missing = references.filter((_, i) => !located(text, needles[i], options.at ?? "anywhere"))
       const found = references.length - missing.length
       const passed = mode === "all" ? missing.length === 0 : found > 0
       const value = mode === "all" ? found / references.length : passed ? 1 : 0
       const score: Score = { value, passed }
       return Effect.succeed(
-        passed ? score : { ...score, explanation: `${quote(output)} does not include ${listed(missing, mode === "all" ? "and" : "or")}` }
+        passed ? score : {
+          ...score,
+          explanation: `${quote(output)} does not ${
+            options.at === undefined ? "include" : options.at === "start" ? "open with" : "close with"
+          } ${listed(missing, mode === "all" ? "and" : "or")}`
+        }
       )
     }))
 }
@@ -200,9 +224,18 @@ export const fold = (text: string): string => {
 
 const foldPart = (text: string): string => text.toUpperCase().toLowerCase().replaceAll("\u03c2", "\u03c3").replaceAll("\u00df", "ss")
 
-const preparer = (options: { readonly ignoreCase?: boolean | undefined; readonly trim?: boolean | undefined }) =>
+const PUNCTUATION = /\p{P}+/gu
+const SPACES = /\s+/gu
+
+const located = (text: string, reference: string, at: "whole" | "anywhere" | "start" | "end"): boolean =>
+  at === "whole" ? text === reference : at === "anywhere" ? text.includes(reference) : at === "start" ? text.startsWith(reference) : text.endsWith(reference)
+
+const preparer = (
+  options: { readonly ignoreCase?: boolean | undefined; readonly trim?: boolean | undefined; readonly stripPunctuation?: boolean | undefined }
+) =>
 (text: string): string => {
   let t = text.normalize("NFC")
+  if (options.stripPunctuation === true) t = t.replace(PUNCTUATION, "").replace(SPACES, " ")
   if (options.trim ?? true) t = t.trim()
   return options.ignoreCase === true ? fold(t) : t
 }

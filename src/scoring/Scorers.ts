@@ -112,9 +112,13 @@ const build = (
         Effect.mapError((e) => new ScorerSpecError({ message: e.message.replace(`--score ${spec.inner.shown}`, `--score ${spec.shown}`) }))
       )
     case "Exact":
-      return Effect.succeed(Match.exact({ name, ignoreCase: spec.ignoreCase, trim: spec.trim }))
+      return Effect.succeed(
+        Match.exact({ name, ignoreCase: spec.ignoreCase, trim: spec.trim, at: spec.at, stripPunctuation: spec.stripPunctuation })
+      )
     case "Includes":
-      return Effect.succeed(Match.includes({ name, mode: spec.mode, ignoreCase: spec.ignoreCase }))
+      return Effect.succeed(
+        Match.includes({ name, mode: spec.mode, ignoreCase: spec.ignoreCase, at: spec.at, stripPunctuation: spec.stripPunctuation })
+      )
     case "Regex":
       return Effect.succeed(Match.regex({ name, pattern: spec.pattern }))
     case "Levenshtein":

@@ -5,8 +5,10 @@
  * `[NAME=]KIND[:OPTIONS]`, OPTIONS a comma-separated list of `key=value` or
  * bare flags (`flag` is `flag=true`):
  *
- * - `exact[:ignore-case][,trim=false]`: equals the reference; trim is on by default
- * - `includes[:all|any][,ignore-case]`: contains the reference (any one of a list, or all)
+ * - `exact[:ignore-case][,trim=false][,start|end][,strip-punctuation]`: equals
+ *   the reference (or, with start / end, the output opens / closes with it); trim is on by default
+ * - `includes[:all|any][,ignore-case][,start|end][,strip-punctuation]`: contains
+ *   the reference (any one of a list, or all)
  * - `regex`: the reference is the pattern; `regex:PATTERN` (all the rest,
  *   commas included) or `regex:/PATTERN/FLAGS` (flags among `imsuvd`)
  * - `numeric[:tolerance=T]`: T absolute (`0.01`) or relative to the reference (`1%`); default 0
@@ -35,8 +37,20 @@ import type { Tolerance } from "./Structured.ts"
  * @since 0.1.0
  */
 export type ScorerSpec = { readonly name: string; readonly shown: string } & (
-  | { readonly _tag: "Exact"; readonly ignoreCase: boolean; readonly trim: boolean }
-  | { readonly _tag: "Includes"; readonly mode: "any" | "all"; readonly ignoreCase: boolean }
+  | {
+    readonly _tag: "Exact"
+    readonly ignoreCase: boolean
+    readonly trim: boolean
+    readonly at?: "start" | "end" | undefined
+    readonly stripPunctuation?: boolean | undefined
+  }
+  | {
+    readonly _tag: "Includes"
+    readonly mode: "any" | "all"
+    readonly ignoreCase: boolean
+    readonly at?: "start" | "end" | undefined
+    readonly stripPunctuation?: boolean | undefined
+  }
   | { readonly _tag: "Regex"; readonly pattern: RegExp | undefined }
   | { readonly _tag: "Numeric"; readonly tolerance: Tolerance }
   | { readonly _tag: "Json" }
@@ -91,15 +105,23 @@ const parseBody = (body: string): Parsed => {
 
   switch (kind) {
     case "exact": {
-      const o = options(rest, { "ignore-case": "flag", trim: "flag" })
+      const o = options(rest, { "ignore-case": "flag", trim: "flag", start: "flag", end: "flag", "strip-punctuation": "flag" })
       if (typeof o === "string") return bad(o)
-      return { _tag: "Exact", ...base("exact"), ignoreCase: o["ignore-case"] === true, trim: o["trim"] !== false }
+      if (o["start"] === true && o["end"] === true) return bad("start and end are exclusive")
+      return { _tag: "Exact", ...base("exact"), ignoreCase: o["ignore-case"] === true, trim: o["trim"] !== false, ...location(o) }
     }
     case "includes": {
-      const o = options(rest, { all: "flag", any: "flag", "ignore-case": "flag" })
+      const o = options(rest, { all: "flag", any: "flag", "ignore-case": "flag", start: "flag", end: "flag", "strip-punctuation": "flag" })
       if (typeof o === "string") return bad(o)
       if (o["all"] === true && o["any"] === true) return bad("all and any are exclusive")
-      return { _tag: "Includes", ...base("includes"), mode: o["all"] === true ? "all" : "any", ignoreCase: o["ignore-case"] === true }
+      if (o["start"] === true && o["end"] === true) return bad("start and end are exclusive")
+      return {
+        _tag: "Includes",
+        ...base("includes"),
+        mode: o["all"] === true ? "all" : "any",
+        ignoreCase: o["ignore-case"] === true,
+        ...location(o)
+      }
     }
     case "regex": {
       if (rest === undefined) return { _tag: "Regex", ...base("regex"), pattern: undefined }
@@ -159,6 +181,12 @@ const parseBody = (body: string): Parsed => {
       }
   }
 }
+
+// Present only when given, so a plain spec reads as it did.
+const location = (o: Record<string, string | boolean>) => ({
+  ...(o["start"] === true ? { at: "start" as const } : o["end"] === true ? { at: "end" as const } : undefined),
+  ...(o["strip-punctuation"] === true ? { stripPunctuation: true } : undefined)
+})
 
 type OptionKinds = Record<string, "flag" | "value">
 
