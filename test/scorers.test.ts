@@ -7,6 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type Duration, Effect, Exit, Fiber, Schema, Stream } from "effect"
 import { TestClock } from "effect/testing"
+import * as JsonSchema from "../src/scoring/JsonSchema.ts"
 import * as Levenshtein from "../src/scoring/Levenshtein.ts"
 import * as Match from "../src/scoring/Match.ts"
 import * as ModuleScorer from "../src/scoring/ModuleScorer.ts"
@@ -86,7 +87,7 @@ describe("--score SPEC", () => {
 
   it("refuses a bad spec with a message naming --score SPEC and what is expected", () => {
     const refusals: Record<string, string> = {
-      "exakt": `--score exakt: unknown scorer "exakt" (expected exact, includes, regex, numeric, json, levenshtein, judge:BASE_URL, module:PATH[#export] or not:SPEC, optionally as NAME=SPEC)`,
+      "exakt": `--score exakt: unknown scorer "exakt" (expected exact, includes, regex, numeric, json, json-schema:FILE, levenshtein, judge:BASE_URL, module:PATH[#export] or not:SPEC, optionally as NAME=SPEC)`,
       "exact:ignorecase": `--score exact:ignorecase: unknown option "ignorecase" (expected ignore-case, trim, start, end, strip-punctuation)`,
       "exact:trim=no": `--score exact:trim=no: expected trim, trim=true or trim=false, got "trim=no"`,
       "exact:trim,trim=false": `--score exact:trim,trim=false: option trim is given twice`,
@@ -95,13 +96,13 @@ describe("--score SPEC", () => {
       "numeric:tolerance=-1": `--score numeric:tolerance=-1: expected tolerance to be a number from 0 up (absolute, like 0.01) or a percentage of the reference (like 1%), got "-1"`,
       "numeric:tolerance=1%%": `--score numeric:tolerance=1%%: expected tolerance to be a number from 0 up (absolute, like 0.01) or a percentage of the reference (like 1%), got "1%%"`,
       "levenshtein:threshold=1.5": `--score levenshtein:threshold=1.5: expected threshold to be a number from 0 to 1, got "1.5"`,
-      "json:strict": `--score json:strict: unknown option "strict" (it takes no options)`,
+      "json:strict": `--score json:strict: unknown option "strict" (expected find)`,
       "regex:": `--score regex:: the pattern after regex: is empty (write regex alone to use the task's reference)`,
       "regex:/a/g": `--score regex:/a/g: flag g is not accepted (accepted: i, m, s, u, v, d)`,
       "judge:ftp://host": `--score judge:ftp://host: expected judge:BASE_URL with an http(s) URL, e.g. judge:https://api.openai.com/v1`,
       "module:": `--score module:: expected module:PATH[#export]`,
       "module:grade.ts#": `--score module:grade.ts#: the export name after # is empty`,
-      "": `--score "": unknown scorer "" (expected exact, includes, regex, numeric, json, levenshtein, judge:BASE_URL, module:PATH[#export] or not:SPEC, optionally as NAME=SPEC)`
+      "": `--score "": unknown scorer "" (expected exact, includes, regex, numeric, json, json-schema:FILE, levenshtein, judge:BASE_URL, module:PATH[#export] or not:SPEC, optionally as NAME=SPEC)`
     }
     for (const [spec, message] of Object.entries(refusals)) assert.strictEqual(Spec.parse(spec), message, spec)
     assert.match(Spec.parse("regex:(") as string, /^--score regex:\(: not a regular expression: Invalid regular expression/)
@@ -351,7 +352,7 @@ describe("not:SPEC", () => {
       "not": `--score not: expected not:SPEC, e.g. not:exact or not:includes:ignore-case`,
       "not:": `--score not:: expected not:SPEC, e.g. not:exact or not:includes:ignore-case`,
       "not:exact:ignorecase": `--score not:exact:ignorecase: unknown option "ignorecase" (expected ignore-case, trim, start, end, strip-punctuation)`,
-      "x=not:exakt": `--score x=not:exakt: unknown scorer "exakt" (expected exact, includes, regex, numeric, json, levenshtein, judge:BASE_URL, module:PATH[#export] or not:SPEC, optionally as NAME=SPEC)`,
+      "x=not:exakt": `--score x=not:exakt: unknown scorer "exakt" (expected exact, includes, regex, numeric, json, json-schema:FILE, levenshtein, judge:BASE_URL, module:PATH[#export] or not:SPEC, optionally as NAME=SPEC)`,
       "not:loose=exact": `--score not:loose=...: the name goes before not:, as NAME=not:SPEC`
     }
     for (const [spec, message] of Object.entries(refusals)) assert.strictEqual(Spec.parse(spec), message, spec)
@@ -589,6 +590,100 @@ describe("json", () => {
       })
       assert.isFalse((yield* score(Structured.json(), { a: 1 }, "")).passed)
       assert.strictEqual(errorOf(yield* score(Structured.json(), undefined, "{}")).type, "MissingReference")
+    }))
+})
+
+describe("json:find", () => {
+  it("findJson: the first candidate that balances and parses; brackets in strings do not count", () => {
+    const cases: Array<[string, unknown]> = [
+      [`Sure! Use {name} like this: {"name": "x", "tags": ["a]"]} - done`, { name: "x", tags: ["a]"] }],
+      [`a [1, 2} then [3] and {"a": 1}`, [3]],
+      [`{"s": "\\"}{"} ok`, { s: `"}{` }],
+      [`prefix {"outer": {"inner": [1, {"x": null}]}} suffix`, { outer: { inner: [1, { x: null }] } }],
+      [`{"k": "名前 👍🏽"} です`, { k: "名前 👍🏽" }],
+      [`{not json} [also, not] {"yes": true}`, { yes: true }]
+    ]
+    for (const [text, value] of cases) assert.deepStrictEqual(Structured.findJson(text), { value }, text)
+    for (const text of ["", "no json", "{unclosed", "[1, 2", "}{", `"[1]"`.slice(0, 3)]) {
+      assert.isUndefined(Structured.findJson(text), text)
+    }
+  })
+
+  it("1 MB of opening brackets is scanned once, not once per bracket", () => {
+    const started = performance.now()
+    assert.isUndefined(Structured.findJson("[".repeat(1_000_000)))
+    assert.isUndefined(Structured.findJson(`"[ `.repeat(300_000)))
+    // Quadratic work would take minutes here.
+    assert.isBelow(performance.now() - started, 20_000)
+  })
+
+  it.effect("json:find reads JSON inside prose; plain json does not", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(parsed("json:find"), { _tag: "Json", name: "json", shown: "json:find", find: true })
+      const output = `The result is {"a": 1, "b": 2}, as asked.`
+      assert.isTrue((yield* score(Structured.json({ find: true }), { a: 1 }, output)).passed)
+      assert.deepStrictEqual(yield* score(Structured.json(), { a: 1 }, output), {
+        value: 0,
+        passed: false,
+        explanation: `the output is not JSON (nor has a fenced JSON block): ${JSON.stringify(output)}`
+      })
+      assert.deepStrictEqual(yield* score(Structured.json({ find: true }), { a: 1 }, "nothing here"), {
+        value: 0,
+        passed: false,
+        explanation: `no JSON in the output (not the whole output, a fenced block, nor an object or array inside it): "nothing here"`
+      })
+      const [fromSpec] = (yield* Scorers.fromSpecs(["json:find"], { cwd: process.cwd() })) as ReadonlyArray<Scorer.Scorer>
+      assert.isTrue((yield* score(fromSpec, { a: 1 }, output)).passed)
+    }))
+})
+
+describe("json-schema:FILE", () => {
+  const fromSpec = (spec: string) => Scorers.fromSpec(spec, { cwd: process.cwd() }) as Effect.Effect<Scorer.Scorer, Scorers.ScorerSpecError>
+
+  it("parses: the file is all the rest, but a trailing ,find", () => {
+    assert.deepStrictEqual(parsed("json-schema:a,b.json"), { _tag: "JsonSchema", name: "json-schema", shown: "json-schema:a,b.json", file: "a,b.json", find: false })
+    assert.deepInclude(parsed("s=json-schema:schemas/x.json,find"), { name: "s", file: "schemas/x.json", find: true })
+    assert.strictEqual(Spec.parse("json-schema"), "--score json-schema: expected json-schema:FILE[,find], FILE a JSON Schema")
+    assert.strictEqual(Spec.parse("json-schema:,find"), "--score json-schema:,find: expected json-schema:FILE[,find], FILE a JSON Schema")
+  })
+
+  it.effect("valid output passes; the explanation lists the errors at their JSON pointers", () =>
+    Effect.gen(function*() {
+      const scorer = yield* fromSpec("json-schema:test/fixtures/schemas/answer.json")
+      assert.strictEqual(scorer.name, "json-schema")
+      // No reference needed.
+      assert.deepStrictEqual(yield* score(scorer, undefined, `{"answer": 4.5, "unit": "km"}`), { value: 1, passed: true })
+      assert.deepStrictEqual(yield* score(scorer, undefined, `{"answer": "4", "tags": ["a", 2]}`), {
+        value: 0,
+        passed: false,
+        explanation: `3 schema errors: (root) must have required property 'unit'; /answer must be number; /tags/1 must be string`
+      })
+      assert.deepStrictEqual(yield* score(scorer, undefined, `[]`), { value: 0, passed: false, explanation: "1 schema error: (root) must be object" })
+      assert.isFalse((yield* score(scorer, undefined, `Here: {"answer": 1, "unit": "m"}`)).passed)
+      const finding = yield* fromSpec("json-schema:test/fixtures/schemas/answer.json,find")
+      assert.isTrue((yield* score(finding, undefined, `Here: {"answer": 1, "unit": "m"}.`)).passed)
+      // Draft 07 by its $schema: items as a list.
+      const draft7 = yield* fromSpec("json-schema:test/fixtures/schemas/draft7.json")
+      assert.isTrue((yield* score(draft7, undefined, `["x"]`)).passed)
+      assert.isFalse((yield* score(draft7, undefined, `["x", 1]`)).passed)
+      const library = yield* JsonSchema.make({ schema: { type: "string", maxLength: 2 } })
+      // Code points vs UTF-16 units: ajv counts code points, so one emoji is 1.
+      assert.isTrue((yield* score(library, undefined, `"👍🏽"`)).passed)
+      assert.isFalse((yield* score(library, undefined, `"abc"`)).passed)
+    }))
+
+  it.effect("a missing file, bad JSON, an invalid schema or an unknown draft is a spec error naming --score and the file", () =>
+    Effect.gen(function*() {
+      const missing = yield* Effect.flip(fromSpec("json-schema:test/fixtures/schemas/none.json"))
+      assert.match(missing.message, /^--score json-schema:test\/fixtures\/schemas\/none\.json: cannot read the schema file test\/fixtures\/schemas\/none\.json: .*ENOENT/)
+      const broken = yield* Effect.flip(fromSpec("json-schema:test/fixtures/schemas/broken.json"))
+      assert.match(broken.message, /^--score json-schema:test\/fixtures\/schemas\/broken\.json: the schema file test\/fixtures\/schemas\/broken\.json is not JSON: /)
+      const invalid = yield* Effect.flip(fromSpec("json-schema:test/fixtures/schemas/invalid.json"))
+      assert.match(invalid.message, /^--score json-schema:test\/fixtures\/schemas\/invalid\.json: the schema file test\/fixtures\/schemas\/invalid\.json is not a valid JSON Schema: schema is invalid: data\/type must be equal to one of the allowed values/)
+      const draft4 = yield* Effect.flip(JsonSchema.make({ schema: { $schema: "http://json-schema.org/draft-04/schema#" } }))
+      assert.match(draft4.message, /^has the \$schema "http:\/\/json-schema.org\/draft-04\/schema#"; the drafts known are /)
+      const notObject = yield* Effect.flip(JsonSchema.make({ schema: [1] }))
+      assert.strictEqual(notObject.message, "is not a JSON Schema: a schema is an object or a boolean")
     }))
 })
 

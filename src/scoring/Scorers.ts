@@ -10,6 +10,7 @@ import type { HttpClient } from "effect/http"
 import * as OpenAiAgent from "../agents/OpenAi.ts"
 import type * as Policy from "../Policy.ts"
 import * as Judge from "./Judge.ts"
+import * as JsonSchema from "./JsonSchema.ts"
 import * as Match from "./Match.ts"
 import * as ModuleScorer from "./ModuleScorer.ts"
 import { negate, type Scorer } from "./Scorer.ts"
@@ -128,7 +129,11 @@ const build = (
     case "Numeric":
       return Effect.succeed(Structured.numeric({ name, tolerance: spec.tolerance }))
     case "Json":
-      return Effect.succeed(Structured.json({ name }))
+      return Effect.succeed(Structured.json({ name, find: spec.find }))
+    case "JsonSchema":
+      return JsonSchema.fromFile(spec.file, { name, find: spec.find, cwd: options.cwd }).pipe(
+        Effect.mapError((e) => new ScorerSpecError({ message: `--score ${spec.shown}: ${e.message}` }))
+      )
     case "Module":
       return ModuleScorer.load(spec.file, spec.exportName, { name, cwd: options.cwd, timeout: options.timeout }).pipe(
         Effect.mapError((e) => new ScorerSpecError({ message: `--score ${spec.shown}: ${e.message}` }))

@@ -12,7 +12,10 @@
  * - `regex`: the reference is the pattern; `regex:PATTERN` (all the rest,
  *   commas included) or `regex:/PATTERN/FLAGS` (flags among `imsuvd`)
  * - `numeric[:tolerance=T]`: T absolute (`0.01`) or relative to the reference (`1%`); default 0
- * - `json`: the output's JSON has the reference's keys and values
+ * - `json[:find]`: the output's JSON has the reference's keys and values; `find`
+ *   also reads the first JSON object or array inside prose
+ * - `json-schema:FILE[,find]`: the output's JSON is valid against the JSON
+ *   Schema in FILE (all the rest of the spec but a trailing `,find`)
  * - `levenshtein[:threshold=X][,ignore-case][,trim=false]`: similarity >= X (default 0.8)
  * - `judge:BASE_URL`: an LLM grader on an OpenAI-compatible endpoint (needs a judge model)
  * - `module:PATH[#export]`: a user's function `(task, trial) => Score | number | boolean`
@@ -53,7 +56,8 @@ export type ScorerSpec = { readonly name: string; readonly shown: string } & (
   }
   | { readonly _tag: "Regex"; readonly pattern: RegExp | undefined }
   | { readonly _tag: "Numeric"; readonly tolerance: Tolerance }
-  | { readonly _tag: "Json" }
+  | { readonly _tag: "Json"; readonly find?: boolean | undefined }
+  | { readonly _tag: "JsonSchema"; readonly file: string; readonly find: boolean }
   | { readonly _tag: "Levenshtein"; readonly threshold: number; readonly ignoreCase: boolean; readonly trim: boolean }
   | { readonly _tag: "Judge"; readonly baseUrl: string }
   | { readonly _tag: "Module"; readonly file: string; readonly exportName: string | undefined }
@@ -61,7 +65,7 @@ export type ScorerSpec = { readonly name: string; readonly shown: string } & (
 )
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/
-const KINDS = "exact, includes, regex, numeric, json, levenshtein, judge:BASE_URL, module:PATH[#export] or not:SPEC"
+const KINDS = "exact, includes, regex, numeric, json, json-schema:FILE, levenshtein, judge:BASE_URL, module:PATH[#export] or not:SPEC"
 
 /**
  * Parses a spec; a string result is the problem, worded for `--score`.
@@ -135,8 +139,17 @@ const parseBody = (body: string): Parsed => {
       return typeof tolerance === "string" ? bad(tolerance) : { _tag: "Numeric", ...base("numeric"), tolerance }
     }
     case "json": {
-      const o = options(rest, {})
-      return typeof o === "string" ? bad(o) : { _tag: "Json", ...base("json") }
+      const o = options(rest, { find: "flag" })
+      if (typeof o === "string") return bad(o)
+      return { _tag: "Json", ...base("json"), ...(o["find"] === true ? { find: true } : undefined) }
+    }
+    case "json-schema": {
+      // The file is all the rest; a trailing `,find`, exactly, is the option.
+      const target = rest ?? ""
+      const find = target.endsWith(",find")
+      const file = find ? target.slice(0, -",find".length) : target
+      if (file === "") return bad("expected json-schema:FILE[,find], FILE a JSON Schema")
+      return { _tag: "JsonSchema", ...base("json-schema"), file, find }
     }
     case "levenshtein": {
       const o = options(rest, { threshold: "value", "ignore-case": "flag", trim: "flag" })

@@ -99,11 +99,11 @@ const referenceNumber = (task: AgentEvalTask): Effect.Effect<number, MissingRefe
  * @category scorers
  * @since 0.1.0
  */
-export const json = (options: { readonly name?: string | undefined } = {}): Scorer =>
+export const json = (options: { readonly name?: string | undefined; readonly find?: boolean | undefined } = {}): Scorer =>
   make(options.name ?? "json", (task, output) =>
     Effect.map(reference(task, "json"), (expected): Score => {
-      const parsed = parseJson(output)
-      if (parsed === undefined) return verdict(false, `the output is not JSON (nor has a fenced JSON block): ${quote(output)}`)
+      const parsed = outputJson(output, options.find === true)
+      if (parsed === undefined) return verdict(false, notJson(output, options.find === true))
       const actual = parsed.value
       if (!isObject(expected)) {
         return equal(actual, expected) ? verdict(true) : verdict(false, `expected ${preview(expected)}, got ${preview(actual)}`)
@@ -126,6 +126,96 @@ export const json = (options: { readonly name?: string | undefined } = {}): Scor
     }))
 
 const FENCE = /```[^\S\n]*(?:json)?[^\S\n]*\n([\s\S]*?)```/gi
+
+/**
+ * The output's JSON as `json` reads it: the whole output, else the first
+ * fenced block that parses, else (with `find`) `findJson`'s.
+ *
+ * @internal
+ */
+export const outputJson = (output: string, find: boolean): { readonly value: unknown } | undefined =>
+  parseJson(output) ?? (find ? findJson(output) : undefined)
+
+/** @internal */
+export const notJson = (output: string, find: boolean): string =>
+  find
+    ? `no JSON in the output (not the whole output, a fenced block, nor an object or array inside it): ${quote(output)}`
+    : `the output is not JSON (nor has a fenced JSON block): ${quote(output)}`
+
+/**
+ * The first JSON object or array inside prose: each `{` or `[` in turn is a
+ * candidate start; its end is the bracket that balances it (brackets inside
+ * JSON strings, escapes included, do not count; a wrong closing bracket ends
+ * the candidate), and the first candidate whose text parses is the answer.
+ * Brackets are matched in what amounts to one pass: a bracket's end, once
+ * found, serves every later candidate (the scan of one candidate decides
+ * those nested in it); each balanced candidate is parsed once.
+ *
+ * **Example** (JSON in a model's prose)
+ *
+ * ```ts
+ * import { Structured } from "agent-trials"
+ *
+ * Structured.findJson(`Sure! Use {name} like this: {"name": "x", "tags": ["a]"]} - done`)
+ * // { value: { name: "x", tags: ["a]"] } }
+ * ```
+ *
+ * @category parsing
+ * @since 0.2.0
+ */
+export const findJson = (text: string): { readonly value: unknown } | undefined => {
+  // For each opening bracket outside a string: the index of its balancing
+  // bracket, or -1 when none (a wrong bracket or the end came first).
+  const ends = new Map<number, number>()
+  for (let start = 0; start < text.length; start++) {
+    const c = text.charCodeAt(start)
+    if (c !== OPEN_BRACE && c !== OPEN_BRACKET) continue
+    if (!ends.has(start)) scan(text, start, ends)
+    const end = ends.get(start)!
+    if (end === -1) continue
+    const found = tryParse(text.slice(start, end + 1))
+    if (found !== undefined) return found
+  }
+  return undefined
+}
+
+const OPEN_BRACE = 0x7b
+const CLOSE_BRACE = 0x7d
+const OPEN_BRACKET = 0x5b
+const CLOSE_BRACKET = 0x5d
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+
+const scan = (text: string, start: number, ends: Map<number, number>): void => {
+  const stack: Array<number> = []
+  let inString = false
+  for (let i = start; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === BACKSLASH) i++
+      else if (c === QUOTE) inString = false
+      continue
+    }
+    if (c === QUOTE) inString = true
+    else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      const known = ends.get(i)
+      if (known === undefined) stack.push(i)
+      else if (known === -1) break
+      else i = known
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      const open = stack.pop()!
+      if (text.charCodeAt(open) !== (c === CLOSE_BRACE ? OPEN_BRACE : OPEN_BRACKET)) {
+        stack.push(open)
+        break
+      }
+      ends.set(open, i)
+      if (stack.length === 0) return
+    }
+  }
+  // A wrong bracket, an opening bracket known to have no end, or the end of
+  // the text: no bracket still open is balanced.
+  for (const open of stack) ends.set(open, -1)
+}
 
 const parseJson = (output: string): { readonly value: unknown } | undefined => {
   const whole = tryParse(output)
