@@ -477,6 +477,55 @@ describe("regex", () => {
       assert.strictEqual(errorOf(yield* score(Match.regex(), 42, "42")).type, "InvalidReference")
     }))
 
+  it("regex:PATTERN,capture=N: only an exact trailing ,capture=N is the option; N within the pattern's groups", () => {
+    const capture = parsed("regex:answer: (\\d+),capture=1") as Extract<Spec.ScorerSpec, { _tag: "Regex" }>
+    assert.strictEqual(capture.pattern!.source, "answer: (\\d+)")
+    assert.strictEqual(capture.capture, 1)
+    const literal = parsed("regex:/ANSWER: (\\w+)/i,capture=1") as Extract<Spec.ScorerSpec, { _tag: "Regex" }>
+    assert.deepStrictEqual([literal.pattern!.source, literal.pattern!.flags, literal.capture], ["ANSWER: (\\w+)", "i", 1])
+    // Commas stay in the pattern; a pattern that ends in ",capture=1" is written /.../.
+    assert.strictEqual((parsed("regex:a{1,3},capture=0") as Extract<Spec.ScorerSpec, { _tag: "Regex" }>).pattern!.source, "a{1,3}")
+    const kept = parsed("regex:/x,capture=1/") as Extract<Spec.ScorerSpec, { _tag: "Regex" }>
+    assert.deepStrictEqual([kept.pattern!.source, kept.capture], ["x,capture=1", undefined])
+    assert.isUndefined((parsed("regex:x,capture=1a") as Extract<Spec.ScorerSpec, { _tag: "Regex" }>).capture)
+    assert.strictEqual(Spec.parse("regex:(a)(b),capture=3"), "--score regex:(a)(b),capture=3: capture=3, but the pattern has 2 groups")
+    assert.strictEqual(
+      Spec.parse("regex:,capture=1"),
+      "--score regex:,capture=1: the pattern after regex: is empty (capture=N needs a pattern; write regex alone to use the task's reference)"
+    )
+  })
+
+  it.effect("capture=N compares group N of the first match with the reference", () =>
+    Effect.gen(function*() {
+      const answer = Match.regex({ pattern: /ANSWER:\s*(\S+)/i, capture: 1 })
+      assert.isTrue((yield* score(answer, "Paris", "Reasoning... answer: paris")).passed)
+      assert.isTrue((yield* score(answer, ["Rome", "Paris"], "ANSWER: Paris")).passed)
+      assert.deepStrictEqual(yield* score(answer, "Paris", "answer: Rome"), {
+        value: 0,
+        passed: false,
+        explanation: `group 1 is "Rome", expected "Paris"`
+      })
+      assert.deepStrictEqual(yield* score(answer, "Paris", "no idea"), {
+        value: 0,
+        passed: false,
+        explanation: `/ANSWER:\\s*(\\S+)/i does not match "no idea"`
+      })
+      // Without i the comparison is exact; Unicode: NFC, and ß folds with i.
+      assert.isFalse((yield* score(Match.regex({ pattern: /= (\S+)/, capture: 1 }), "paris", "= Paris")).passed)
+      assert.isTrue((yield* score(Match.regex({ pattern: /= (\S+)/u, capture: 1 }), "caf\u00e9", "= cafe\u0301")).passed)
+      assert.isTrue((yield* score(Match.regex({ pattern: /= (\S+)/iu, capture: 1 }), "STRASSE", "= Straße")).passed)
+      const optional = Match.regex({ pattern: /(a)|(b)/, capture: 2 })
+      assert.deepStrictEqual(yield* score(optional, "b", "a"), {
+        value: 0,
+        passed: false,
+        explanation: `group 2 of /(a)|(b)/ took no part in the match "a"`
+      })
+      assert.isTrue((yield* score(Match.regex({ pattern: /\d+/, capture: 0 }), 42, "it is 42.")).passed)
+      const [fromSpec] = (yield* Scorers.fromSpecs(["regex:/answer: (\\w+)/i,capture=1"], { cwd: process.cwd() })) as ReadonlyArray<Scorer.Scorer>
+      assert.isTrue((yield* score(fromSpec, "yes", "Answer: YES")).passed)
+      assert.strictEqual(errorOf(yield* score(fromSpec, undefined, "Answer: YES")).type, "MissingReference")
+    }))
+
   it.effect("a g or y flag cannot make one trial's match move the next one's start", () =>
     Effect.gen(function*() {
       const global = Match.regex({ pattern: /a/gy })

@@ -127,11 +127,33 @@ export const includes = (options: IncludesOptions = {}): Scorer => {
  * task's reference string, with no flags. The output is matched as it is:
  * not trimmed, not normalized.
  *
+ * With `capture: N` (and a pattern), group N of the first match (0: the
+ * whole match) is compared with the reference as `exact` compares (NFC,
+ * trimmed; any one of a list), case-insensitively when the pattern has the
+ * `i` flag: Inspect's `pattern` scorer. No match, or a group that took no
+ * part in it, fails the score.
+ *
  * @category scorers
  * @since 0.1.0
  */
-export const regex = (options: { readonly name?: string | undefined; readonly pattern?: RegExp | undefined } = {}): Scorer => {
+export const regex = (
+  options: { readonly name?: string | undefined; readonly pattern?: RegExp | undefined; readonly capture?: number | undefined } = {}
+): Scorer => {
   const fixed = options.pattern === undefined ? undefined : new RegExp(options.pattern.source, safeFlags(options.pattern))
+  const capture = options.capture
+  if (capture !== undefined && fixed !== undefined) {
+    const prepare = preparer({ ignoreCase: fixed.flags.includes("i") })
+    return make(options.name ?? "regex", (task, output) =>
+      Effect.map(referenceTexts(task, "regex"), (references) => {
+        const m = fixed.exec(output)
+        if (m === null) return verdict(false, `${String(fixed)} does not match ${quote(output)}`)
+        const group = m[capture]
+        if (group === undefined) return verdict(false, `group ${capture} of ${String(fixed)} took no part in the match ${quote(m[0])}`)
+        const text = prepare(group)
+        if (references.some((r) => prepare(r) === text)) return verdict(true)
+        return verdict(false, `group ${capture} is ${quote(group)}, expected ${listed(references)}`)
+      }))
+  }
   return make(options.name ?? "regex", (task, output) =>
     Effect.map(
       fixed === undefined ? referencePattern(task) : Effect.succeed(fixed),

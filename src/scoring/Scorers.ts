@@ -121,7 +121,7 @@ const build = (
         Match.includes({ name, mode: spec.mode, ignoreCase: spec.ignoreCase, at: spec.at, stripPunctuation: spec.stripPunctuation })
       )
     case "Regex":
-      return Effect.succeed(Match.regex({ name, pattern: spec.pattern }))
+      return Effect.succeed(Match.regex({ name, pattern: spec.pattern, capture: spec.capture }))
     case "Levenshtein":
       return Effect.succeed(
         Match.levenshtein({ name, threshold: spec.threshold, ignoreCase: spec.ignoreCase, trim: spec.trim })

@@ -10,7 +10,9 @@
  * - `includes[:all|any][,ignore-case][,start|end][,strip-punctuation]`: contains
  *   the reference (any one of a list, or all)
  * - `regex`: the reference is the pattern; `regex:PATTERN` (all the rest,
- *   commas included) or `regex:/PATTERN/FLAGS` (flags among `imsuvd`)
+ *   commas included) or `regex:/PATTERN/FLAGS` (flags among `imsuvd`); a
+ *   trailing `,capture=N`, exactly, compares group N of the first match with
+ *   the reference instead (0 the whole match)
  * - `numeric[:tolerance=T]`: T absolute (`0.01`) or relative to the reference (`1%`); default 0
  * - `json[:find]`: the output's JSON has the reference's keys and values; `find`
  *   also reads the first JSON object or array inside prose
@@ -54,7 +56,7 @@ export type ScorerSpec = { readonly name: string; readonly shown: string } & (
     readonly at?: "start" | "end" | undefined
     readonly stripPunctuation?: boolean | undefined
   }
-  | { readonly _tag: "Regex"; readonly pattern: RegExp | undefined }
+  | { readonly _tag: "Regex"; readonly pattern: RegExp | undefined; readonly capture?: number | undefined }
   | { readonly _tag: "Numeric"; readonly tolerance: Tolerance }
   | { readonly _tag: "Json"; readonly find?: boolean | undefined }
   | { readonly _tag: "JsonSchema"; readonly file: string; readonly find: boolean }
@@ -129,8 +131,16 @@ const parseBody = (body: string): Parsed => {
     }
     case "regex": {
       if (rest === undefined) return { _tag: "Regex", ...base("regex"), pattern: undefined }
-      const pattern = regexOf(rest)
-      return typeof pattern === "string" ? bad(pattern) : { _tag: "Regex", ...base("regex"), pattern }
+      // A trailing `,capture=N`, exactly, is the option; `/PATTERN/` keeps a pattern that ends so.
+      const option = /,capture=(\d+)$/.exec(rest)
+      const pattern = regexOf(option === null ? rest : rest.slice(0, option.index))
+      if (typeof pattern === "string") return bad(option === null ? pattern : pattern.replace("write regex alone", "capture=N needs a pattern; write regex alone"))
+      if (option === null) return { _tag: "Regex", ...base("regex"), pattern }
+      const capture = Number(option[1])
+      // Matching the empty alternative gives one slot per group of the pattern.
+      const groups = new RegExp(`${pattern.source}|`, pattern.flags).exec("")!.length - 1
+      if (capture > groups) return bad(`capture=${capture}, but the pattern has ${groups} group${groups === 1 ? "" : "s"}`)
+      return { _tag: "Regex", ...base("regex"), pattern, capture }
     }
     case "numeric": {
       const o = options(rest, { tolerance: "value" })
