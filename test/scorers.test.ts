@@ -583,6 +583,58 @@ describe("numeric", () => {
       })
     }))
 
+  it("numbersIn: every number in order, each with its percent sign; what the numerals are", () => {
+    assert.deepStrictEqual(Structured.numbersIn("from 40% to 50 % (x0.5), −2.5e1 and 1,234"), [
+      { value: 40, percent: true },
+      { value: 50, percent: true },
+      { value: 0.5, percent: false },
+      { value: -25, percent: false },
+      { value: 1234, percent: false }
+    ])
+    // Not read: other digit scripts, a decimal comma, spaces as separators.
+    assert.deepStrictEqual(Structured.numbersIn("٣ ３ 3,5 1 234").map((n) => n.value), [3, 5, 1, 234])
+  })
+
+  it.effect("first, last (the default) or any number; percentages compared like with like", () =>
+    Effect.gen(function*() {
+      assert.deepInclude(parsed("numeric:any,tolerance=1%"), { pick: "any", tolerance: { _tag: "Relative", fraction: 0.01 } })
+      assert.notProperty(parsed("numeric"), "pick")
+      assert.strictEqual(Spec.parse("numeric:first,any"), "--score numeric:first,any: first, last and any are exclusive")
+      assert.strictEqual(
+        Spec.parse("numeric:middle"),
+        `--score numeric:middle: unknown option "middle" (expected tolerance=VALUE, first, last, any)`
+      )
+      const output = "Step 1: 12 apples, step 2: 30 apples; answer 42"
+      assert.isTrue((yield* score(Structured.numeric({ pick: "first" }), 1, output)).passed)
+      assert.deepStrictEqual(yield* score(Structured.numeric({ pick: "first" }), 42, output), {
+        value: 0,
+        passed: false,
+        explanation: "found 1 (the first number of the output), expected 42 within 0"
+      })
+      assert.isTrue((yield* score(Structured.numeric(), 42, output)).passed)
+      assert.isTrue((yield* score(Structured.numeric({ pick: "any" }), 30, output)).passed)
+      assert.deepStrictEqual(yield* score(Structured.numeric({ pick: "any" }), 7, output), {
+        value: 0,
+        passed: false,
+        explanation: "none of the 5 numbers of the output (1, 12, 2, 30, 42) is 7 within 0"
+      })
+      // A plain reference reads a percentage's numeral (50% is 50, as before).
+      assert.isTrue((yield* score(Structured.numeric(), 50, "It rose by 50%.")).passed)
+      assert.isFalse((yield* score(Structured.numeric(), 0.5, "It rose by 50%.")).passed)
+      // A percentage reference: a percentage by its numeral, a plain number as a fraction.
+      assert.isTrue((yield* score(Structured.numeric(), "50%", "It rose by 50 %.")).passed)
+      assert.isTrue((yield* score(Structured.numeric(), "50%", "a rate of 0.5")).passed)
+      assert.deepStrictEqual(yield* score(Structured.numeric(), "50%", "It rose by 50"), {
+        value: 0,
+        passed: false,
+        explanation: "found 50 (the last number of the output), expected 50% within 0"
+      })
+      // Tolerance in percentage points for an absolute one.
+      assert.isTrue((yield* score(Structured.numeric({ tolerance: { _tag: "Absolute", amount: 1 } }), "50%", "about 0.507")).passed)
+      const [fromSpec] = (yield* Scorers.fromSpecs(["numeric:first"], { cwd: process.cwd() })) as ReadonlyArray<Scorer.Scorer>
+      assert.isTrue((yield* score(fromSpec, 1, output)).passed)
+    }))
+
   it.effect("no number fails the score; a reference that is no number is an error", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* score(Structured.numeric(), 4, ""), {

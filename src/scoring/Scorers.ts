@@ -127,7 +127,7 @@ const build = (
         Match.levenshtein({ name, threshold: spec.threshold, ignoreCase: spec.ignoreCase, trim: spec.trim })
       )
     case "Numeric":
-      return Effect.succeed(Structured.numeric({ name, tolerance: spec.tolerance }))
+      return Effect.succeed(Structured.numeric({ name, tolerance: spec.tolerance, pick: spec.pick }))
     case "Json":
       return Effect.succeed(Structured.json({ name, find: spec.find }))
     case "JsonSchema":

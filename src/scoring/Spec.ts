@@ -13,7 +13,8 @@
  *   commas included) or `regex:/PATTERN/FLAGS` (flags among `imsuvd`); a
  *   trailing `,capture=N`, exactly, compares group N of the first match with
  *   the reference instead (0 the whole match)
- * - `numeric[:tolerance=T]`: T absolute (`0.01`) or relative to the reference (`1%`); default 0
+ * - `numeric[:first|last|any][,tolerance=T]`: which number of the output (default
+ *   last, or any one); T absolute (`0.01`) or relative to the reference (`1%`); default 0
  * - `json[:find]`: the output's JSON has the reference's keys and values; `find`
  *   also reads the first JSON object or array inside prose
  * - `json-schema:FILE[,find]`: the output's JSON is valid against the JSON
@@ -57,7 +58,7 @@ export type ScorerSpec = { readonly name: string; readonly shown: string } & (
     readonly stripPunctuation?: boolean | undefined
   }
   | { readonly _tag: "Regex"; readonly pattern: RegExp | undefined; readonly capture?: number | undefined }
-  | { readonly _tag: "Numeric"; readonly tolerance: Tolerance }
+  | { readonly _tag: "Numeric"; readonly tolerance: Tolerance; readonly pick?: "first" | "last" | "any" | undefined }
   | { readonly _tag: "Json"; readonly find?: boolean | undefined }
   | { readonly _tag: "JsonSchema"; readonly file: string; readonly find: boolean }
   | { readonly _tag: "Levenshtein"; readonly threshold: number; readonly ignoreCase: boolean; readonly trim: boolean }
@@ -143,10 +144,13 @@ const parseBody = (body: string): Parsed => {
       return { _tag: "Regex", ...base("regex"), pattern, capture }
     }
     case "numeric": {
-      const o = options(rest, { tolerance: "value" })
+      const o = options(rest, { tolerance: "value", first: "flag", last: "flag", any: "flag" })
       if (typeof o === "string") return bad(o)
+      const picks = (["first", "last", "any"] as const).filter((p) => o[p] === true)
+      if (picks.length > 1) return bad("first, last and any are exclusive")
       const tolerance = o["tolerance"] === undefined ? { _tag: "Absolute" as const, amount: 0 } : toleranceOf(o["tolerance"] as string)
-      return typeof tolerance === "string" ? bad(tolerance) : { _tag: "Numeric", ...base("numeric"), tolerance }
+      if (typeof tolerance === "string") return bad(tolerance)
+      return { _tag: "Numeric", ...base("numeric"), tolerance, ...(picks.length === 1 ? { pick: picks[0] } : undefined) }
     }
     case "json": {
       const o = options(rest, { find: "flag" })

@@ -27,8 +27,10 @@ export type Tolerance =
 // after neither a letter nor a digit, so a range `1-2` is 1 and 2, not 1 and -2.
 const SIGN = String.raw`(?:(?<![\p{L}\p{N}_.,])[-+\u2212])?`
 const BODY = String.raw`(?<![\d.])(?:(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?`
-const NUMBERS = new RegExp(`${SIGN}${BODY}`, "gu")
-const ONE_NUMBER = new RegExp(String.raw`^\s*${SIGN}${BODY}\s*$`, "u")
+// A percent sign right after the number, or after one space (U+0020, U+00A0, U+202F).
+const PERCENT = String.raw`(?:[ \u00a0\u202f]?(%))?`
+const NUMBERS = new RegExp(`${SIGN}${BODY}${PERCENT}`, "gu")
+const ONE_NUMBER = new RegExp(String.raw`^\s*(${SIGN}${BODY})${PERCENT}\s*$`, "u")
 
 const toNumber = (text: string): number => Number(text.trim().replaceAll(",", "").replace("\u2212", "-"))
 
@@ -39,9 +41,8 @@ const toNumber = (text: string): number => Number(text.trim().replaceAll(",", ""
  * @since 0.1.0
  */
 export const lastNumber = (text: string): number | undefined => {
-  let last: string | undefined
-  for (const m of text.matchAll(NUMBERS)) last = m[0]
-  return last === undefined ? undefined : toNumber(last)
+  const all = numbersIn(text)
+  return all.length === 0 ? undefined : all[all.length - 1].value
 }
 
 /**
@@ -61,25 +62,66 @@ export const lastNumber = (text: string): number | undefined => {
  * @category scorers
  * @since 0.1.0
  */
-export const numeric = (options: { readonly name?: string | undefined; readonly tolerance?: Tolerance | undefined } = {}): Scorer => {
+export const numeric = (
+  options: {
+    readonly name?: string | undefined
+    readonly tolerance?: Tolerance | undefined
+    readonly pick?: "first" | "last" | "any" | undefined
+  } = {}
+): Scorer => {
   const tolerance = options.tolerance ?? { _tag: "Absolute", amount: 0 }
+  const pick = options.pick ?? "last"
   return make(options.name ?? "numeric", (task, output) =>
-    Effect.map(referenceNumber(task), (expected) => {
-      const found = lastNumber(output)
-      if (found === undefined) return verdict(false, `no number in the output, expected ${expected}`)
-      const bound = tolerance._tag === "Absolute" ? tolerance.amount : tolerance.fraction * Math.abs(expected)
-      const diff = Math.abs(found - expected)
-      const slack = 4 * Number.EPSILON * Math.max(Math.abs(found), Math.abs(expected), bound)
-      if (diff - bound <= slack) return verdict(true)
-      const within = tolerance._tag === "Absolute" ? `${tolerance.amount}` : `${tolerance.fraction * 100}%`
-      return verdict(false, `found ${found} (the last number of the output), expected ${expected} within ${within}`)
+    Effect.map(referenceNumber(task), (ref) => {
+      const expected = ref.percent ? `${ref.value}%` : `${ref.value}`
+      const all = numbersIn(output)
+      if (all.length === 0) return verdict(false, `no number in the output, expected ${expected}`)
+      // Like with like: a percentage reference reads a plain number as a fraction (0.5 is 50%).
+      const read = (n: NumberFound): number => ref.percent && !n.percent ? n.value * 100 : n.value
+      const candidates = pick === "first" ? [all[0]] : pick === "last" ? [all[all.length - 1]] : all
+      const bound = tolerance._tag === "Absolute" ? tolerance.amount : tolerance.fraction * Math.abs(ref.value)
+      const within = (x: number) => {
+        const slack = 4 * Number.EPSILON * Math.max(Math.abs(x), Math.abs(ref.value), bound)
+        return Math.abs(x - ref.value) - bound <= slack
+      }
+      if (candidates.some((n) => within(read(n)))) return verdict(true)
+      const tol = tolerance._tag === "Absolute" ? `${tolerance.amount}` : `${tolerance.fraction * 100}%`
+      const shown = (n: NumberFound) => n.percent ? `${n.value}%` : `${n.value}`
+      return verdict(
+        false,
+        pick === "any"
+          ? `none of the ${all.length} numbers of the output (${all.slice(0, 5).map(shown).join(", ")}${all.length > 5 ? ", ..." : ""}) is ${expected} within ${tol}`
+          : `found ${shown(candidates[0])} (the ${pick} number of the output), expected ${expected} within ${tol}`
+      )
     }))
 }
 
-const referenceNumber = (task: AgentEvalTask): Effect.Effect<number, MissingReference | InvalidReference> =>
+/**
+ * A number read from text: its value as written, and whether a `%` follows it.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface NumberFound {
+  readonly value: number
+  readonly percent: boolean
+}
+
+/**
+ * Every number written in `text`, in order, as `lastNumber` reads them, each
+ * with whether a `%` follows it (`50%`, `50 %`).
+ *
+ * @category parsing
+ * @since 0.2.0
+ */
+export const numbersIn = (text: string): ReadonlyArray<NumberFound> =>
+  Array.from(text.matchAll(NUMBERS), (m) => ({ value: toNumber(m[0].replace(/[ \u00a0\u202f]?%$/, "")), percent: m[1] === "%" }))
+
+const referenceNumber = (task: AgentEvalTask): Effect.Effect<NumberFound, MissingReference | InvalidReference> =>
   Effect.flatMap(reference(task, "numeric"), (ref) => {
-    if (typeof ref === "number" && Number.isFinite(ref)) return Effect.succeed(ref)
-    if (typeof ref === "string" && ONE_NUMBER.test(ref)) return Effect.succeed(toNumber(ref))
+    if (typeof ref === "number" && Number.isFinite(ref)) return Effect.succeed({ value: ref, percent: false })
+    const one = typeof ref === "string" ? ONE_NUMBER.exec(ref) : null
+    if (one !== null) return Effect.succeed({ value: toNumber(one[1]), percent: one[2] === "%" })
     return Effect.fail(
       new InvalidReference({ message: `task ${task.id} has the reference ${preview(ref)}; the numeric scorer takes a number` })
     )
