@@ -148,6 +148,14 @@ export * as Match from "./scoring/Match.ts"
 export * as Structured from "./scoring/Structured.ts"
 
 /**
+ * `json-schema:FILE`: the output's JSON validated against a JSON Schema (ajv,
+ * loaded only when such a scorer is made).
+ *
+ * @since 0.2.0
+ */
+export * as JsonSchema from "./scoring/JsonSchema.ts"
+
+/**
  * A bounded edit distance over code points.
  *
  * @since 0.1.0

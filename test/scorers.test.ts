@@ -7,6 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type Duration, Effect, Exit, Fiber, Schema, Stream } from "effect"
 import { TestClock } from "effect/testing"
+import * as JsonSchema from "../src/scoring/JsonSchema.ts"
 import * as Levenshtein from "../src/scoring/Levenshtein.ts"
 import * as Match from "../src/scoring/Match.ts"
 import * as ModuleScorer from "../src/scoring/ModuleScorer.ts"
@@ -86,8 +87,8 @@ describe("--score SPEC", () => {
 
   it("refuses a bad spec with a message naming --score SPEC and what is expected", () => {
     const refusals: Record<string, string> = {
-      "exakt": `--score exakt: unknown scorer "exakt" (expected exact, includes, regex, numeric, json, levenshtein, judge:BASE_URL or module:PATH[#export], optionally as NAME=SPEC)`,
-      "exact:ignorecase": `--score exact:ignorecase: unknown option "ignorecase" (expected ignore-case, trim)`,
+      "exakt": `--score exakt: unknown scorer "exakt" (expected exact, includes, regex, numeric, json, json-schema:FILE, levenshtein, judge:BASE_URL, module:PATH[#export] or not:SPEC, optionally as NAME=SPEC)`,
+      "exact:ignorecase": `--score exact:ignorecase: unknown option "ignorecase" (expected ignore-case, trim, start, end, strip-punctuation)`,
       "exact:trim=no": `--score exact:trim=no: expected trim, trim=true or trim=false, got "trim=no"`,
       "exact:trim,trim=false": `--score exact:trim,trim=false: option trim is given twice`,
       "includes:all,any": `--score includes:all,any: all and any are exclusive`,
@@ -95,13 +96,13 @@ describe("--score SPEC", () => {
       "numeric:tolerance=-1": `--score numeric:tolerance=-1: expected tolerance to be a number from 0 up (absolute, like 0.01) or a percentage of the reference (like 1%), got "-1"`,
       "numeric:tolerance=1%%": `--score numeric:tolerance=1%%: expected tolerance to be a number from 0 up (absolute, like 0.01) or a percentage of the reference (like 1%), got "1%%"`,
       "levenshtein:threshold=1.5": `--score levenshtein:threshold=1.5: expected threshold to be a number from 0 to 1, got "1.5"`,
-      "json:strict": `--score json:strict: unknown option "strict" (it takes no options)`,
+      "json:strict": `--score json:strict: unknown option "strict" (expected find)`,
       "regex:": `--score regex:: the pattern after regex: is empty (write regex alone to use the task's reference)`,
       "regex:/a/g": `--score regex:/a/g: flag g is not accepted (accepted: i, m, s, u, v, d)`,
       "judge:ftp://host": `--score judge:ftp://host: expected judge:BASE_URL with an http(s) URL, e.g. judge:https://api.openai.com/v1`,
       "module:": `--score module:: expected module:PATH[#export]`,
       "module:grade.ts#": `--score module:grade.ts#: the export name after # is empty`,
-      "": `--score "": unknown scorer "" (expected exact, includes, regex, numeric, json, levenshtein, judge:BASE_URL or module:PATH[#export], optionally as NAME=SPEC)`
+      "": `--score "": unknown scorer "" (expected exact, includes, regex, numeric, json, json-schema:FILE, levenshtein, judge:BASE_URL, module:PATH[#export] or not:SPEC, optionally as NAME=SPEC)`
     }
     for (const [spec, message] of Object.entries(refusals)) assert.strictEqual(Spec.parse(spec), message, spec)
     assert.match(Spec.parse("regex:(") as string, /^--score regex:\(: not a regular expression: Invalid regular expression/)
@@ -257,6 +258,208 @@ describe("includes", () => {
     }))
 })
 
+describe("start, end and strip-punctuation (exact, includes)", () => {
+  it("parse: start / end exclusive, strip-punctuation a flag; unset options are absent", () => {
+    assert.deepStrictEqual(parsed("exact:end,strip-punctuation"), {
+      _tag: "Exact",
+      name: "exact",
+      shown: "exact:end,strip-punctuation",
+      ignoreCase: false,
+      trim: true,
+      at: "end",
+      stripPunctuation: true
+    })
+    assert.deepInclude(parsed("includes:start,ignore-case"), { at: "start", ignoreCase: true, mode: "any" })
+    assert.strictEqual(Spec.parse("exact:start,end"), "--score exact:start,end: start and end are exclusive")
+    assert.strictEqual(Spec.parse("includes:start,end"), "--score includes:start,end: start and end are exclusive")
+    assert.strictEqual(
+      Spec.parse("includes:strip-punctuation=yes"),
+      `--score includes:strip-punctuation=yes: expected strip-punctuation, strip-punctuation=true or strip-punctuation=false, got "strip-punctuation=yes"`
+    )
+    assert.strictEqual(
+      Spec.parse("includes:begin"),
+      `--score includes:begin: unknown option "begin" (expected all, any, ignore-case, start, end, strip-punctuation)`
+    )
+  })
+
+  it.effect("start: the reference opens the output; end: it closes it (no word boundary), trimmed", () =>
+    Effect.gen(function*() {
+      const start = Match.exact({ at: "start" })
+      assert.isTrue((yield* score(start, "Paris", "  Paris is the capital")).passed)
+      assert.isTrue((yield* score(start, "42", "420 apples")).passed)
+      assert.deepStrictEqual(yield* score(start, "Paris", "The capital is Paris"), {
+        value: 0,
+        passed: false,
+        explanation: `expected the output to open with "Paris", got "The capital is Paris"`
+      })
+      const end = Match.includes({ at: "end" })
+      assert.isTrue((yield* score(end, "Paris", "The capital is Paris\n")).passed)
+      assert.deepStrictEqual(yield* score(end, ["Rome", "Paris"], "Paris, of course"), {
+        value: 0,
+        passed: false,
+        explanation: `"Paris, of course" does not close with one of "Rome", "Paris"`
+      })
+      // Unicode: NFC first, folding on both sides, an emoji is whole.
+      assert.isTrue((yield* score(Match.includes({ at: "end", ignoreCase: true }), "ÉCOLE", "à l'e\u0301cole")).passed)
+      assert.isTrue((yield* score(Match.exact({ at: "end", ignoreCase: true }), "ΟΔΟΣ", "στην οδοσ")).passed)
+      assert.isFalse((yield* score(Match.exact({ at: "end" }), "👍", "👍🏽")).passed)
+    }))
+
+  it.effect("strip-punctuation removes Unicode punctuation on both sides and collapses spaces; symbols stay", () =>
+    Effect.gen(function*() {
+      const loose = Match.exact({ stripPunctuation: true })
+      assert.isTrue((yield* score(loose, "Paris", "Paris.")).passed)
+      assert.isTrue((yield* score(loose, "U.S.A.", "USA")).passed)
+      assert.isTrue((yield* score(loose, "«Oui»", "¡Oui!")).passed)
+      assert.isTrue((yield* score(loose, "a b", "a — b")).passed)
+      assert.isFalse((yield* score(loose, "$5", "5")).passed)
+      // The decimal point is punctuation too.
+      assert.isTrue((yield* score(loose, "3.14", "314")).passed)
+      assert.isFalse((yield* score(Match.exact(), "Paris", "Paris.")).passed)
+      const end = Match.includes({ at: "end", stripPunctuation: true, ignoreCase: true })
+      assert.isTrue((yield* score(end, "42", "The answer is 42.")).passed)
+      assert.isFalse((yield* score(Match.includes({ at: "end" }), "42", "The answer is 42.")).passed)
+      // A reference that is all punctuation is empty once stripped.
+      assert.strictEqual(errorOf(yield* score(Match.includes({ stripPunctuation: true }), "...", "x")).type, "InvalidReference")
+    }))
+
+  it.effect("from a spec, the same scorers", () =>
+    Effect.gen(function*() {
+      const [end, start] = (yield* Scorers.fromSpecs(
+        ["includes:end,strip-punctuation,ignore-case", "exact:start"],
+        { cwd: process.cwd() }
+      )) as ReadonlyArray<Scorer.Scorer>
+      assert.isTrue((yield* score(end, "paris", "It is PARIS!")).passed)
+      assert.isFalse((yield* score(start, "paris", "It is paris")).passed)
+    }))
+})
+
+describe("not:SPEC", () => {
+  it("parses any spec under not:, named not-NAME; NAME=not:SPEC names it; refusals name the whole spec", () => {
+    assert.deepStrictEqual(parsed("not:exact"), {
+      _tag: "Not",
+      name: "not-exact",
+      shown: "not:exact",
+      inner: parsed("exact")
+    })
+    assert.deepInclude(parsed("not:includes:ignore-case"), { name: "not-includes", shown: "not:includes:ignore-case" })
+    assert.deepInclude(parsed("no-leak=not:includes:ignore-case"), { name: "no-leak", shown: "no-leak=not:includes:ignore-case" })
+    assert.deepInclude(parsed("not:module:test/fixtures/scorer-module.ts#length"), { name: "not-length" })
+    assert.deepInclude(parsed("not:not:exact"), { name: "not-not-exact" })
+    const judge = parsed("not:judge:https://me:pw-SECRET@host/v1")
+    assert.strictEqual(judge.shown, "not:judge:https://<redacted>@host/v1")
+    const refusals: Record<string, string> = {
+      "not": `--score not: expected not:SPEC, e.g. not:exact or not:includes:ignore-case`,
+      "not:": `--score not:: expected not:SPEC, e.g. not:exact or not:includes:ignore-case`,
+      "not:exact:ignorecase": `--score not:exact:ignorecase: unknown option "ignorecase" (expected ignore-case, trim, start, end, strip-punctuation)`,
+      "x=not:exakt": `--score x=not:exakt: unknown scorer "exakt" (expected exact, includes, regex, numeric, json, json-schema:FILE, levenshtein, judge:BASE_URL, module:PATH[#export] or not:SPEC, optionally as NAME=SPEC)`,
+      "not:loose=exact": `--score not:loose=...: the name goes before not:, as NAME=not:SPEC`
+    }
+    for (const [spec, message] of Object.entries(refusals)) assert.strictEqual(Spec.parse(spec), message, spec)
+    assert.notInclude(Spec.parse("not:x=judge:https://me:pw-SECRET@host/v1") as string, "SECRET")
+    assert.notInclude(Spec.parse("not:https://me:pw-SECRET@host/v1") as string, "SECRET")
+  })
+
+  it.effect("value 1 - v, passed flipped; the inner scorer's finding explains it", () =>
+    Effect.gen(function*() {
+      const notExact = Scorer.negate(Match.exact())
+      assert.strictEqual(notExact.name, "not-exact")
+      assert.deepStrictEqual(yield* score(notExact, "4", "4"), { value: 0, passed: false, explanation: "exact passed" })
+      assert.deepStrictEqual(yield* score(notExact, "4", "5"), {
+        value: 1,
+        passed: true,
+        explanation: `exact did not pass: expected "4", got "5"`
+      })
+      // A fraction: includes:all finds 2 of 3, so 1/3 is missing.
+      const notAll = Scorer.negate(Match.includes({ mode: "all" }), "missing")
+      assert.strictEqual(notAll.name, "missing")
+      const partial = yield* score(notAll, ["answer", "42", "x"], "The answer is 42.")
+      assert.closeTo(partial.value, 1 / 3, 1e-15)
+      assert.isTrue(partial.passed)
+      // A judge-like scorer that passes with an explanation keeps it.
+      const graded = Scorer.make("graded", () => Effect.succeed({ value: 0.75, passed: true, explanation: "mostly right" }))
+      assert.deepStrictEqual(yield* score(Scorer.negate(graded), undefined, "x"), {
+        value: 0.25,
+        passed: false,
+        explanation: "graded passed: mostly right"
+      })
+    }))
+
+  it.effect("an error stays an error; a value outside [0, 1] is an InvalidScore error", () =>
+    Effect.gen(function*() {
+      const notExact = Scorer.negate(Match.exact())
+      const missing = yield* score(notExact, undefined, "4")
+      assert.deepStrictEqual(missing, yield* score(Match.exact(), undefined, "4"))
+      assert.strictEqual(errorOf(missing).type, "MissingReference")
+      const big = Scorer.make("big", () => Effect.succeed({ value: 5, passed: true }))
+      assert.deepStrictEqual(errorOf(yield* score(Scorer.negate(big), undefined, "x")), {
+        type: "InvalidScore",
+        message: "the big scorer gave the value 5; only a value from 0 to 1 can be negated",
+        occurred_at: EPOCH
+      })
+    }))
+
+  it.effect("from a spec, the same scorer: not:exact, NAME=not:SPEC and not: of a module", () =>
+    Effect.gen(function*() {
+      const options = { cwd: process.cwd() }
+      const scorers = (yield* Scorers.fromSpecs(
+        ["exact", "not:exact", "wrong=not:exact:ignore-case", "not:module:test/fixtures/scorer-module.ts#length"],
+        options
+      )) as ReadonlyArray<Scorer.Scorer>
+      assert.deepStrictEqual(scorers.map((s) => s.name), ["exact", "not-exact", "wrong", "not-length"])
+      const scores = yield* Effect.forEach(scorers, (s) => s.score(taskOf("Yes"), trialOf("yes")))
+      assert.deepStrictEqual(scores.map((s) => [s.value, s.passed]), [[0, false], [1, true], [0, false], [0.7, true]])
+      // Two negations of one kind collide like any two scorers of one name.
+      const twice = yield* Effect.flip(Scorers.fromSpecs(["not:exact", "not:exact:ignore-case"], options))
+      assert.include(twice.message, `are both named "not-exact"`)
+      const noFile = yield* Effect.flip(Scorers.fromSpec("not:module:test/fixtures/no-such-scorer.ts", options))
+      assert.match(noFile.message, /^--score not:module:test\/fixtures\/no-such-scorer\.ts: cannot load scorer module /)
+    }))
+})
+
+describe("ignore-case folding", () => {
+  it.effect("a Greek needle ending in capital sigma is found inside a longer word (the final-sigma rule does not split σ and ς)", () =>
+    Effect.gen(function*() {
+      const loose = Match.includes({ ignoreCase: true })
+      // "ΟΔΟΣ" (road) inside "οδοσήμανση" (road signs): toLowerCase folds the
+      // needle's last Σ to the final form ς, the word's σ stays σ.
+      assert.isTrue((yield* score(loose, "ΟΔΟΣ", "Η οδοσήμανση λείπει")).passed)
+      assert.isTrue((yield* score(loose, "οδος", "ΟΔΟΣΗΜΑΝΣΗ")).passed)
+      assert.isTrue((yield* score(loose, "ΟΔΟΣ ΚΑΙ", "οδοσ και")).passed)
+      assert.isFalse((yield* score(Match.includes(), "ΟΔΟΣ", "Η οδοσήμανση λείπει")).passed)
+      assert.isTrue((yield* score(Match.exact({ ignoreCase: true }), "ΟΔΟΣ", "οδοσ")).passed)
+      assert.strictEqual((yield* score(Match.levenshtein({ ignoreCase: true }), "ΣΑΣ", "σας")).value, 1)
+    }))
+
+  it("fold gives Python's str.casefold (Unicode 14 full case folding) on the hard letters", () => {
+    // Known answers from CPython 3 `s.casefold()` (unicodedata 14.0.0), run
+    // outside this code; the whole range of assigned code points was compared
+    // the same way once (the classes of equal foldings are the same).
+    const known: Array<[string, string]> = [
+      ["ß", "ss"],
+      ["ẞ", "ss"],
+      ["Straẞe", "strasse"],
+      ["ſ", "s"],
+      ["\u212a", "k"], // KELVIN SIGN
+      ["µ", "\u03bc"], // MICRO SIGN to Greek mu
+      ["ς", "σ"],
+      ["ΟΔΟΣ", "οδοσ"],
+      ["ǅ", "ǆ"],
+      ["ﬁ", "fi"],
+      ["İ", "i\u0307"],
+      ["ı", "ı"],
+      ["IıI", "iıi"],
+      ["ᾳ", "αι"]
+    ]
+    for (const [text, folded] of known) assert.strictEqual(Match.fold(text), folded, text)
+    // Dotless ı has no case folding: it is not I, nor i.
+    assert.notStrictEqual(Match.fold("ı"), Match.fold("I"))
+    // Cherokee folds to its capitals in CaseFolding.txt; here to the small
+    // letters: another representative, the same classes.
+    assert.strictEqual(Match.fold("Ꭰ"), Match.fold("ꭰ"))
+  })
+})
+
 describe("regex", () => {
   it.effect("the reference is the pattern; a spec pattern has flags; an invalid reference is an error", () =>
     Effect.gen(function*() {
@@ -272,6 +475,55 @@ describe("regex", () => {
       assert.strictEqual(invalid.type, "InvalidReference")
       assert.match(invalid.message, /^task t1's reference is not a regular expression: Invalid regular expression/)
       assert.strictEqual(errorOf(yield* score(Match.regex(), 42, "42")).type, "InvalidReference")
+    }))
+
+  it("regex:PATTERN,capture=N: only an exact trailing ,capture=N is the option; N within the pattern's groups", () => {
+    const capture = parsed("regex:answer: (\\d+),capture=1") as Extract<Spec.ScorerSpec, { _tag: "Regex" }>
+    assert.strictEqual(capture.pattern!.source, "answer: (\\d+)")
+    assert.strictEqual(capture.capture, 1)
+    const literal = parsed("regex:/ANSWER: (\\w+)/i,capture=1") as Extract<Spec.ScorerSpec, { _tag: "Regex" }>
+    assert.deepStrictEqual([literal.pattern!.source, literal.pattern!.flags, literal.capture], ["ANSWER: (\\w+)", "i", 1])
+    // Commas stay in the pattern; a pattern that ends in ",capture=1" is written /.../.
+    assert.strictEqual((parsed("regex:a{1,3},capture=0") as Extract<Spec.ScorerSpec, { _tag: "Regex" }>).pattern!.source, "a{1,3}")
+    const kept = parsed("regex:/x,capture=1/") as Extract<Spec.ScorerSpec, { _tag: "Regex" }>
+    assert.deepStrictEqual([kept.pattern!.source, kept.capture], ["x,capture=1", undefined])
+    assert.isUndefined((parsed("regex:x,capture=1a") as Extract<Spec.ScorerSpec, { _tag: "Regex" }>).capture)
+    assert.strictEqual(Spec.parse("regex:(a)(b),capture=3"), "--score regex:(a)(b),capture=3: capture=3, but the pattern has 2 groups")
+    assert.strictEqual(
+      Spec.parse("regex:,capture=1"),
+      "--score regex:,capture=1: the pattern after regex: is empty (capture=N needs a pattern; write regex alone to use the task's reference)"
+    )
+  })
+
+  it.effect("capture=N compares group N of the first match with the reference", () =>
+    Effect.gen(function*() {
+      const answer = Match.regex({ pattern: /ANSWER:\s*(\S+)/i, capture: 1 })
+      assert.isTrue((yield* score(answer, "Paris", "Reasoning... answer: paris")).passed)
+      assert.isTrue((yield* score(answer, ["Rome", "Paris"], "ANSWER: Paris")).passed)
+      assert.deepStrictEqual(yield* score(answer, "Paris", "answer: Rome"), {
+        value: 0,
+        passed: false,
+        explanation: `group 1 is "Rome", expected "Paris"`
+      })
+      assert.deepStrictEqual(yield* score(answer, "Paris", "no idea"), {
+        value: 0,
+        passed: false,
+        explanation: `/ANSWER:\\s*(\\S+)/i does not match "no idea"`
+      })
+      // Without i the comparison is exact; Unicode: NFC, and ß folds with i.
+      assert.isFalse((yield* score(Match.regex({ pattern: /= (\S+)/, capture: 1 }), "paris", "= Paris")).passed)
+      assert.isTrue((yield* score(Match.regex({ pattern: /= (\S+)/u, capture: 1 }), "caf\u00e9", "= cafe\u0301")).passed)
+      assert.isTrue((yield* score(Match.regex({ pattern: /= (\S+)/iu, capture: 1 }), "STRASSE", "= Straße")).passed)
+      const optional = Match.regex({ pattern: /(a)|(b)/, capture: 2 })
+      assert.deepStrictEqual(yield* score(optional, "b", "a"), {
+        value: 0,
+        passed: false,
+        explanation: `group 2 of /(a)|(b)/ took no part in the match "a"`
+      })
+      assert.isTrue((yield* score(Match.regex({ pattern: /\d+/, capture: 0 }), 42, "it is 42.")).passed)
+      const [fromSpec] = (yield* Scorers.fromSpecs(["regex:/answer: (\\w+)/i,capture=1"], { cwd: process.cwd() })) as ReadonlyArray<Scorer.Scorer>
+      assert.isTrue((yield* score(fromSpec, "yes", "Answer: YES")).passed)
+      assert.strictEqual(errorOf(yield* score(fromSpec, undefined, "Answer: YES")).type, "MissingReference")
     }))
 
   it.effect("a g or y flag cannot make one trial's match move the next one's start", () =>
@@ -331,6 +583,58 @@ describe("numeric", () => {
       })
     }))
 
+  it("numbersIn: every number in order, each with its percent sign; what the numerals are", () => {
+    assert.deepStrictEqual(Structured.numbersIn("from 40% to 50 % (x0.5), −2.5e1 and 1,234"), [
+      { value: 40, percent: true },
+      { value: 50, percent: true },
+      { value: 0.5, percent: false },
+      { value: -25, percent: false },
+      { value: 1234, percent: false }
+    ])
+    // Not read: other digit scripts, a decimal comma, spaces as separators.
+    assert.deepStrictEqual(Structured.numbersIn("٣ ３ 3,5 1 234").map((n) => n.value), [3, 5, 1, 234])
+  })
+
+  it.effect("first, last (the default) or any number; percentages compared like with like", () =>
+    Effect.gen(function*() {
+      assert.deepInclude(parsed("numeric:any,tolerance=1%"), { pick: "any", tolerance: { _tag: "Relative", fraction: 0.01 } })
+      assert.notProperty(parsed("numeric"), "pick")
+      assert.strictEqual(Spec.parse("numeric:first,any"), "--score numeric:first,any: first, last and any are exclusive")
+      assert.strictEqual(
+        Spec.parse("numeric:middle"),
+        `--score numeric:middle: unknown option "middle" (expected tolerance=VALUE, first, last, any)`
+      )
+      const output = "Step 1: 12 apples, step 2: 30 apples; answer 42"
+      assert.isTrue((yield* score(Structured.numeric({ pick: "first" }), 1, output)).passed)
+      assert.deepStrictEqual(yield* score(Structured.numeric({ pick: "first" }), 42, output), {
+        value: 0,
+        passed: false,
+        explanation: "found 1 (the first number of the output), expected 42 within 0"
+      })
+      assert.isTrue((yield* score(Structured.numeric(), 42, output)).passed)
+      assert.isTrue((yield* score(Structured.numeric({ pick: "any" }), 30, output)).passed)
+      assert.deepStrictEqual(yield* score(Structured.numeric({ pick: "any" }), 7, output), {
+        value: 0,
+        passed: false,
+        explanation: "none of the 5 numbers of the output (1, 12, 2, 30, 42) is 7 within 0"
+      })
+      // A plain reference reads a percentage's numeral (50% is 50, as before).
+      assert.isTrue((yield* score(Structured.numeric(), 50, "It rose by 50%.")).passed)
+      assert.isFalse((yield* score(Structured.numeric(), 0.5, "It rose by 50%.")).passed)
+      // A percentage reference: a percentage by its numeral, a plain number as a fraction.
+      assert.isTrue((yield* score(Structured.numeric(), "50%", "It rose by 50 %.")).passed)
+      assert.isTrue((yield* score(Structured.numeric(), "50%", "a rate of 0.5")).passed)
+      assert.deepStrictEqual(yield* score(Structured.numeric(), "50%", "It rose by 50"), {
+        value: 0,
+        passed: false,
+        explanation: "found 50 (the last number of the output), expected 50% within 0"
+      })
+      // Tolerance in percentage points for an absolute one.
+      assert.isTrue((yield* score(Structured.numeric({ tolerance: { _tag: "Absolute", amount: 1 } }), "50%", "about 0.507")).passed)
+      const [fromSpec] = (yield* Scorers.fromSpecs(["numeric:first"], { cwd: process.cwd() })) as ReadonlyArray<Scorer.Scorer>
+      assert.isTrue((yield* score(fromSpec, 1, output)).passed)
+    }))
+
   it.effect("no number fails the score; a reference that is no number is an error", () =>
     Effect.gen(function*() {
       assert.deepStrictEqual(yield* score(Structured.numeric(), 4, ""), {
@@ -387,6 +691,100 @@ describe("json", () => {
       })
       assert.isFalse((yield* score(Structured.json(), { a: 1 }, "")).passed)
       assert.strictEqual(errorOf(yield* score(Structured.json(), undefined, "{}")).type, "MissingReference")
+    }))
+})
+
+describe("json:find", () => {
+  it("findJson: the first candidate that balances and parses; brackets in strings do not count", () => {
+    const cases: Array<[string, unknown]> = [
+      [`Sure! Use {name} like this: {"name": "x", "tags": ["a]"]} - done`, { name: "x", tags: ["a]"] }],
+      [`a [1, 2} then [3] and {"a": 1}`, [3]],
+      [`{"s": "\\"}{"} ok`, { s: `"}{` }],
+      [`prefix {"outer": {"inner": [1, {"x": null}]}} suffix`, { outer: { inner: [1, { x: null }] } }],
+      [`{"k": "名前 👍🏽"} です`, { k: "名前 👍🏽" }],
+      [`{not json} [also, not] {"yes": true}`, { yes: true }]
+    ]
+    for (const [text, value] of cases) assert.deepStrictEqual(Structured.findJson(text), { value }, text)
+    for (const text of ["", "no json", "{unclosed", "[1, 2", "}{", `"[1]"`.slice(0, 3)]) {
+      assert.isUndefined(Structured.findJson(text), text)
+    }
+  })
+
+  it("1 MB of opening brackets is scanned once, not once per bracket", () => {
+    const started = performance.now()
+    assert.isUndefined(Structured.findJson("[".repeat(1_000_000)))
+    assert.isUndefined(Structured.findJson(`"[ `.repeat(300_000)))
+    // Quadratic work would take minutes here.
+    assert.isBelow(performance.now() - started, 20_000)
+  })
+
+  it.effect("json:find reads JSON inside prose; plain json does not", () =>
+    Effect.gen(function*() {
+      assert.deepStrictEqual(parsed("json:find"), { _tag: "Json", name: "json", shown: "json:find", find: true })
+      const output = `The result is {"a": 1, "b": 2}, as asked.`
+      assert.isTrue((yield* score(Structured.json({ find: true }), { a: 1 }, output)).passed)
+      assert.deepStrictEqual(yield* score(Structured.json(), { a: 1 }, output), {
+        value: 0,
+        passed: false,
+        explanation: `the output is not JSON (nor has a fenced JSON block): ${JSON.stringify(output)}`
+      })
+      assert.deepStrictEqual(yield* score(Structured.json({ find: true }), { a: 1 }, "nothing here"), {
+        value: 0,
+        passed: false,
+        explanation: `no JSON in the output (not the whole output, a fenced block, nor an object or array inside it): "nothing here"`
+      })
+      const [fromSpec] = (yield* Scorers.fromSpecs(["json:find"], { cwd: process.cwd() })) as ReadonlyArray<Scorer.Scorer>
+      assert.isTrue((yield* score(fromSpec, { a: 1 }, output)).passed)
+    }))
+})
+
+describe("json-schema:FILE", () => {
+  const fromSpec = (spec: string) => Scorers.fromSpec(spec, { cwd: process.cwd() }) as Effect.Effect<Scorer.Scorer, Scorers.ScorerSpecError>
+
+  it("parses: the file is all the rest, but a trailing ,find", () => {
+    assert.deepStrictEqual(parsed("json-schema:a,b.json"), { _tag: "JsonSchema", name: "json-schema", shown: "json-schema:a,b.json", file: "a,b.json", find: false })
+    assert.deepInclude(parsed("s=json-schema:schemas/x.json,find"), { name: "s", file: "schemas/x.json", find: true })
+    assert.strictEqual(Spec.parse("json-schema"), "--score json-schema: expected json-schema:FILE[,find], FILE a JSON Schema")
+    assert.strictEqual(Spec.parse("json-schema:,find"), "--score json-schema:,find: expected json-schema:FILE[,find], FILE a JSON Schema")
+  })
+
+  it.effect("valid output passes; the explanation lists the errors at their JSON pointers", () =>
+    Effect.gen(function*() {
+      const scorer = yield* fromSpec("json-schema:test/fixtures/schemas/answer.json")
+      assert.strictEqual(scorer.name, "json-schema")
+      // No reference needed.
+      assert.deepStrictEqual(yield* score(scorer, undefined, `{"answer": 4.5, "unit": "km"}`), { value: 1, passed: true })
+      assert.deepStrictEqual(yield* score(scorer, undefined, `{"answer": "4", "tags": ["a", 2]}`), {
+        value: 0,
+        passed: false,
+        explanation: `3 schema errors: (root) must have required property 'unit'; /answer must be number; /tags/1 must be string`
+      })
+      assert.deepStrictEqual(yield* score(scorer, undefined, `[]`), { value: 0, passed: false, explanation: "1 schema error: (root) must be object" })
+      assert.isFalse((yield* score(scorer, undefined, `Here: {"answer": 1, "unit": "m"}`)).passed)
+      const finding = yield* fromSpec("json-schema:test/fixtures/schemas/answer.json,find")
+      assert.isTrue((yield* score(finding, undefined, `Here: {"answer": 1, "unit": "m"}.`)).passed)
+      // Draft 07 by its $schema: items as a list.
+      const draft7 = yield* fromSpec("json-schema:test/fixtures/schemas/draft7.json")
+      assert.isTrue((yield* score(draft7, undefined, `["x"]`)).passed)
+      assert.isFalse((yield* score(draft7, undefined, `["x", 1]`)).passed)
+      const library = yield* JsonSchema.make({ schema: { type: "string", maxLength: 2 } })
+      // Code points vs UTF-16 units: ajv counts code points, so one emoji is 1.
+      assert.isTrue((yield* score(library, undefined, `"👍🏽"`)).passed)
+      assert.isFalse((yield* score(library, undefined, `"abc"`)).passed)
+    }))
+
+  it.effect("a missing file, bad JSON, an invalid schema or an unknown draft is a spec error naming --score and the file", () =>
+    Effect.gen(function*() {
+      const missing = yield* Effect.flip(fromSpec("json-schema:test/fixtures/schemas/none.json"))
+      assert.match(missing.message, /^--score json-schema:test\/fixtures\/schemas\/none\.json: cannot read the schema file test\/fixtures\/schemas\/none\.json: .*ENOENT/)
+      const broken = yield* Effect.flip(fromSpec("json-schema:test/fixtures/schemas/broken.json"))
+      assert.match(broken.message, /^--score json-schema:test\/fixtures\/schemas\/broken\.json: the schema file test\/fixtures\/schemas\/broken\.json is not JSON: /)
+      const invalid = yield* Effect.flip(fromSpec("json-schema:test/fixtures/schemas/invalid.json"))
+      assert.match(invalid.message, /^--score json-schema:test\/fixtures\/schemas\/invalid\.json: the schema file test\/fixtures\/schemas\/invalid\.json is not a valid JSON Schema: schema is invalid: data\/type must be equal to one of the allowed values/)
+      const draft4 = yield* Effect.flip(JsonSchema.make({ schema: { $schema: "http://json-schema.org/draft-04/schema#" } }))
+      assert.match(draft4.message, /^has the \$schema "http:\/\/json-schema.org\/draft-04\/schema#"; the drafts known are /)
+      const notObject = yield* Effect.flip(JsonSchema.make({ schema: [1] }))
+      assert.strictEqual(notObject.message, "is not a JSON Schema: a schema is an object or a boolean")
     }))
 })
 

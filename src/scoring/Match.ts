@@ -6,8 +6,9 @@
  * non-empty list of them: any one of them may match (`includes` with
  * `mode: "all"` needs all of them). Texts are compared in Unicode normal form
  * C, so "é" written as one code point or as "e" and a combining accent is
- * the same text; `ignoreCase` compares full case foldings ("Straße" equals
- * "STRASSE", "ΟΔΟΣ" equals "οδος"); lengths and distances count code points,
+ * the same text; `ignoreCase` compares full Unicode case foldings ("Straße" equals
+ * "STRASSE" and "STRAẞE", "ΟΔΟΣ" equals "οδος" and is found in
+ * "οδοσήμανση"); lengths and distances count code points,
  * so an emoji is one character, not two UTF-16 units.
  *
  * @since 0.1.0
@@ -31,6 +32,23 @@ export interface TextOptions {
 }
 
 /**
+ * Where `exact` and `includes` look for the reference: `at: "start"` (the
+ * reference must open the output) or `"end"` (close it); no word boundary is
+ * needed ("42" opens "420"). `stripPunctuation` removes every punctuation
+ * character (Unicode category P: `. , ; : ! ? ' " ( ) [ ] { } - _ / \ @ # % & *`,
+ * `¿ ¡ « » “ ” — …`) from both texts, then writes each run of whitespace as one
+ * space; symbols (`$ + < = > ^ | ~ €`) stay, and so do letters and digits, so
+ * "3.14" becomes "314": use `numeric` for numbers.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface LocationOptions {
+  readonly at?: "start" | "end" | undefined
+  readonly stripPunctuation?: boolean | undefined
+}
+
+/**
  * Passes when the output equals the reference (or one of the references).
  *
  * **Example** (Case-insensitive exact match)
@@ -44,13 +62,14 @@ export interface TextOptions {
  * @category scorers
  * @since 0.1.0
  */
-export const exact = (options: TextOptions = {}): Scorer =>
+export const exact = (options: TextOptions & LocationOptions = {}): Scorer =>
   make(options.name ?? "exact", (task, output) =>
     Effect.map(referenceTexts(task, "exact"), (references) => {
       const prepare = preparer(options)
       const text = prepare(output)
-      if (references.some((r) => prepare(r) === text)) return verdict(true)
-      return verdict(false, `expected ${listed(references)}, got ${quote(output)}`)
+      if (references.some((r) => located(text, prepare(r), options.at ?? "whole"))) return verdict(true)
+      const expected = options.at === undefined ? "expected" : `expected the output to ${options.at === "start" ? "open" : "close"} with`
+      return verdict(false, `${expected} ${listed(references)}, got ${quote(output)}`)
     }))
 
 /**
@@ -61,7 +80,7 @@ export const exact = (options: TextOptions = {}): Scorer =>
  * @category models
  * @since 0.1.0
  */
-export interface IncludesOptions {
+export interface IncludesOptions extends LocationOptions {
   readonly name?: string | undefined
   readonly mode?: "any" | "all" | undefined
   readonly ignoreCase?: boolean | undefined
@@ -79,19 +98,25 @@ export const includes = (options: IncludesOptions = {}): Scorer => {
   const mode = options.mode ?? "any"
   return make(options.name ?? "includes", (task, output) =>
     Effect.flatMap(referenceTexts(task, "includes"), (references) => {
-      const prepare = preparer({ ignoreCase: options.ignoreCase, trim: false })
-      const needles = references.map((r) => prepare(r.trim()))
+      const prepare = preparer({ ignoreCase: options.ignoreCase, trim: false, stripPunctuation: options.stripPunctuation })
+      const needles = references.map((r) => prepare(r.trim()).trim())
       if (needles.some((n) => n === "")) {
         return Effect.fail(new InvalidReference({ message: `task ${task.id} has an empty reference, which every output includes` }))
       }
-      const text = prepare(output)
-      const missing = references.filter((_, i) => !text.includes(needles[i]))
+      // Opening or closing the output is judged on the output without its surrounding whitespace.
+      const text = options.at === undefined ? prepare(output) : prepare(output).trim()
+      const missing = references.filter((_, i) => !located(text, needles[i], options.at ?? "anywhere"))
       const found = references.length - missing.length
       const passed = mode === "all" ? missing.length === 0 : found > 0
       const value = mode === "all" ? found / references.length : passed ? 1 : 0
       const score: Score = { value, passed }
       return Effect.succeed(
-        passed ? score : { ...score, explanation: `${quote(output)} does not include ${listed(missing, mode === "all" ? "and" : "or")}` }
+        passed ? score : {
+          ...score,
+          explanation: `${quote(output)} does not ${
+            options.at === undefined ? "include" : options.at === "start" ? "open with" : "close with"
+          } ${listed(missing, mode === "all" ? "and" : "or")}`
+        }
       )
     }))
 }
@@ -102,11 +127,33 @@ export const includes = (options: IncludesOptions = {}): Scorer => {
  * task's reference string, with no flags. The output is matched as it is:
  * not trimmed, not normalized.
  *
+ * With `capture: N` (and a pattern), group N of the first match (0: the
+ * whole match) is compared with the reference as `exact` compares (NFC,
+ * trimmed; any one of a list), case-insensitively when the pattern has the
+ * `i` flag: Inspect's `pattern` scorer. No match, or a group that took no
+ * part in it, fails the score.
+ *
  * @category scorers
  * @since 0.1.0
  */
-export const regex = (options: { readonly name?: string | undefined; readonly pattern?: RegExp | undefined } = {}): Scorer => {
+export const regex = (
+  options: { readonly name?: string | undefined; readonly pattern?: RegExp | undefined; readonly capture?: number | undefined } = {}
+): Scorer => {
   const fixed = options.pattern === undefined ? undefined : new RegExp(options.pattern.source, safeFlags(options.pattern))
+  const capture = options.capture
+  if (capture !== undefined && fixed !== undefined) {
+    const prepare = preparer({ ignoreCase: fixed.flags.includes("i") })
+    return make(options.name ?? "regex", (task, output) =>
+      Effect.map(referenceTexts(task, "regex"), (references) => {
+        const m = fixed.exec(output)
+        if (m === null) return verdict(false, `${String(fixed)} does not match ${quote(output)}`)
+        const group = m[capture]
+        if (group === undefined) return verdict(false, `group ${capture} of ${String(fixed)} took no part in the match ${quote(m[0])}`)
+        const text = prepare(group)
+        if (references.some((r) => prepare(r) === text)) return verdict(true)
+        return verdict(false, `group ${capture} is ${quote(group)}, expected ${listed(references)}`)
+      }))
+  }
   return make(options.name ?? "regex", (task, output) =>
     Effect.map(
       fixed === undefined ? referencePattern(task) : Effect.succeed(fixed),
@@ -181,16 +228,36 @@ export const levenshtein = (options: LevenshteinOptions = {}): Scorer => {
 }
 
 /**
- * Full case folding as far as the built-in mappings go: upper-casing first
- * maps "ß" to "SS" and "ﬁ" to "FI", which lower-casing alone does not.
+ * Unicode full case folding (CaseFolding.txt, statuses C and F, as Python's
+ * `str.casefold`), built on the built-in mappings: upper-casing first maps
+ * "ß" to "SS" and "ﬁ" to "FI", which lower-casing alone does not. Three
+ * repairs make every form of a letter fold alike: lower-casing applies the
+ * final-sigma rule (a "Σ" that ends a word becomes "ς", not "σ"), so "ς" is
+ * then written "σ"; "ẞ" upper-cases to itself and lower-cases to "ß", which
+ * is then written "ss"; and dotless "ı", which has no folding, is kept apart
+ * from the upper-casing that would make it "I".
  *
  * @internal
  */
-export const fold = (text: string): string => text.toUpperCase().toLowerCase().normalize("NFC")
+export const fold = (text: string): string => {
+  const folded = text.includes("\u0131") ? text.split("\u0131").map(foldPart).join("\u0131") : foldPart(text)
+  return folded.normalize("NFC")
+}
 
-const preparer = (options: { readonly ignoreCase?: boolean | undefined; readonly trim?: boolean | undefined }) =>
+const foldPart = (text: string): string => text.toUpperCase().toLowerCase().replaceAll("\u03c2", "\u03c3").replaceAll("\u00df", "ss")
+
+const PUNCTUATION = /\p{P}+/gu
+const SPACES = /\s+/gu
+
+const located = (text: string, reference: string, at: "whole" | "anywhere" | "start" | "end"): boolean =>
+  at === "whole" ? text === reference : at === "anywhere" ? text.includes(reference) : at === "start" ? text.startsWith(reference) : text.endsWith(reference)
+
+const preparer = (
+  options: { readonly ignoreCase?: boolean | undefined; readonly trim?: boolean | undefined; readonly stripPunctuation?: boolean | undefined }
+) =>
 (text: string): string => {
   let t = text.normalize("NFC")
+  if (options.stripPunctuation === true) t = t.replace(PUNCTUATION, "").replace(SPACES, " ")
   if (options.trim ?? true) t = t.trim()
   return options.ignoreCase === true ? fold(t) : t
 }

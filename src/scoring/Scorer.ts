@@ -111,6 +111,51 @@ export const make = <E, R>(
 })
 
 /**
+ * The opposite of a scorer: value `1 - v`, `passed` flipped, named `not-`
+ * and the scorer's name unless `name` is given. A score with an `error`
+ * stays as it is (an error is no verdict to turn over); a value outside
+ * [0, 1], which has no opposite, gives an `InvalidScore` error. The
+ * explanation says what the scorer found: "exact passed", or its own
+ * explanation when it did not pass.
+ *
+ * **Example** (The output must not give the answer away)
+ *
+ * ```ts
+ * import { Match, Scorer } from "agent-trials"
+ *
+ * const noLeak = Scorer.negate(Match.includes({ ignoreCase: true }), "no-leak")
+ * ```
+ *
+ * @category combinators
+ * @since 0.2.0
+ */
+export const negate = <R>(scorer: Scorer<R>, name: string = `not-${scorer.name}`): Scorer<R> => ({
+  name,
+  score: (task, trial) =>
+    Effect.flatMap(scorer.score(task, trial), (s): Effect.Effect<Score> => {
+      if (s.error !== undefined) return Effect.succeed(s)
+      if (!(s.value >= 0 && s.value <= 1)) {
+        return Effect.map(Clock.currentTimeMillis, (now) => ({
+          value: 0,
+          passed: false,
+          error: {
+            type: "InvalidScore",
+            message: `the ${scorer.name} scorer gave the value ${s.value}; only a value from 0 to 1 can be negated`,
+            occurred_at: new Date(now).toISOString()
+          }
+        }))
+      }
+      const explanation = s.passed
+        ? `${scorer.name} passed${s.explanation === undefined ? "" : `: ${s.explanation}`}`
+        : s.explanation === undefined
+        ? undefined
+        : `${scorer.name} did not pass: ${s.explanation}`
+      const negated = { value: 1 - s.value, passed: !s.passed }
+      return Effect.succeed(explanation === undefined ? negated : { ...negated, explanation })
+    })
+})
+
+/**
  * The task's reference, failing with `MissingReference` when it has none.
  *
  * @internal

@@ -10,9 +10,10 @@ import type { HttpClient } from "effect/http"
 import * as OpenAiAgent from "../agents/OpenAi.ts"
 import type * as Policy from "../Policy.ts"
 import * as Judge from "./Judge.ts"
+import * as JsonSchema from "./JsonSchema.ts"
 import * as Match from "./Match.ts"
 import * as ModuleScorer from "./ModuleScorer.ts"
-import type { Scorer } from "./Scorer.ts"
+import { negate, type Scorer } from "./Scorer.ts"
 import * as Spec from "./Spec.ts"
 import * as Structured from "./Structured.ts"
 
@@ -105,20 +106,34 @@ const build = (
 ): Effect.Effect<Scorer<HttpClient.HttpClient>, ScorerSpecError> => {
   const { name } = spec
   switch (spec._tag) {
+    case "Not":
+      return build(spec.inner, options).pipe(
+        Effect.map((inner) => negate(inner, name)),
+        // The inner spec's message names it: name the whole spec instead.
+        Effect.mapError((e) => new ScorerSpecError({ message: e.message.replace(`--score ${spec.inner.shown}`, `--score ${spec.shown}`) }))
+      )
     case "Exact":
-      return Effect.succeed(Match.exact({ name, ignoreCase: spec.ignoreCase, trim: spec.trim }))
+      return Effect.succeed(
+        Match.exact({ name, ignoreCase: spec.ignoreCase, trim: spec.trim, at: spec.at, stripPunctuation: spec.stripPunctuation })
+      )
     case "Includes":
-      return Effect.succeed(Match.includes({ name, mode: spec.mode, ignoreCase: spec.ignoreCase }))
+      return Effect.succeed(
+        Match.includes({ name, mode: spec.mode, ignoreCase: spec.ignoreCase, at: spec.at, stripPunctuation: spec.stripPunctuation })
+      )
     case "Regex":
-      return Effect.succeed(Match.regex({ name, pattern: spec.pattern }))
+      return Effect.succeed(Match.regex({ name, pattern: spec.pattern, capture: spec.capture }))
     case "Levenshtein":
       return Effect.succeed(
         Match.levenshtein({ name, threshold: spec.threshold, ignoreCase: spec.ignoreCase, trim: spec.trim })
       )
     case "Numeric":
-      return Effect.succeed(Structured.numeric({ name, tolerance: spec.tolerance }))
+      return Effect.succeed(Structured.numeric({ name, tolerance: spec.tolerance, pick: spec.pick }))
     case "Json":
-      return Effect.succeed(Structured.json({ name }))
+      return Effect.succeed(Structured.json({ name, find: spec.find }))
+    case "JsonSchema":
+      return JsonSchema.fromFile(spec.file, { name, find: spec.find, cwd: options.cwd }).pipe(
+        Effect.mapError((e) => new ScorerSpecError({ message: `--score ${spec.shown}: ${e.message}` }))
+      )
     case "Module":
       return ModuleScorer.load(spec.file, spec.exportName, { name, cwd: options.cwd, timeout: options.timeout }).pipe(
         Effect.mapError((e) => new ScorerSpecError({ message: `--score ${spec.shown}: ${e.message}` }))

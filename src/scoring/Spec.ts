@@ -5,15 +5,25 @@
  * `[NAME=]KIND[:OPTIONS]`, OPTIONS a comma-separated list of `key=value` or
  * bare flags (`flag` is `flag=true`):
  *
- * - `exact[:ignore-case][,trim=false]`: equals the reference; trim is on by default
- * - `includes[:all|any][,ignore-case]`: contains the reference (any one of a list, or all)
+ * - `exact[:ignore-case][,trim=false][,start|end][,strip-punctuation]`: equals
+ *   the reference (or, with start / end, the output opens / closes with it); trim is on by default
+ * - `includes[:all|any][,ignore-case][,start|end][,strip-punctuation]`: contains
+ *   the reference (any one of a list, or all)
  * - `regex`: the reference is the pattern; `regex:PATTERN` (all the rest,
- *   commas included) or `regex:/PATTERN/FLAGS` (flags among `imsuvd`)
- * - `numeric[:tolerance=T]`: T absolute (`0.01`) or relative to the reference (`1%`); default 0
- * - `json`: the output's JSON has the reference's keys and values
+ *   commas included) or `regex:/PATTERN/FLAGS` (flags among `imsuvd`); a
+ *   trailing `,capture=N`, exactly, compares group N of the first match with
+ *   the reference instead (0 the whole match)
+ * - `numeric[:first|last|any][,tolerance=T]`: which number of the output (default
+ *   last, or any one); T absolute (`0.01`) or relative to the reference (`1%`); default 0
+ * - `json[:find]`: the output's JSON has the reference's keys and values; `find`
+ *   also reads the first JSON object or array inside prose
+ * - `json-schema:FILE[,find]`: the output's JSON is valid against the JSON
+ *   Schema in FILE (all the rest of the spec but a trailing `,find`)
  * - `levenshtein[:threshold=X][,ignore-case][,trim=false]`: similarity >= X (default 0.8)
  * - `judge:BASE_URL`: an LLM grader on an OpenAI-compatible endpoint (needs a judge model)
  * - `module:PATH[#export]`: a user's function `(task, trial) => Score | number | boolean`
+ * - `not:SPEC`: any other spec, negated (`Scorer.negate`); named `not-` and the
+ *   other's name (`not-exact`), or `NAME=not:SPEC`
  *
  * A scorer's name is its kind (`exact`, `judge`), or for `module:` the export
  * name (the file's base name for the default export); `NAME=` chooses
@@ -33,18 +43,32 @@ import type { Tolerance } from "./Structured.ts"
  * @since 0.1.0
  */
 export type ScorerSpec = { readonly name: string; readonly shown: string } & (
-  | { readonly _tag: "Exact"; readonly ignoreCase: boolean; readonly trim: boolean }
-  | { readonly _tag: "Includes"; readonly mode: "any" | "all"; readonly ignoreCase: boolean }
-  | { readonly _tag: "Regex"; readonly pattern: RegExp | undefined }
-  | { readonly _tag: "Numeric"; readonly tolerance: Tolerance }
-  | { readonly _tag: "Json" }
+  | {
+    readonly _tag: "Exact"
+    readonly ignoreCase: boolean
+    readonly trim: boolean
+    readonly at?: "start" | "end" | undefined
+    readonly stripPunctuation?: boolean | undefined
+  }
+  | {
+    readonly _tag: "Includes"
+    readonly mode: "any" | "all"
+    readonly ignoreCase: boolean
+    readonly at?: "start" | "end" | undefined
+    readonly stripPunctuation?: boolean | undefined
+  }
+  | { readonly _tag: "Regex"; readonly pattern: RegExp | undefined; readonly capture?: number | undefined }
+  | { readonly _tag: "Numeric"; readonly tolerance: Tolerance; readonly pick?: "first" | "last" | "any" | undefined }
+  | { readonly _tag: "Json"; readonly find?: boolean | undefined }
+  | { readonly _tag: "JsonSchema"; readonly file: string; readonly find: boolean }
   | { readonly _tag: "Levenshtein"; readonly threshold: number; readonly ignoreCase: boolean; readonly trim: boolean }
   | { readonly _tag: "Judge"; readonly baseUrl: string }
   | { readonly _tag: "Module"; readonly file: string; readonly exportName: string | undefined }
+  | { readonly _tag: "Not"; readonly inner: ScorerSpec }
 )
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/
-const KINDS = "exact, includes, regex, numeric, json, levenshtein, judge:BASE_URL or module:PATH[#export]"
+const KINDS = "exact, includes, regex, numeric, json, json-schema:FILE, levenshtein, judge:BASE_URL, module:PATH[#export] or not:SPEC"
 
 /**
  * Parses a spec; a string result is the problem, worded for `--score`.
@@ -68,40 +92,78 @@ export const parse = (spec: string): ScorerSpec | string => {
   const named = eq > 0 && !spec.slice(0, eq).includes(":") && NAME.test(spec.slice(0, eq))
   const given = named ? spec.slice(0, eq) : undefined
   const body = named ? spec.slice(eq + 1) : spec
+  const prefix = given === undefined ? "" : `${given}=`
+  const parsed = parseBody(body)
+  if ("problem" in parsed) return `--score ${prefix === "" && parsed.shown === "" ? `""` : `${prefix}${parsed.shown}`}: ${parsed.problem}`
+  return { ...parsed, name: given ?? parsed.name, shown: `${prefix}${parsed.shown}` }
+}
+
+// A spec without its `NAME=`: the spec, or the problem and the body as
+// messages may echo it.
+type Parsed = ScorerSpec | { readonly problem: string; readonly shown: string }
+
+const parseBody = (body: string): Parsed => {
   const colon = body.indexOf(":")
   const kind = colon === -1 ? body : body.slice(0, colon)
   const rest = colon === -1 ? undefined : body.slice(colon + 1)
-  const prefix = given === undefined ? "" : `${given}=`
-  const shown = kind === "judge" ? `${prefix}judge:${redactUrl(rest ?? "")}` : spec
-  const bad = (problem: string) => `--score ${shown}: ${problem}`
-  const base = (name: string) => ({ name: given ?? name, shown })
+  const shown = kind === "judge" ? `judge:${redactUrl(rest ?? "")}` : body
+  const bad = (problem: string) => ({ problem, shown })
+  const base = (name: string) => ({ name, shown })
 
   switch (kind) {
     case "exact": {
-      const o = options(rest, { "ignore-case": "flag", trim: "flag" })
+      const o = options(rest, { "ignore-case": "flag", trim: "flag", start: "flag", end: "flag", "strip-punctuation": "flag" })
       if (typeof o === "string") return bad(o)
-      return { _tag: "Exact", ...base("exact"), ignoreCase: o["ignore-case"] === true, trim: o["trim"] !== false }
+      if (o["start"] === true && o["end"] === true) return bad("start and end are exclusive")
+      return { _tag: "Exact", ...base("exact"), ignoreCase: o["ignore-case"] === true, trim: o["trim"] !== false, ...location(o) }
     }
     case "includes": {
-      const o = options(rest, { all: "flag", any: "flag", "ignore-case": "flag" })
+      const o = options(rest, { all: "flag", any: "flag", "ignore-case": "flag", start: "flag", end: "flag", "strip-punctuation": "flag" })
       if (typeof o === "string") return bad(o)
       if (o["all"] === true && o["any"] === true) return bad("all and any are exclusive")
-      return { _tag: "Includes", ...base("includes"), mode: o["all"] === true ? "all" : "any", ignoreCase: o["ignore-case"] === true }
+      if (o["start"] === true && o["end"] === true) return bad("start and end are exclusive")
+      return {
+        _tag: "Includes",
+        ...base("includes"),
+        mode: o["all"] === true ? "all" : "any",
+        ignoreCase: o["ignore-case"] === true,
+        ...location(o)
+      }
     }
     case "regex": {
       if (rest === undefined) return { _tag: "Regex", ...base("regex"), pattern: undefined }
-      const pattern = regexOf(rest)
-      return typeof pattern === "string" ? bad(pattern) : { _tag: "Regex", ...base("regex"), pattern }
+      // A trailing `,capture=N`, exactly, is the option; `/PATTERN/` keeps a pattern that ends so.
+      const option = /,capture=(\d+)$/.exec(rest)
+      const pattern = regexOf(option === null ? rest : rest.slice(0, option.index))
+      if (typeof pattern === "string") return bad(option === null ? pattern : pattern.replace("write regex alone", "capture=N needs a pattern; write regex alone"))
+      if (option === null) return { _tag: "Regex", ...base("regex"), pattern }
+      const capture = Number(option[1])
+      // Matching the empty alternative gives one slot per group of the pattern.
+      const groups = new RegExp(`${pattern.source}|`, pattern.flags).exec("")!.length - 1
+      if (capture > groups) return bad(`capture=${capture}, but the pattern has ${groups} group${groups === 1 ? "" : "s"}`)
+      return { _tag: "Regex", ...base("regex"), pattern, capture }
     }
     case "numeric": {
-      const o = options(rest, { tolerance: "value" })
+      const o = options(rest, { tolerance: "value", first: "flag", last: "flag", any: "flag" })
       if (typeof o === "string") return bad(o)
+      const picks = (["first", "last", "any"] as const).filter((p) => o[p] === true)
+      if (picks.length > 1) return bad("first, last and any are exclusive")
       const tolerance = o["tolerance"] === undefined ? { _tag: "Absolute" as const, amount: 0 } : toleranceOf(o["tolerance"] as string)
-      return typeof tolerance === "string" ? bad(tolerance) : { _tag: "Numeric", ...base("numeric"), tolerance }
+      if (typeof tolerance === "string") return bad(tolerance)
+      return { _tag: "Numeric", ...base("numeric"), tolerance, ...(picks.length === 1 ? { pick: picks[0] } : undefined) }
     }
     case "json": {
-      const o = options(rest, {})
-      return typeof o === "string" ? bad(o) : { _tag: "Json", ...base("json") }
+      const o = options(rest, { find: "flag" })
+      if (typeof o === "string") return bad(o)
+      return { _tag: "Json", ...base("json"), ...(o["find"] === true ? { find: true } : undefined) }
+    }
+    case "json-schema": {
+      // The file is all the rest; a trailing `,find`, exactly, is the option.
+      const target = rest ?? ""
+      const find = target.endsWith(",find")
+      const file = find ? target.slice(0, -",find".length) : target
+      if (file === "") return bad("expected json-schema:FILE[,find], FILE a JSON Schema")
+      return { _tag: "JsonSchema", ...base("json-schema"), file, find }
     }
     case "levenshtein": {
       const o = options(rest, { threshold: "value", "ignore-case": "flag", trim: "flag" })
@@ -127,13 +189,31 @@ export const parse = (spec: string): ScorerSpec | string => {
       const stem = file.replace(/^.*[\\/]/, "").replace(/\.[^.]*$/, "")
       return { _tag: "Module", ...base(exportName ?? (stem === "" ? "module" : stem)), file, exportName }
     }
+    case "not": {
+      if (rest === undefined || rest === "") return bad("expected not:SPEC, e.g. not:exact or not:includes:ignore-case")
+      const eq = rest.indexOf("=")
+      if (eq > 0 && !rest.slice(0, eq).includes(":") && NAME.test(rest.slice(0, eq))) {
+        // The rest may be a judge's URL: echo the name alone.
+        return { problem: "the name goes before not:, as NAME=not:SPEC", shown: `not:${rest.slice(0, eq)}=...` }
+      }
+      const inner = parseBody(rest)
+      if ("problem" in inner) return { problem: inner.problem, shown: `not:${inner.shown}` }
+      return { _tag: "Not", name: `not-${inner.name}`, shown: `not:${inner.shown}`, inner }
+    }
     default:
       // A URL given where a kind belongs may carry credentials: echo the kind alone.
-      return `--score ${/[@/]/.test(spec) ? `${prefix}${kind}:...` : spec === "" ? `""` : spec}: unknown scorer ${
-        JSON.stringify(kind)
-      } (expected ${KINDS}, optionally as NAME=SPEC)`
+      return {
+        problem: `unknown scorer ${JSON.stringify(kind)} (expected ${KINDS}, optionally as NAME=SPEC)`,
+        shown: /[@/]/.test(body) ? `${kind}:...` : body
+      }
   }
 }
+
+// Present only when given, so a plain spec reads as it did.
+const location = (o: Record<string, string | boolean>) => ({
+  ...(o["start"] === true ? { at: "start" as const } : o["end"] === true ? { at: "end" as const } : undefined),
+  ...(o["strip-punctuation"] === true ? { stripPunctuation: true } : undefined)
+})
 
 type OptionKinds = Record<string, "flag" | "value">
 

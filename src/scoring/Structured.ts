@@ -27,8 +27,10 @@ export type Tolerance =
 // after neither a letter nor a digit, so a range `1-2` is 1 and 2, not 1 and -2.
 const SIGN = String.raw`(?:(?<![\p{L}\p{N}_.,])[-+\u2212])?`
 const BODY = String.raw`(?<![\d.])(?:(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?`
-const NUMBERS = new RegExp(`${SIGN}${BODY}`, "gu")
-const ONE_NUMBER = new RegExp(String.raw`^\s*${SIGN}${BODY}\s*$`, "u")
+// A percent sign right after the number, or after one space (U+0020, U+00A0, U+202F).
+const PERCENT = String.raw`(?:[ \u00a0\u202f]?(%))?`
+const NUMBERS = new RegExp(`${SIGN}${BODY}${PERCENT}`, "gu")
+const ONE_NUMBER = new RegExp(String.raw`^\s*(${SIGN}${BODY})${PERCENT}\s*$`, "u")
 
 const toNumber = (text: string): number => Number(text.trim().replaceAll(",", "").replace("\u2212", "-"))
 
@@ -39,9 +41,8 @@ const toNumber = (text: string): number => Number(text.trim().replaceAll(",", ""
  * @since 0.1.0
  */
 export const lastNumber = (text: string): number | undefined => {
-  let last: string | undefined
-  for (const m of text.matchAll(NUMBERS)) last = m[0]
-  return last === undefined ? undefined : toNumber(last)
+  const all = numbersIn(text)
+  return all.length === 0 ? undefined : all[all.length - 1].value
 }
 
 /**
@@ -61,25 +62,66 @@ export const lastNumber = (text: string): number | undefined => {
  * @category scorers
  * @since 0.1.0
  */
-export const numeric = (options: { readonly name?: string | undefined; readonly tolerance?: Tolerance | undefined } = {}): Scorer => {
+export const numeric = (
+  options: {
+    readonly name?: string | undefined
+    readonly tolerance?: Tolerance | undefined
+    readonly pick?: "first" | "last" | "any" | undefined
+  } = {}
+): Scorer => {
   const tolerance = options.tolerance ?? { _tag: "Absolute", amount: 0 }
+  const pick = options.pick ?? "last"
   return make(options.name ?? "numeric", (task, output) =>
-    Effect.map(referenceNumber(task), (expected) => {
-      const found = lastNumber(output)
-      if (found === undefined) return verdict(false, `no number in the output, expected ${expected}`)
-      const bound = tolerance._tag === "Absolute" ? tolerance.amount : tolerance.fraction * Math.abs(expected)
-      const diff = Math.abs(found - expected)
-      const slack = 4 * Number.EPSILON * Math.max(Math.abs(found), Math.abs(expected), bound)
-      if (diff - bound <= slack) return verdict(true)
-      const within = tolerance._tag === "Absolute" ? `${tolerance.amount}` : `${tolerance.fraction * 100}%`
-      return verdict(false, `found ${found} (the last number of the output), expected ${expected} within ${within}`)
+    Effect.map(referenceNumber(task), (ref) => {
+      const expected = ref.percent ? `${ref.value}%` : `${ref.value}`
+      const all = numbersIn(output)
+      if (all.length === 0) return verdict(false, `no number in the output, expected ${expected}`)
+      // Like with like: a percentage reference reads a plain number as a fraction (0.5 is 50%).
+      const read = (n: NumberFound): number => ref.percent && !n.percent ? n.value * 100 : n.value
+      const candidates = pick === "first" ? [all[0]] : pick === "last" ? [all[all.length - 1]] : all
+      const bound = tolerance._tag === "Absolute" ? tolerance.amount : tolerance.fraction * Math.abs(ref.value)
+      const within = (x: number) => {
+        const slack = 4 * Number.EPSILON * Math.max(Math.abs(x), Math.abs(ref.value), bound)
+        return Math.abs(x - ref.value) - bound <= slack
+      }
+      if (candidates.some((n) => within(read(n)))) return verdict(true)
+      const tol = tolerance._tag === "Absolute" ? `${tolerance.amount}` : `${tolerance.fraction * 100}%`
+      const shown = (n: NumberFound) => n.percent ? `${n.value}%` : `${n.value}`
+      return verdict(
+        false,
+        pick === "any"
+          ? `none of the ${all.length} numbers of the output (${all.slice(0, 5).map(shown).join(", ")}${all.length > 5 ? ", ..." : ""}) is ${expected} within ${tol}`
+          : `found ${shown(candidates[0])} (the ${pick} number of the output), expected ${expected} within ${tol}`
+      )
     }))
 }
 
-const referenceNumber = (task: AgentEvalTask): Effect.Effect<number, MissingReference | InvalidReference> =>
+/**
+ * A number read from text: its value as written, and whether a `%` follows it.
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface NumberFound {
+  readonly value: number
+  readonly percent: boolean
+}
+
+/**
+ * Every number written in `text`, in order, as `lastNumber` reads them, each
+ * with whether a `%` follows it (`50%`, `50 %`).
+ *
+ * @category parsing
+ * @since 0.2.0
+ */
+export const numbersIn = (text: string): ReadonlyArray<NumberFound> =>
+  Array.from(text.matchAll(NUMBERS), (m) => ({ value: toNumber(m[0].replace(/[ \u00a0\u202f]?%$/, "")), percent: m[1] === "%" }))
+
+const referenceNumber = (task: AgentEvalTask): Effect.Effect<NumberFound, MissingReference | InvalidReference> =>
   Effect.flatMap(reference(task, "numeric"), (ref) => {
-    if (typeof ref === "number" && Number.isFinite(ref)) return Effect.succeed(ref)
-    if (typeof ref === "string" && ONE_NUMBER.test(ref)) return Effect.succeed(toNumber(ref))
+    if (typeof ref === "number" && Number.isFinite(ref)) return Effect.succeed({ value: ref, percent: false })
+    const one = typeof ref === "string" ? ONE_NUMBER.exec(ref) : null
+    if (one !== null) return Effect.succeed({ value: toNumber(one[1]), percent: one[2] === "%" })
     return Effect.fail(
       new InvalidReference({ message: `task ${task.id} has the reference ${preview(ref)}; the numeric scorer takes a number` })
     )
@@ -99,11 +141,11 @@ const referenceNumber = (task: AgentEvalTask): Effect.Effect<number, MissingRefe
  * @category scorers
  * @since 0.1.0
  */
-export const json = (options: { readonly name?: string | undefined } = {}): Scorer =>
+export const json = (options: { readonly name?: string | undefined; readonly find?: boolean | undefined } = {}): Scorer =>
   make(options.name ?? "json", (task, output) =>
     Effect.map(reference(task, "json"), (expected): Score => {
-      const parsed = parseJson(output)
-      if (parsed === undefined) return verdict(false, `the output is not JSON (nor has a fenced JSON block): ${quote(output)}`)
+      const parsed = outputJson(output, options.find === true)
+      if (parsed === undefined) return verdict(false, notJson(output, options.find === true))
       const actual = parsed.value
       if (!isObject(expected)) {
         return equal(actual, expected) ? verdict(true) : verdict(false, `expected ${preview(expected)}, got ${preview(actual)}`)
@@ -126,6 +168,96 @@ export const json = (options: { readonly name?: string | undefined } = {}): Scor
     }))
 
 const FENCE = /```[^\S\n]*(?:json)?[^\S\n]*\n([\s\S]*?)```/gi
+
+/**
+ * The output's JSON as `json` reads it: the whole output, else the first
+ * fenced block that parses, else (with `find`) `findJson`'s.
+ *
+ * @internal
+ */
+export const outputJson = (output: string, find: boolean): { readonly value: unknown } | undefined =>
+  parseJson(output) ?? (find ? findJson(output) : undefined)
+
+/** @internal */
+export const notJson = (output: string, find: boolean): string =>
+  find
+    ? `no JSON in the output (not the whole output, a fenced block, nor an object or array inside it): ${quote(output)}`
+    : `the output is not JSON (nor has a fenced JSON block): ${quote(output)}`
+
+/**
+ * The first JSON object or array inside prose: each `{` or `[` in turn is a
+ * candidate start; its end is the bracket that balances it (brackets inside
+ * JSON strings, escapes included, do not count; a wrong closing bracket ends
+ * the candidate), and the first candidate whose text parses is the answer.
+ * Brackets are matched in what amounts to one pass: a bracket's end, once
+ * found, serves every later candidate (the scan of one candidate decides
+ * those nested in it); each balanced candidate is parsed once.
+ *
+ * **Example** (JSON in a model's prose)
+ *
+ * ```ts
+ * import { Structured } from "agent-trials"
+ *
+ * Structured.findJson(`Sure! Use {name} like this: {"name": "x", "tags": ["a]"]} - done`)
+ * // { value: { name: "x", tags: ["a]"] } }
+ * ```
+ *
+ * @category parsing
+ * @since 0.2.0
+ */
+export const findJson = (text: string): { readonly value: unknown } | undefined => {
+  // For each opening bracket outside a string: the index of its balancing
+  // bracket, or -1 when none (a wrong bracket or the end came first).
+  const ends = new Map<number, number>()
+  for (let start = 0; start < text.length; start++) {
+    const c = text.charCodeAt(start)
+    if (c !== OPEN_BRACE && c !== OPEN_BRACKET) continue
+    if (!ends.has(start)) scan(text, start, ends)
+    const end = ends.get(start)!
+    if (end === -1) continue
+    const found = tryParse(text.slice(start, end + 1))
+    if (found !== undefined) return found
+  }
+  return undefined
+}
+
+const OPEN_BRACE = 0x7b
+const CLOSE_BRACE = 0x7d
+const OPEN_BRACKET = 0x5b
+const CLOSE_BRACKET = 0x5d
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+
+const scan = (text: string, start: number, ends: Map<number, number>): void => {
+  const stack: Array<number> = []
+  let inString = false
+  for (let i = start; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === BACKSLASH) i++
+      else if (c === QUOTE) inString = false
+      continue
+    }
+    if (c === QUOTE) inString = true
+    else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      const known = ends.get(i)
+      if (known === undefined) stack.push(i)
+      else if (known === -1) break
+      else i = known
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      const open = stack.pop()!
+      if (text.charCodeAt(open) !== (c === CLOSE_BRACE ? OPEN_BRACE : OPEN_BRACKET)) {
+        stack.push(open)
+        break
+      }
+      ends.set(open, i)
+      if (stack.length === 0) return
+    }
+  }
+  // A wrong bracket, an opening bracket known to have no end, or the end of
+  // the text: no bracket still open is balanced.
+  for (const open of stack) ends.set(open, -1)
+}
 
 const parseJson = (output: string): { readonly value: unknown } | undefined => {
   const whole = tryParse(output)

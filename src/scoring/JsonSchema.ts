@@ -1,0 +1,153 @@
+/**
+ * `json-schema:FILE`: the output's JSON validated against a JSON Schema, by
+ * ajv (the most used JSON Schema validator for JavaScript, maintained, with
+ * drafts 06, 07, 2019-09 and 2020-12). The schema is compiled once, when the
+ * scorer is made; ajv is loaded then too, so a program that never asks for
+ * this scorer never loads it.
+ *
+ * @since 0.2.0
+ */
+import { Effect, Schema } from "effect"
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
+import type { AnySchemaObject, ErrorObject, ValidateFunction } from "ajv"
+import type { Score } from "../Trial.ts"
+import { describe, make as makeScorer, type Scorer, verdict } from "./Scorer.ts"
+import { notJson, outputJson } from "./Structured.ts"
+
+/**
+ * The schema cannot be read, is not JSON, or is not a valid JSON Schema of a
+ * draft ajv knows.
+ *
+ * @category errors
+ * @since 0.2.0
+ */
+export class InvalidSchema extends Schema.TaggedError<InvalidSchema>()("InvalidSchema", {
+  message: Schema.String
+}) {}
+
+/**
+ * Options of `make`: the schema (a parsed JSON value), `find` to read JSON
+ * inside prose as `json:find` does, and how many validation errors the
+ * explanation lists (default 5).
+ *
+ * @category models
+ * @since 0.2.0
+ */
+export interface Options {
+  readonly schema: unknown
+  readonly name?: string | undefined
+  readonly find?: boolean | undefined
+  readonly maxErrors?: number | undefined
+}
+
+const DRAFTS: Record<string, "06" | "07" | "2019" | "2020"> = {
+  "http://json-schema.org/draft-06/schema": "06",
+  "http://json-schema.org/draft-07/schema": "07",
+  "https://json-schema.org/draft/2019-09/schema": "2019",
+  "https://json-schema.org/draft/2020-12/schema": "2020"
+}
+
+/**
+ * Makes the scorer: it passes (value 1) when the output's JSON (read as the
+ * `json` scorer reads it) is valid; otherwise its explanation lists the first
+ * errors, each at its JSON pointer (`(root)` for the whole value). Output
+ * that is no JSON fails the score. No reference is needed. The draft is the
+ * schema's `$schema` (06, 07, 2019-09 or 2020-12), 2020-12 when it has none;
+ * unknown keywords are ignored and `format` is an annotation, not checked,
+ * as the 2020-12 specification has it by default.
+ *
+ * **Example** (An object with a numeric answer)
+ *
+ * ```ts
+ * import { Effect } from "effect"
+ * import { JsonSchema } from "agent-trials"
+ *
+ * const scorer = JsonSchema.make({
+ *   schema: { type: "object", properties: { answer: { type: "number" } }, required: ["answer"] }
+ * })
+ * ```
+ *
+ * @category constructors
+ * @since 0.2.0
+ */
+export const make = (options: Options): Effect.Effect<Scorer, InvalidSchema> =>
+  Effect.map(compile(options.schema), (validate) => {
+    const find = options.find === true
+    const max = options.maxErrors ?? 5
+    return makeScorer(options.name ?? "json-schema", (_task, output) => {
+      const parsed = outputJson(output, find)
+      if (parsed === undefined) return Effect.succeed(verdict(false, notJson(output, find)))
+      if (validate(parsed.value)) return Effect.succeed(verdict(true))
+      const errors = validate.errors ?? []
+      const shown = errors.slice(0, max).map(errorText)
+      const score: Score = verdict(
+        false,
+        `${errors.length} schema error${errors.length === 1 ? "" : "s"}: ${shown.join("; ")}${errors.length > max ? "; ..." : ""}`
+      )
+      return Effect.succeed(score)
+    })
+  })
+
+/**
+ * Reads a schema file (resolved from `cwd`) and makes the scorer.
+ *
+ * @category constructors
+ * @since 0.2.0
+ */
+export const fromFile = (
+  file: string,
+  options: Omit<Options, "schema"> & { readonly cwd: string }
+): Effect.Effect<Scorer, InvalidSchema> =>
+  Effect.gen(function*() {
+    const text = yield* Effect.tryPromise({
+      try: () => fs.readFile(path.resolve(options.cwd, file), "utf8"),
+      catch: (e) => new InvalidSchema({ message: `cannot read the schema file ${file}: ${describe(e)}` })
+    })
+    const schema = yield* Effect.try({
+      try: () => JSON.parse(text) as unknown,
+      catch: (e) => new InvalidSchema({ message: `the schema file ${file} is not JSON: ${describe(e)}` })
+    })
+    return yield* Effect.mapError(
+      make({ ...options, schema }),
+      (e) => new InvalidSchema({ message: `the schema file ${file} ${e.message}` })
+    )
+  })
+
+const compile = (schema: unknown): Effect.Effect<ValidateFunction, InvalidSchema> =>
+  Effect.gen(function*() {
+    if (typeof schema !== "boolean" && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
+      return yield* new InvalidSchema({ message: "is not a JSON Schema: a schema is an object or a boolean" })
+    }
+    const declared = typeof schema === "object" ? (schema as { readonly $schema?: unknown }).$schema : undefined
+    const draft = declared === undefined ? "2020" : typeof declared === "string" ? DRAFTS[declared.replace(/#$/, "")] : undefined
+    if (draft === undefined) {
+      return yield* new InvalidSchema({
+        message: `has the $schema ${JSON.stringify(declared)}; the drafts known are ${Object.keys(DRAFTS).join(", ")}`
+      })
+    }
+    const ajv = yield* Effect.tryPromise({
+      try: () => validator(draft),
+      catch: (e) => new InvalidSchema({ message: `cannot be checked: ajv did not load: ${describe(e)}` })
+    })
+    return yield* Effect.try({
+      try: () => ajv.compile(schema as AnySchemaObject | boolean),
+      catch: (e) => new InvalidSchema({ message: `is not a valid JSON Schema: ${describe(e)}` })
+    })
+  })
+
+// Loaded on demand: importing agent-trials loads nothing but effect.
+const validator = async (draft: "06" | "07" | "2019" | "2020") => {
+  const options = { allErrors: true, strict: false, logger: false, validateFormats: false } as const
+  if (draft === "2020") return new (await import("ajv/dist/2020.js")).Ajv2020(options)
+  if (draft === "2019") return new (await import("ajv/dist/2019.js")).Ajv2019(options)
+  const ajv = new (await import("ajv")).Ajv(options)
+  if (draft === "06") {
+    const meta = await import("ajv/dist/refs/json-schema-draft-06.json", { with: { type: "json" } })
+    ajv.addMetaSchema(meta.default as AnySchemaObject)
+  }
+  return ajv
+}
+
+const errorText = (e: ErrorObject): string =>
+  `${e.instancePath === "" ? "(root)" : e.instancePath} ${e.message ?? e.keyword}`
