@@ -193,3 +193,24 @@ describe("splitLines", () => {
     { arbitrary: { runs: 300 } }
   )
 })
+
+describe("splitLines on long lines", () => {
+  it.effect("copies each byte of a line that spans many chunks at most twice, not once per chunk", () =>
+    Effect.gen(function*() {
+      // A 2 MB line in 2048 chunks of 1 KB, then a short line: re-copying the
+      // partial line at each chunk would copy about 2 GB.
+      const chunkSize = 1024
+      const chunks: Array<Uint8Array> = []
+      for (let i = 0; i < 2048; i++) chunks.push(new Uint8Array(chunkSize).fill(0x61 + (i % 26)))
+      chunks.push(new TextEncoder().encode("\nlast"))
+      const total = chunks.reduce((n, c) => n + c.length, 0)
+      const count = { copied: 0 }
+      const lines = yield* Stream.runCollect(splitLines(Stream.fromIterable(chunks), count))
+      assert.deepStrictEqual(lines.map((l) => [l.number, l.text.length, l.end, l.terminated]), [
+        [1, 2048 * chunkSize, 2048 * chunkSize + 1, true],
+        [2, 4, total, false]
+      ])
+      assert.strictEqual(lines[0].text.slice(chunkSize - 1, chunkSize + 1), "ab")
+      assert.isAtMost(count.copied, 2 * total, `copied ${count.copied} bytes for ${total}`)
+    }))
+})

@@ -3,6 +3,10 @@
  * offset where each line ends: the dataset reader names lines in its errors,
  * and resume truncates a torn last line at an exact byte.
  *
+ * Linear in the length of a line: the pieces of a line that spans chunks
+ * are kept in a list and joined once, at its newline (or the end), so each
+ * byte is copied at most twice (once out of its chunk, once into the line).
+ *
  * @internal
  */
 import { Stream } from "effect"
@@ -18,54 +22,79 @@ export interface Line {
   readonly terminated: boolean
 }
 
+/**
+ * Bytes copied while splitting: what the linearity guarantee bounds (at most
+ * twice the bytes of the stream).
+ *
+ * @internal
+ */
+export interface CopyCount {
+  copied: number
+}
+
 const NEWLINE = 10
+const CR = 13
 
 /** @internal */
-export const splitLines = <E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<Line, E, R> =>
+export const splitLines = <E, R>(
+  bytes: Stream.Stream<Uint8Array, E, R>,
+  count?: CopyCount
+): Stream.Stream<Line, E, R> =>
   Stream.suspend(() => {
     const decoder = new TextDecoder()
-    let carry: Uint8Array | undefined
+    // The pieces of a line that spans chunks, each copied out of its chunk.
+    let carry: Array<Uint8Array> = []
+    let carried = 0
     let number = 0
     let offset = 0
-    const text = (b: Uint8Array) => {
-      const end = b.length > 0 && b[b.length - 1] === 13 ? b.length - 1 : b.length
-      return decoder.decode(b.subarray(0, end))
+    const line = (b: Uint8Array, terminated: boolean): Line => {
+      offset += b.length + (terminated ? 1 : 0)
+      const body = b.length > 0 && b[b.length - 1] === CR ? b.subarray(0, b.length - 1) : b
+      return { text: decoder.decode(body), number: ++number, end: offset, terminated }
+    }
+    // The carried pieces and then `last`, as one array: one copy of each byte.
+    const joined = (last: Uint8Array): Uint8Array => {
+      if (carry.length === 0) return last
+      if (carry.length === 1 && last.length === 0) {
+        const only = carry[0]
+        carry = []
+        carried = 0
+        return only
+      }
+      const out = new Uint8Array(carried + last.length)
+      let at = 0
+      for (const piece of carry) {
+        out.set(piece, at)
+        at += piece.length
+      }
+      out.set(last, at)
+      if (count !== undefined) count.copied += out.length
+      carry = []
+      carried = 0
+      return out
     }
     const body = bytes.pipe(
       Stream.map((chunk) => {
         const out: Array<Line> = []
         let start = 0
         for (let nl = chunk.indexOf(NEWLINE); nl !== -1; nl = chunk.indexOf(NEWLINE, start)) {
-          let piece = chunk.subarray(start, nl)
-          if (carry !== undefined) {
-            piece = concat(carry, piece)
-            carry = undefined
-          }
-          offset += piece.length + 1
-          out.push({ text: text(piece), number: ++number, end: offset, terminated: true })
+          out.push(line(joined(chunk.subarray(start, nl)), true))
           start = nl + 1
         }
         if (start < chunk.length) {
-          const rest = chunk.subarray(start)
-          carry = carry === undefined ? rest.slice() : concat(carry, rest)
+          // Copied: the source may reuse its chunk for the next read.
+          const rest = chunk.slice(start)
+          if (count !== undefined) count.copied += rest.length
+          carry.push(rest)
+          carried += rest.length
         }
         return out
       }),
       Stream.flattenIterable
     )
     const tail = Stream.suspend(() => {
-      if (carry === undefined || carry.length === 0) return Stream.empty
-      offset += carry.length
-      const last: Line = { text: text(carry), number: ++number, end: offset, terminated: false }
-      carry = undefined
-      return Stream.make(last)
+      if (carried === 0) return Stream.empty
+      return Stream.make(line(joined(new Uint8Array(0)), false))
     })
     return Stream.concat(body, tail)
   })
-
-const concat = (a: Uint8Array, b: Uint8Array): Uint8Array => {
-  const out = new Uint8Array(a.length + b.length)
-  out.set(a, 0)
-  out.set(b, a.length)
-  return out
-}
