@@ -75,6 +75,20 @@ describe.concurrent("agent-trials run: bad dataset lines (--on-invalid fail)", (
     assertUsageError(result, `${file}:3:`, "duplicate task id", `"before-0"`)
   })
 
+  it("a line that is not valid UTF-8: exit 2 naming file, line and byte offset, nothing after it started", async () => {
+    const dir = tempDir()
+    const file = path.join(dir, "tasks.jsonl")
+    const out = path.join(dir, "out.jsonl")
+    const good = Buffer.from([task("a"), task("b")].map((t) => JSON.stringify(t) + "\n").join(""))
+    const bad = Buffer.from(JSON.stringify(task("c-X")) + "\n")
+    bad[bad.indexOf("X")] = 0xff
+    fs.writeFileSync(file, Buffer.concat([good, bad, Buffer.from(JSON.stringify(task("d")) + "\n")]))
+    const result = await run(["--tasks", file, "--agent", "sim:latency=1ms,fail=0", "--out", out, "--no-progress"])
+    assertUsageError(result, `${file}:3: not valid UTF-8 (byte offset ${good.length + bad.indexOf(0xff)})`)
+    const recorded = fs.existsSync(out) ? readTrials(out).map((t) => t.task_id) : []
+    assert.deepStrictEqual(recorded.filter((id) => id !== "a" && id !== "b"), [])
+  })
+
   it("an empty file, a file of blank lines, a missing file: exit 2 naming the file", async () => {
     const dir = tempDir()
     const empty = path.join(dir, "empty.jsonl")

@@ -222,4 +222,23 @@ describe.concurrent("agent-trials score", () => {
     assert.strictEqual(badLine.code, 2, describeResult(badLine))
     assert.include(badLine.stderr, `${results}:1: not an AgentEvalTrial`)
   })
+
+  it("a results line that is not valid UTF-8: exit 2 naming the file, line and byte offset", async () => {
+    const dir = tempDir()
+    const results = path.join(dir, "r.jsonl")
+    const trial = (id: string) => ({
+      id,
+      task_id: id.slice(0, id.lastIndexOf(":")),
+      status: "completed",
+      output: { output_text: "x" },
+      metadata: { started_at: "2026-01-01T00:00:00Z", finished_at: "2026-01-01T00:00:01Z", latency_ms: 1 }
+    })
+    const first = Buffer.from(JSON.stringify(trial("a:1")) + "\n")
+    const bad = Buffer.from(JSON.stringify(trial("bX:1")) + "\n")
+    bad[bad.indexOf("X")] = 0xc3
+    fs.writeFileSync(results, Buffer.concat([first, bad]))
+    const scored = await run([results, "--score", "exact", "--out", path.join(dir, "o.jsonl")], { command: "score" })
+    assert.strictEqual(scored.code, 2, describeResult(scored))
+    assert.include(scored.stderr, `${results}:2: not valid UTF-8 (byte offset ${first.length + bad.indexOf(0xc3)})`)
+  })
 })

@@ -16,7 +16,7 @@
  */
 import { Console, Effect, FileSystem, Path, type Redacted, Schema, Stream } from "effect"
 import * as Dataset from "../Dataset.ts"
-import { splitLines } from "../internal/lines.ts"
+import { notUtf8, splitLines } from "../internal/lines.ts"
 import { MutableProbe } from "../internal/probe.ts"
 import * as Results from "../Results.ts"
 import * as Summary from "../Summary.ts"
@@ -176,8 +176,11 @@ export const trialsOf = (file: string): Stream.Stream<AgentEvalTrial, ScoreInput
   Stream.unwrap(Effect.map(Effect.service(FileSystem.FileSystem), (fs) =>
     splitLines(fs.stream(file)).pipe(
       Stream.mapError((e) => new ScoreInputError({ message: `cannot read ${file}: ${e.message}` })),
-      Stream.filter((line) => line.text.trim() !== ""),
+      Stream.filter((line) => line.invalidUtf8 !== undefined || line.text.trim() !== ""),
       Stream.mapEffect((line) => {
+        if (line.invalidUtf8 !== undefined) {
+          return Effect.fail(new ScoreInputError({ message: `${file}:${line.number}: ${notUtf8(line)}` }))
+        }
         let json: unknown
         try {
           json = JSON.parse(line.text)
