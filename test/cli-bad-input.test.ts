@@ -165,6 +165,14 @@ describe.concurrent("agent-trials run: option values, from a flag or its variabl
   const duration = (source: string, value: string, hint = "") =>
     `Expected ${source} to be a duration with a unit, like 5s, 500ms or 2m, got "${value}"${hint}`
 
+  // 1e9 epochs used to abort V8 after 16 s, before the first trial.
+  refusedCase("--epochs 1000000000", ["--epochs", "1000000000"], {}, "Expected --epochs to be an integer from 1 to 10000, got 1000000000")
+  refusedCase(
+    "AGENT_TRIALS_EPOCHS=10001",
+    [],
+    { AGENT_TRIALS_EPOCHS: "10001" },
+    "Expected AGENT_TRIALS_EPOCHS to be an integer from 1 to 10000, got 10001"
+  )
   refusedCase("--timeout 5 (no unit)", ["--timeout", "5"], {}, duration("--timeout", "5", " (did you mean 5s?)"))
   refusedCase(
     "AGENT_TRIALS_TIMEOUT=5 (no unit)",
