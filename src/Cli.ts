@@ -250,9 +250,9 @@ export const runCommand = Command.make(
     epochs: optionFlag(
       "epochs",
       "K",
-      Options.Parallelism,
+      Options.Epochs,
       1,
-      "Trials per task; trial ids are TASK_ID:EPOCH, EPOCH from 1 (default 1)"
+      "Trials per task, at most 10000; trial ids are TASK_ID:EPOCH, EPOCH from 1 (default 1)"
     ),
     out: optionalString("out", "Results file (JSONL, appended as trials finish; default runs/<run-id>.jsonl)"),
     resume: switchFlag("resume", "Continue --out: skip recorded trials, repair a torn last line, append the rest"),

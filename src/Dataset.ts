@@ -9,7 +9,7 @@
 import { Effect, FileSystem, Result, Schema, Stdio, Stream } from "effect"
 import { sourceChunkSize } from "./internal/bounded.ts"
 import { IdSet } from "./internal/IdSet.ts"
-import { type Line, splitLines } from "./internal/lines.ts"
+import { type Line, notUtf8, splitLines } from "./internal/lines.ts"
 import { AgentEvalTask } from "./Trial.ts"
 
 /**
@@ -72,7 +72,7 @@ export const fromJsonl = (
     const seen = new IdSet()
     let items = 0
     const parse = (line: Line): Item | DatasetError | undefined => {
-      if (line.text.trim() === "") return undefined
+      if (line.invalidUtf8 === undefined && line.text.trim() === "") return undefined
       items++
       const invalid = (taskId: string | undefined, message: string) =>
         options.onInvalid === "skip"
@@ -84,6 +84,9 @@ export const fromJsonl = (
             message: `${name}:${line.number}: ${message}`
           }
           : new DatasetError({ path: name, line: line.number, message: `${name}:${line.number}: ${message}` })
+      // Its id cannot be trusted (the bad bytes would read as U+FFFD): it is
+      // named by its line.
+      if (line.invalidUtf8 !== undefined) return invalid(undefined, notUtf8(line))
       let json: unknown
       try {
         json = JSON.parse(line.text)

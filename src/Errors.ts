@@ -13,10 +13,13 @@ import { Schema } from "effect"
  */
 export class InvalidParallelism extends Schema.TaggedError<InvalidParallelism>()("InvalidParallelism", {
   value: Schema.Unknown,
-  source: Schema.String
+  source: Schema.String,
+  /** The largest value allowed, when there is one (epochs: {@link MAX_EPOCHS}). */
+  maximum: Schema.optionalKey(Schema.Number)
 }) {
   override get message(): string {
-    return `Expected ${this.source} to be an integer from 1 and up, got ${formatValue(this.value)}`
+    const range = this.maximum === undefined ? "from 1 and up" : `from 1 to ${this.maximum}`
+    return `Expected ${this.source} to be an integer ${range}, got ${formatValue(this.value)}`
   }
 }
 
@@ -52,6 +55,29 @@ export const checkParallelism = (value: unknown, source = "parallelism"): Invali
   typeof value === "number" && Number.isSafeInteger(value) && value >= 1
     ? undefined
     : new InvalidParallelism({ value, source })
+
+/**
+ * The most epochs (trials per task) a run takes. Each source chunk of 64
+ * tasks is expanded into 64 x K trial units at once, and pass@k is computed
+ * for k up to K: at 10,000 that is 640,000 units (tens of MB) for a moment,
+ * while 1e9 exhausted V8 before the first trial ran.
+ *
+ * @category validation
+ * @since 0.1.0
+ */
+export const MAX_EPOCHS = 10_000
+
+/**
+ * Checks an epochs count at the boundary: an integer from 1 to
+ * {@link MAX_EPOCHS}.
+ *
+ * @category validation
+ * @since 0.1.0
+ */
+export const checkEpochs = (value: unknown, source = "epochs"): InvalidParallelism | undefined =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 1 && value <= MAX_EPOCHS
+    ? undefined
+    : new InvalidParallelism({ value, source, maximum: MAX_EPOCHS })
 
 const formatValue = (value: unknown): string => {
   if (typeof value === "string") return JSON.stringify(value)

@@ -14,6 +14,7 @@
 import { Config, Duration as D, Effect, Option, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
 import * as Spec from "./agents/Spec.ts"
 import type * as Dataset from "./Dataset.ts"
+import { MAX_EPOCHS } from "./Errors.ts"
 import type * as Policy from "./Policy.ts"
 
 /**
@@ -213,6 +214,34 @@ const integerFrom = (min: number) =>
  * @since 0.1.0
  */
 export const Parallelism = integerFrom(1)
+
+/**
+ * Epochs, trials per task: an integer from 1 to `Errors.MAX_EPOCHS`
+ * (10,000), the bound `runTrials` checks too. Larger counts would exhaust
+ * memory before the first trial (see `Errors.MAX_EPOCHS`).
+ *
+ * **Example** (Decoding an epochs count)
+ *
+ * ```ts
+ * import { Schema } from "effect"
+ * import { Options } from "agent-trials"
+ *
+ * Schema.decodeUnknownSync(Options.Epochs)("5") // 5
+ * ```
+ *
+ * @category schemas
+ * @since 0.1.0
+ */
+export const Epochs = fromString(
+  Schema.Number,
+  (text): Result.Result<number, string> => {
+    const n = /^\s*\d+\s*$/.test(text) ? Number(text) : Number.NaN
+    if (Number.isSafeInteger(n) && n >= 1 && n <= MAX_EPOCHS) return Result.succeed(n)
+    const shown = text.trim() !== "" && Number.isFinite(Number(text)) ? text.trim() : quote(text)
+    return Result.fail(`Expected an integer from 1 to ${MAX_EPOCHS}, got ${shown}`)
+  },
+  String
+)
 
 /**
  * A count from 0 up: retries after the first attempt, synthetic tasks.

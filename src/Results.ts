@@ -8,7 +8,7 @@
 import { type Duration, Effect, Exit, FileSystem, Path, Schema, Scope, Semaphore, Stream } from "effect"
 import { osError, removeStale, rewritePath as atomicRewritePath } from "./internal/atomicFile.ts"
 import { IdSet } from "./internal/IdSet.ts"
-import { splitLines } from "./internal/lines.ts"
+import { notUtf8, splitLines } from "./internal/lines.ts"
 import { AgentEvalTrial } from "./Trial.ts"
 
 /**
@@ -101,19 +101,23 @@ export const prepare = Effect.fn("Results.prepare")(function*(
   let droppedFailed = 0
   let goodEnd = 0
   let lastUnterminated = false
-  let badLine: { readonly number: number; readonly reason: string } | undefined
+  let badLine: string | undefined
   yield* splitLines(fs.stream(path)).pipe(
     Stream.runForEachWhile((line) =>
       Effect.sync(() => {
-        if (line.text.trim() === "") {
+        if (line.invalidUtf8 === undefined && line.text.trim() === "") {
           goodEnd = line.end
           return true
         }
-        const trial = parseTrial(line.text)
-        if (typeof trial === "string") {
-          // An unterminated bad last line is what a kill mid-write leaves: cut
-          // it off. Anything else is damage we must not paper over.
-          if (line.terminated) badLine = { number: line.number, reason: trial }
+        const trial = line.invalidUtf8 === undefined ? parseTrial(line.text) : undefined
+        if (typeof trial !== "object") {
+          // An unterminated bad last line is what a kill mid-write leaves
+          // (possibly cut inside a character): cut it off. Anything else is
+          // damage we must not paper over.
+          if (line.terminated) {
+            badLine = `${path}:${line.number}: ` +
+              (trial === undefined ? notUtf8(line) : `not a trial record (${trial})`)
+          }
           return false
         }
         kept++
@@ -129,11 +133,7 @@ export const prepare = Effect.fn("Results.prepare")(function*(
     ),
     Effect.mapError((e) => fail(`cannot read ${path}: ${e.message}`))
   )
-  if (badLine !== undefined) {
-    return yield* fail(
-      `${path}:${badLine.number}: not a trial record (${badLine.reason}); the file was left as it is`
-    )
-  }
+  if (badLine !== undefined) return yield* fail(`${badLine}; the file was left as it is`)
   const repairedBytes = size - goodEnd
   if (repairedBytes > 0) {
     yield* fs.truncate(path, goodEnd).pipe(Effect.mapError((e) => fail(`cannot repair ${path}: ${e.message}`)))

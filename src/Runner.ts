@@ -17,7 +17,7 @@
  */
 import { Effect, Semaphore, Stream } from "effect"
 import type { Agent } from "./Agent.ts"
-import { checkParallelism, InvalidParallelism } from "./Errors.ts"
+import { checkEpochs, checkParallelism, InvalidParallelism } from "./Errors.ts"
 import {
   bounded,
   type BoundedConfig,
@@ -148,7 +148,7 @@ const withRunConfig = <E, R>(
 ): Stream.Stream<AgentEvalTrial, E | InvalidParallelism | MaxFailuresExceeded, R> =>
   unwrapAtStart(Effect.gen(function*() {
     const invalid = checkParallelism(options.parallelism) ??
-      (options.epochs === undefined ? undefined : checkParallelism(options.epochs, "epochs"))
+      (options.epochs === undefined ? undefined : checkEpochs(options.epochs))
     if (invalid) return yield* invalid
     const semaphore = yield* Semaphore.make(options.parallelism)
     const probe = toMutable(options.probe)

@@ -75,6 +75,20 @@ describe.concurrent("agent-trials run: bad dataset lines (--on-invalid fail)", (
     assertUsageError(result, `${file}:3:`, "duplicate task id", `"before-0"`)
   })
 
+  it("a line that is not valid UTF-8: exit 2 naming file, line and byte offset, nothing after it started", async () => {
+    const dir = tempDir()
+    const file = path.join(dir, "tasks.jsonl")
+    const out = path.join(dir, "out.jsonl")
+    const good = Buffer.from([task("a"), task("b")].map((t) => JSON.stringify(t) + "\n").join(""))
+    const bad = Buffer.from(JSON.stringify(task("c-X")) + "\n")
+    bad[bad.indexOf("X")] = 0xff
+    fs.writeFileSync(file, Buffer.concat([good, bad, Buffer.from(JSON.stringify(task("d")) + "\n")]))
+    const result = await run(["--tasks", file, "--agent", "sim:latency=1ms,fail=0", "--out", out, "--no-progress"])
+    assertUsageError(result, `${file}:3: not valid UTF-8 (byte offset ${good.length + bad.indexOf(0xff)})`)
+    const recorded = fs.existsSync(out) ? readTrials(out).map((t) => t.task_id) : []
+    assert.deepStrictEqual(recorded.filter((id) => id !== "a" && id !== "b"), [])
+  })
+
   it("an empty file, a file of blank lines, a missing file: exit 2 naming the file", async () => {
     const dir = tempDir()
     const empty = path.join(dir, "empty.jsonl")
@@ -151,6 +165,14 @@ describe.concurrent("agent-trials run: option values, from a flag or its variabl
   const duration = (source: string, value: string, hint = "") =>
     `Expected ${source} to be a duration with a unit, like 5s, 500ms or 2m, got "${value}"${hint}`
 
+  // 1e9 epochs used to abort V8 after 16 s, before the first trial.
+  refusedCase("--epochs 1000000000", ["--epochs", "1000000000"], {}, "Expected --epochs to be an integer from 1 to 10000, got 1000000000")
+  refusedCase(
+    "AGENT_TRIALS_EPOCHS=10001",
+    [],
+    { AGENT_TRIALS_EPOCHS: "10001" },
+    "Expected AGENT_TRIALS_EPOCHS to be an integer from 1 to 10000, got 10001"
+  )
   refusedCase("--timeout 5 (no unit)", ["--timeout", "5"], {}, duration("--timeout", "5", " (did you mean 5s?)"))
   refusedCase(
     "AGENT_TRIALS_TIMEOUT=5 (no unit)",

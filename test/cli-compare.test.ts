@@ -224,9 +224,13 @@ describe.concurrent("agent-trials compare", () => {
     const missing = path.join(dir, "missing.jsonl")
     const broken = writeJsonl(path.join(dir, "broken.jsonl"), [exact("t1:1", true), "{oops"])
     const elsewhere = writeJsonl(path.join(dir, "elsewhere.jsonl"), [exact("zz:1", true)])
+    // A file concatenated with itself: each trial would count twice.
+    const twice = path.join(dir, "twice.jsonl")
+    fs.writeFileSync(twice, fs.readFileSync(next, "utf8").repeat(2))
     const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
       [[missing, next], `agent-trials: results file not found: ${missing}`],
       [[base, broken], `agent-trials: ${broken}:2: not valid JSON`],
+      [[base, twice], `agent-trials: ${twice}:8: duplicate trial id "t1:1" (first at line 1)`],
       [[base, next, "--pass", "judge"], `agent-trials: --pass judge: no such scorer in ${base} (its scorers: exact)`],
       [[base, elsewhere], `agent-trials: no tasks in common: ${base} has 6 tasks`]
     ]

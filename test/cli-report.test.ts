@@ -139,12 +139,15 @@ describe.concurrent("agent-trials report", () => {
     }])
     const badLine = writeJsonl(path.join(dir, "bad.jsonl"), [JSON.parse(fs.readFileSync(good, "utf8")), "{not json"])
     const notTrial = writeJsonl(path.join(dir, "not-trial.jsonl"), [{ id: "a:1" }])
+    const twice = path.join(dir, "twice.jsonl")
+    fs.writeFileSync(twice, fs.readFileSync(good, "utf8").repeat(2))
     const badSummary = writeJsonl(path.join(dir, "summary.json"), [{ run_id: "x", outcome: "finished" }])
     const html = path.join(dir, "r.html")
     const cases: ReadonlyArray<readonly [ReadonlyArray<string>, RegExp]> = [
       [[path.join(dir, "missing.jsonl"), "--html", html], /results file not found: .*missing\.jsonl/],
       [[badLine, "--html", html], /bad\.jsonl:2: not valid JSON/],
       [[notTrial, "--html", html], /not-trial\.jsonl:1: not an AgentEvalTrial/],
+      [[twice, "--html", html], /twice\.jsonl:2: duplicate trial id "a:1" \(first at line 1\)$/],
       [[good, "--html", html, "--max-rows", "0"], /--max-rows/],
       [[good, "--html", html, "--max-rows", "-5"], /--max-rows/],
       [[good, "--html", html, "--summary", badSummary], /summary\.json: not a run summary .*field trials\.total\.total is missing/],

@@ -222,4 +222,43 @@ describe.concurrent("agent-trials score", () => {
     assert.strictEqual(badLine.code, 2, describeResult(badLine))
     assert.include(badLine.stderr, `${results}:1: not an AgentEvalTrial`)
   })
+
+  it("a results line that is not valid UTF-8: exit 2 naming the file, line and byte offset", async () => {
+    const dir = tempDir()
+    const results = path.join(dir, "r.jsonl")
+    const trial = (id: string) => ({
+      id,
+      task_id: id.slice(0, id.lastIndexOf(":")),
+      status: "completed",
+      output: { output_text: "x" },
+      metadata: { started_at: "2026-01-01T00:00:00Z", finished_at: "2026-01-01T00:00:01Z", latency_ms: 1 }
+    })
+    const first = Buffer.from(JSON.stringify(trial("a:1")) + "\n")
+    const bad = Buffer.from(JSON.stringify(trial("bX:1")) + "\n")
+    bad[bad.indexOf("X")] = 0xc3
+    fs.writeFileSync(results, Buffer.concat([first, bad]))
+    const scored = await run([results, "--score", "exact", "--out", path.join(dir, "o.jsonl")], { command: "score" })
+    assert.strictEqual(scored.code, 2, describeResult(scored))
+    assert.include(scored.stderr, `${results}:2: not valid UTF-8 (byte offset ${first.length + bad.indexOf(0xc3)})`)
+  })
+
+  it("a results file that holds a trial twice (concatenated with itself): exit 2 naming the id and both lines", async () => {
+    const dir = tempDir()
+    const trial = (id: string) => ({
+      id,
+      task_id: id.slice(0, id.lastIndexOf(":")),
+      status: "completed",
+      output: { output_text: "x" },
+      metadata: { started_at: "2026-01-01T00:00:00Z", finished_at: "2026-01-01T00:00:01Z", latency_ms: 1 }
+    })
+    const once = writeJsonl(path.join(dir, "once.jsonl"), [trial("a:1"), trial("b:1"), trial("c:1")])
+    const twice = path.join(dir, "twice.jsonl")
+    fs.writeFileSync(twice, fs.readFileSync(once, "utf8").repeat(2))
+    const scored = await run([twice, "--score", "exact", "--out", path.join(dir, "o.jsonl")], { command: "score" })
+    assert.strictEqual(scored.code, 2, describeResult(scored))
+    assert.include(scored.stderr, `${twice}:4: duplicate trial id "a:1" (first at line 1)`)
+    const fine = await run([once, "--score", "exact", "--out", path.join(dir, "o2.jsonl")], { command: "score" })
+    assert.strictEqual(fine.code, 0, describeResult(fine))
+    assert.strictEqual(readTrials(path.join(dir, "o2.jsonl")).length, 3)
+  })
 })

@@ -10,7 +10,7 @@ import { Effect, Schema, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Dataset from "../src/Dataset.ts"
-import { splitLines } from "../src/internal/lines.ts"
+import { firstInvalid, splitLines } from "../src/internal/lines.ts"
 import type { AgentEvalTask } from "../src/Trial.ts"
 import { removeTempDirs, tempDir } from "./cli-helpers.ts"
 
@@ -113,6 +113,50 @@ describe("Dataset.fromJsonl", () => {
       assert.deepStrictEqual(ids, ["a", `${file}:2`, `${file}:3`, "b", `${file}:5`, `${file}:6`, "c"])
     }))
 
+  it.live("a line that is not valid UTF-8 is an error naming the file, line and byte offset (not a U+FFFD id)", () =>
+    Effect.gen(function*() {
+      // Two ids that differ only in a bad byte: decoded with U+FFFD they
+      // were one id, and the second line a confusing "duplicate task id".
+      const good = JSON.stringify({ id: "a", inputs: {} }) + "\r\n"
+      const head = Buffer.from(`${good}{"id":"x`)
+      const tail = Buffer.from(`","inputs":{}}\n`)
+      const cases = [
+        [[0xff], 0],
+        [[0xfe], 0],
+        [[0xc3], 0], // a 2-byte character cut short
+        [[0x61, 0xe2, 0x82], 1], // a 3-byte one cut short, after an "a"
+        [[0xc0, 0xaf], 0], // an overlong "/"
+        [[0xed, 0xa0, 0x80], 0], // a UTF-16 surrogate
+        [[0xf4, 0x90, 0x80, 0x80], 0] // above U+10FFFF
+      ] as const
+      for (const [bad, at] of cases) {
+        const file = fileWith(Buffer.concat([head, Buffer.from(bad), tail, head, Buffer.from([0xfd]), tail]))
+        const error = yield* errorOf(file)
+        assert.strictEqual(error.line, 2, error.message)
+        assert.strictEqual(error.message, `${file}:2: not valid UTF-8 (byte offset ${head.length + at})`)
+      }
+    }))
+
+  it.live("skip: a line that is not valid UTF-8 is an Invalid item named by its line", () =>
+    Effect.gen(function*() {
+      const line = (id: string) => Buffer.from(JSON.stringify({ id, inputs: {} }) + "\n")
+      const bad = Buffer.concat([Buffer.from(`{"id":"b`), Buffer.from([0xff]), Buffer.from(`","inputs":{}}\n`)])
+      const file = fileWith(Buffer.concat([line("a"), bad, line("b"), line("c")]))
+      const items = yield* read(file, "skip")
+      assert.deepStrictEqual(items.map((item) => item._tag === "Task" ? item.task.id : [item.taskId, item.message]), [
+        "a",
+        [`${file}:2`, `${file}:2: not valid UTF-8 (byte offset ${line("a").length + 8})`],
+        "b",
+        "c"
+      ])
+    }))
+
+  it.live("a byte order mark at the start of the file is dropped, as before", () =>
+    Effect.gen(function*() {
+      const file = fileWith(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ id: "a", inputs: {} }) + "\n")]))
+      assert.deepStrictEqual(tasksOf(yield* read(file)).map((t) => t.id), ["a"])
+    }))
+
   it.live("reads a file bigger than a read chunk, with multi-byte characters across chunk boundaries", () =>
     Effect.gen(function*() {
       const tasks = Array.from({ length: 3000 }, (_, i) => ({
@@ -192,4 +236,69 @@ describe("splitLines", () => {
       }),
     { arbitrary: { runs: 300 } }
   )
+})
+
+describe("splitLines on long lines", () => {
+  it.effect("copies each byte of a line that spans many chunks at most twice, not once per chunk", () =>
+    Effect.gen(function*() {
+      // A 2 MB line in 2048 chunks of 1 KB, then a short line: re-copying the
+      // partial line at each chunk would copy about 2 GB.
+      const chunkSize = 1024
+      const chunks: Array<Uint8Array> = []
+      for (let i = 0; i < 2048; i++) chunks.push(new Uint8Array(chunkSize).fill(0x61 + (i % 26)))
+      chunks.push(new TextEncoder().encode("\nlast"))
+      const total = chunks.reduce((n, c) => n + c.length, 0)
+      const count = { copied: 0 }
+      const lines = yield* Stream.runCollect(splitLines(Stream.fromIterable(chunks), count))
+      assert.deepStrictEqual(lines.map((l) => [l.number, l.text.length, l.end, l.terminated]), [
+        [1, 2048 * chunkSize, 2048 * chunkSize + 1, true],
+        [2, 4, total, false]
+      ])
+      assert.strictEqual(lines[0].text.slice(chunkSize - 1, chunkSize + 1), "ab")
+      assert.isAtMost(count.copied, 2 * total, `copied ${count.copied} bytes for ${total}`)
+    }))
+})
+
+describe("firstInvalid", () => {
+  it.effect.prop(
+    "agrees with a fatal TextDecoder on random bytes, and the bytes before it are valid UTF-8",
+    { seed: Schema.Int },
+    ({ seed }) =>
+      Effect.sync(() => {
+        const random = mulberry32(seed)
+        // Mostly pieces of real characters, cut and spliced, and now and then any byte.
+        const pool = [...new TextEncoder().encode("aé✓😀\u{10FFFF}\uFFFD"), 0x80, 0xbf, 0xc0, 0xc1, 0xed, 0xf4, 0xf5, 0xff]
+        const bytes = Uint8Array.from({ length: Math.floor(random() * 24) }, () =>
+          random() < 0.2 ? Math.floor(random() * 256) : pool[Math.floor(random() * pool.length)])
+        const fatal = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+        const valid = (b: Uint8Array) => {
+          try {
+            fatal.decode(b)
+            return true
+          } catch {
+            return false
+          }
+        }
+        const at = firstInvalid(bytes)
+        assert.strictEqual(at === -1, valid(bytes), Array.from(bytes).join(","))
+        if (at !== -1) {
+          assert.isTrue(valid(bytes.subarray(0, at)), `${at}: ${Array.from(bytes).join(",")}`)
+          // Decoding from `at` on starts with a replacement character: the byte there is bad.
+          assert.isTrue(new TextDecoder().decode(bytes.subarray(at)).startsWith("\uFFFD"), `${at}: ${Array.from(bytes).join(",")}`)
+        }
+      }),
+    { arbitrary: { runs: 2000 } }
+  )
+
+  it.effect("splitLines gives the offset from the start of the stream, across chunk boundaries", () =>
+    Effect.gen(function*() {
+      const bytes = Buffer.concat([Buffer.from("ok\r\nsecond "), Buffer.from([0xe2, 0x82]), Buffer.from(" line\n\nlast")])
+      for (const size of [1, 2, 3, 5, 64]) {
+        const chunks: Array<Uint8Array> = []
+        for (let i = 0; i < bytes.length; i += size) chunks.push(bytes.subarray(i, i + size))
+        const lines = yield* Stream.runCollect(splitLines(Stream.fromIterable(chunks)))
+        assert.deepStrictEqual(lines.map((l) => l.invalidUtf8), [undefined, 11, undefined, undefined], `chunks of ${size}`)
+        assert.deepStrictEqual(lines.map((l) => l.number), [1, 2, 3, 4])
+      }
+    }))
 })

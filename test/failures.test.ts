@@ -5,6 +5,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Cause, Data, Effect, Exit, Fiber, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import * as Agent from "../src/Agent.ts"
+import { MAX_EPOCHS } from "../src/Errors.ts"
 import { runTrialsEager } from "../src/Eager.ts"
 import { MutableProbe } from "../src/internal/probe.ts"
 import { runTrials } from "../src/Runner.ts"
@@ -182,6 +183,22 @@ describe("parallelism is checked before any agent call", () => {
         assert.strictEqual(pulled, 0)
       }))
   }
+})
+
+describe("epochs are checked before any agent call", () => {
+  it.effect("runTrials refuses more than MAX_EPOCHS (10000) and accepts it", () =>
+    Effect.gen(function*() {
+      let calls = 0
+      const agent: Agent.Agent = () => Effect.sync(() => ({ output_text: String(++calls) }))
+      for (const bad of [10_001, 1e9, 0]) {
+        const error = yield* Effect.flip(Stream.runCollect(runTrials(tasksStream(1), agent, { parallelism: 4, epochs: bad })))
+        assert.strictEqual(error._tag, "InvalidParallelism")
+        assert.strictEqual(error.message, `Expected epochs to be an integer from 1 to ${MAX_EPOCHS}, got ${bad}`)
+      }
+      assert.strictEqual(calls, 0)
+      const trials = yield* Stream.runCollect(runTrials(tasksStream(1), agent, { parallelism: 64, epochs: MAX_EPOCHS }))
+      assert.strictEqual(trials.length, MAX_EPOCHS)
+    }))
 })
 
 describe("ordered and unordered modes", () => {

@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Exit, Option, Schema } from "effect"
 import * as Spec from "../src/agents/Spec.ts"
-import { checkParallelism } from "../src/Errors.ts"
+import { checkEpochs, checkParallelism, MAX_EPOCHS } from "../src/Errors.ts"
 import * as Options from "../src/Options.ts"
 import * as Policy from "../src/Policy.ts"
 
@@ -202,6 +202,18 @@ describe("Options.Parallelism and Options.Count", () => {
     )
     assert.strictEqual(refusal(Options.Count, "-1", "--retries"), "Expected --retries to be an integer from 0 and up, got -1")
     assert.strictEqual(refusal(Options.Count, "", "--retries"), `Expected --retries to be an integer from 0 and up, got ""`)
+  })
+})
+
+describe("Options.Epochs", () => {
+  it("accepts 1 to MAX_EPOCHS (10000) and refuses beyond with the words of the library's check", () => {
+    assert.strictEqual(accepted(Options.Epochs, "1"), 1)
+    assert.strictEqual(accepted(Options.Epochs, " 10000 "), MAX_EPOCHS)
+    for (const bad of ["10001", "1000000000", "0", "1.5"]) {
+      assert.strictEqual(refusal(Options.Epochs, bad, "--epochs"), `Expected --epochs to be an integer from 1 to 10000, got ${bad}`)
+      assert.strictEqual(refusal(Options.Epochs, bad, "--epochs"), checkEpochs(Number(bad), "--epochs")!.message)
+    }
+    assert.strictEqual(refusal(Options.Epochs, "many", "--epochs"), `Expected --epochs to be an integer from 1 to 10000, got "many"`)
   })
 })
 

@@ -124,6 +124,34 @@ describe("Results.prepare", () => {
       }
     }))
 
+  it.live("resume: a line that is not valid UTF-8 mid-file is an error naming the line and byte offset; the file is untouched", () =>
+    Effect.gen(function*() {
+      const first = Buffer.from(line(trial("a:1")))
+      const bad = Buffer.from(line(trial("b:1", "completed", "X")).replace("X", "\u0000"))
+      bad[bad.indexOf(0)] = 0xff
+      const content = Buffer.concat([first, bad, Buffer.from(line(trial("c:1")))])
+      const file = path.join(tempDir(), "out.jsonl")
+      fs.writeFileSync(file, content)
+      const error = yield* prepareError(file, { resume: true })
+      assert.strictEqual(
+        error.message,
+        `${file}:2: not valid UTF-8 (byte offset ${first.length + bad.indexOf(0xff)}); the file was left as it is`
+      )
+      assert.isTrue(fs.readFileSync(file).equals(content))
+    }))
+
+  it.live("resume: a torn last line cut inside a multi-byte character is cut off", () =>
+    Effect.gen(function*() {
+      const whole = line(trial("a:1"))
+      const next = Buffer.from(line(trial("b:1", "completed", "😀😀")))
+      const torn = next.subarray(0, next.indexOf(0xf0) + 2)
+      const file = path.join(tempDir(), "out.jsonl")
+      fs.writeFileSync(file, Buffer.concat([Buffer.from(whole), torn]))
+      const recorded = yield* prepare(file, { resume: true })
+      assert.deepStrictEqual([recorded.kept, recorded.repairedBytes], [1, torn.length])
+      assert.strictEqual(fs.readFileSync(file, "utf8"), whole)
+    }))
+
   it.live("resume + retryFailed: the failed lines are removed (by rewrite) and not recorded", () =>
     Effect.gen(function*() {
       const kept = [trial("a:1"), trial("c:1"), trial("e:1")]

@@ -4,7 +4,8 @@
  * aggregate covers the whole file; the table keeps at most `maxRows` rows,
  * failures first), plus, with a task file, a second streamed pass over the
  * tasks that fills the input and reference of the rows shown only. Memory
- * does not grow with the file beyond the rows shown.
+ * does not grow with the file beyond the rows shown and a 128-bit
+ * fingerprint per trial (the duplicate-id check of `Rescore.trialsOf`).
  *
  * @since 0.1.0
  */

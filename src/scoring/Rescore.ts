@@ -14,9 +14,10 @@
  *
  * @since 0.1.0
  */
-import { Console, Effect, Exit, FileSystem, Path, type Redacted, Schema, Stream } from "effect"
+import { Console, Effect, Exit, FileSystem, Option, Path, type Redacted, Schema, Stream } from "effect"
 import * as Dataset from "../Dataset.ts"
-import { splitLines } from "../internal/lines.ts"
+import { IdSet } from "../internal/IdSet.ts"
+import { type Line, notUtf8, splitLines } from "../internal/lines.ts"
 import { checkDistinct, writeOutput } from "../internal/outputs.ts"
 import { MutableProbe } from "../internal/probe.ts"
 import * as Results from "../Results.ts"
@@ -185,17 +186,38 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
 
 /**
  * The trials of a results file, a line at a time; a line that is not a trial
- * fails the stream with its file and line number.
+ * fails the stream with its file and line number, and so does a trial id
+ * seen before (a file concatenated with itself would count every trial
+ * twice), naming both lines. The ids seen are kept as 128-bit fingerprints
+ * (`IdSet`: 21 to 43 bytes a trial); the line of the first one is found by
+ * reading the file again, only then.
  *
  * @category sources
  * @since 0.1.0
  */
 export const trialsOf = (file: string): Stream.Stream<AgentEvalTrial, ScoreInputError, FileSystem.FileSystem> =>
-  Stream.unwrap(Effect.map(Effect.service(FileSystem.FileSystem), (fs) =>
-    splitLines(fs.stream(file)).pipe(
+  Stream.unwrap(Effect.map(Effect.service(FileSystem.FileSystem), (fs) => {
+    const seen = new IdSet()
+    const lines = splitLines(fs.stream(file)).pipe(
       Stream.mapError((e) => new ScoreInputError({ message: `cannot read ${file}: ${e.message}` })),
-      Stream.filter((line) => line.text.trim() !== ""),
+      Stream.filter((line) => line.invalidUtf8 !== undefined || line.text.trim() !== "")
+    )
+    const duplicate = (trial: AgentEvalTrial, number: number) =>
+      firstLineOf(lines, trial.id, number).pipe(Effect.flatMap(Option.match({
+        // Only a fingerprint collision (about 2^-128 a pair) gets here.
+        onNone: () => Effect.succeed(trial),
+        onSome: (first) =>
+          Effect.fail(
+            new ScoreInputError({
+              message: `${file}:${number}: duplicate trial id ${JSON.stringify(trial.id)} (first at line ${first})`
+            })
+          )
+      })))
+    return lines.pipe(
       Stream.mapEffect((line) => {
+        if (line.invalidUtf8 !== undefined) {
+          return Effect.fail(new ScoreInputError({ message: `${file}:${line.number}: ${notUtf8(line)}` }))
+        }
         let json: unknown
         try {
           json = JSON.parse(line.text)
@@ -205,11 +227,23 @@ export const trialsOf = (file: string): Stream.Stream<AgentEvalTrial, ScoreInput
           )
         }
         const exit = decodeTrial(json)
-        return exit._tag === "Success"
-          ? Effect.succeed(exit.value)
-          : Effect.fail(new ScoreInputError({ message: `${file}:${line.number}: not an AgentEvalTrial` }))
+        if (exit._tag === "Failure") {
+          return Effect.fail(new ScoreInputError({ message: `${file}:${line.number}: not an AgentEvalTrial` }))
+        }
+        return seen.add(exit.value.id) ? Effect.succeed(exit.value) : duplicate(exit.value, line.number)
       })
-    )))
+    )
+  }))
+
+// The first line before `before` whose record has the id `id`: every line
+// before it was read as a trial already.
+const firstLineOf = <E, R>(lines: Stream.Stream<Line, E, R>, id: string, before: number) =>
+  lines.pipe(
+    Stream.takeWhile((line) => line.number < before),
+    Stream.filter((line) => (JSON.parse(line.text) as { readonly id: unknown }).id === id),
+    Stream.map((line) => line.number),
+    Stream.runHead
+  )
 
 // Every task of the file by id: the join needs any task at any time, as the
 // results file is in completion order, not task order.
