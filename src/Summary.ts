@@ -87,8 +87,11 @@ export class ScoreTally {
   trials = 0
   passed = 0
   notScored = 0
-  /** tasksByPasses[c]: tasks all of whose `epochs` trials are recorded, c of them passed. */
-  readonly tasksByPasses: Array<number>
+  /**
+   * tasksByPasses[c]: tasks all of whose `epochs` trials are recorded, c of
+   * them passed. It grows to the largest c seen, not to `epochs + 1` up front.
+   */
+  readonly tasksByPasses: Array<number> = []
   private readonly open = new Map<string, { n: number; c: number }>()
   readonly options: ScoringOptions
   readonly epochs: number
@@ -98,7 +101,6 @@ export class ScoreTally {
     this.epochs = epochs
     for (const name of options.scorers) this.stats.set(name, Statistics.accumulator())
     this.decisive = options.pass === undefined ? options.scorers : [options.pass]
-    this.tasksByPasses = Array.from({ length: epochs + 1 }, () => 0)
   }
 
   add(trial: AgentEvalTrial): void {
@@ -121,7 +123,7 @@ export class ScoreTally {
     this.trials++
     if (passed) this.passed++
     if (this.epochs <= 1) {
-      this.tasksByPasses[passed ? 1 : 0]++
+      countTask(this.tasksByPasses, passed ? 1 : 0)
       return
     }
     const entry = this.open.get(trial.task_id) ?? { n: 0, c: 0 }
@@ -129,7 +131,7 @@ export class ScoreTally {
     if (passed) entry.c++
     if (entry.n >= this.epochs) {
       this.open.delete(trial.task_id)
-      this.tasksByPasses[Math.min(entry.c, this.epochs)]++
+      countTask(this.tasksByPasses, Math.min(entry.c, this.epochs))
     } else {
       this.open.set(trial.task_id, entry)
     }
@@ -138,6 +140,12 @@ export class ScoreTally {
   get incompleteTasks(): number {
     return this.open.size
   }
+}
+
+// One more task with c passes; the histogram grows to c on demand.
+const countTask = (tasksByPasses: Array<number>, c: number): void => {
+  while (tasksByPasses.length <= c) tasksByPasses.push(0)
+  tasksByPasses[c]++
 }
 
 /**
@@ -151,8 +159,11 @@ export class Accumulator {
   readonly prior = { completed: 0, failed: 0, partial: 0 }
   readonly latency = new LatencyHistogram()
   readonly errorTypes = new Map<string, number>()
-  /** tasksByPasses[c]: tasks all of whose `epochs` trials are recorded, c of them completed. */
-  readonly tasksByPasses: Array<number>
+  /**
+   * tasksByPasses[c]: tasks all of whose `epochs` trials are recorded, c of
+   * them completed. It grows to the largest c seen, not to `epochs + 1` up front.
+   */
+  readonly tasksByPasses: Array<number> = []
   private readonly open = new Map<string, { n: number; c: number }>()
 
   readonly epochs: number
@@ -161,7 +172,6 @@ export class Accumulator {
 
   constructor(epochs: number, scoring?: ScoringOptions) {
     this.epochs = epochs
-    this.tasksByPasses = Array.from({ length: epochs + 1 }, () => 0)
     this.scoring = scoring === undefined || scoring.scorers.length === 0 ? undefined : new ScoreTally(scoring, epochs)
   }
 
@@ -182,7 +192,7 @@ export class Accumulator {
     if (status === "completed") entry.c++
     if (entry.n >= this.epochs) {
       this.open.delete(taskId)
-      this.tasksByPasses[Math.min(entry.c, this.epochs)]++
+      countTask(this.tasksByPasses, Math.min(entry.c, this.epochs))
     } else {
       this.open.set(taskId, entry)
     }
@@ -197,16 +207,21 @@ export class Accumulator {
 /**
  * The unbiased pass@k estimator over tasks with n trials each, from the
  * histogram of tasks by completed trials: mean of 1 - C(n-c, k) / C(n, k).
+ * `n`, the trials per task, defaults to the histogram's last index; pass it
+ * when the histogram holds only the counts seen (as the summary's does).
  *
  * @category statistics
  * @since 0.1.0
  */
-export const passAtK = (tasksByPasses: ReadonlyArray<number>, k: number): number | undefined => {
-  const n = tasksByPasses.length - 1
+export const passAtK = (
+  tasksByPasses: ReadonlyArray<number>,
+  k: number,
+  n: number = tasksByPasses.length - 1
+): number | undefined => {
   const tasks = tasksByPasses.reduce((a, b) => a + b, 0)
   if (tasks === 0 || k < 1 || k > n) return undefined
   let sum = 0
-  for (let c = 0; c <= n; c++) {
+  for (let c = 0; c < tasksByPasses.length && c <= n; c++) {
     if (tasksByPasses[c] === 0) continue
     // C(n-c, k) / C(n, k) = prod_{i=0}^{k-1} (n-c-i) / (n-i)
     let fail = 1
@@ -369,11 +384,16 @@ export const make = (input: {
       counts: "completed trials",
       tasks_scored: acc.tasksByPasses.reduce((a, b) => a + b, 0),
       tasks_incomplete: acc.incompleteTasks,
-      tasks_by_passes: acc.tasksByPasses,
-      estimates: Object.fromEntries(ks.map((k) => [`pass@${k}`, round(passAtK(acc.tasksByPasses, k), 4)]))
+      tasks_by_passes: padded(acc.tasksByPasses, acc.epochs),
+      estimates: Object.fromEntries(ks.map((k) => [`pass@${k}`, round(passAtK(acc.tasksByPasses, k, acc.epochs), 4)]))
     }
   }
 }
+
+// The JSON's histogram has an entry for every count 0..epochs (epochs are at
+// most Errors.MAX_EPOCHS), zeros included.
+const padded = (tasksByPasses: ReadonlyArray<number>, epochs: number): ReadonlyArray<number> =>
+  Array.from({ length: Math.max(1, epochs) + 1 }, (_, c) => tasksByPasses[c] ?? 0)
 
 const roundInterval = (ci: Statistics.Interval | null, digits = 4): Statistics.Interval | null =>
   ci === null ? null : [round(ci[0], digits)!, round(ci[1], digits)!]
@@ -410,8 +430,8 @@ const scoringSummary = (
       counts: "passed trials",
       tasks_scored: tally.tasksByPasses.reduce((a, b) => a + b, 0),
       tasks_incomplete: tally.incompleteTasks,
-      tasks_by_passes: tally.tasksByPasses,
-      estimates: Object.fromEntries(ks.map((k) => [`pass@${k}`, round(passAtK(tally.tasksByPasses, k), 4)]))
+      tasks_by_passes: padded(tally.tasksByPasses, acc.epochs),
+      estimates: Object.fromEntries(ks.map((k) => [`pass@${k}`, round(passAtK(tally.tasksByPasses, k, acc.epochs), 4)]))
     },
     parallelism: stage?.parallelism ?? 0,
     judge_parallelism: stage?.judgeParallelism ?? null,
@@ -455,7 +475,10 @@ export const format = (s: Summary): string => {
       `  ${s.epochs} epochs: ${p.tasks_scored} tasks scored (${p.tasks_incomplete} incomplete); ` +
         Object.entries(p.estimates).map(([k, v]) => `${k} ${fmt(v)}`).join(", ")
     )
-    lines.push(`  tasks by completed trials: ${p.tasks_by_passes.map((n, c) => `${c}:${n}`).join(" ")}`)
+    // Only the counts some task has (c:n, n tasks with c completed trials): one entry per epoch would
+    // fill the screen at large K.
+    const counts = p.tasks_by_passes.flatMap((n, c) => (n > 0 ? [`${c}:${n}`] : []))
+    lines.push(`  tasks by completed trials (completed:tasks, nonzero only): ${counts.length === 0 ? "none" : counts.join(" ")}`)
   }
   if (s.scoring === undefined) {
     lines.push(

@@ -7,6 +7,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { MutableProbe } from "../src/internal/probe.ts"
 import * as Progress from "../src/Progress.ts"
+import { MAX_EPOCHS } from "../src/Errors.ts"
+import * as Aggregate from "../src/report/Aggregate.ts"
 import * as Summary from "../src/Summary.ts"
 import type { AgentEvalTrial } from "../src/Trial.ts"
 
@@ -326,5 +328,50 @@ describe("Progress.line", () => {
       parallelism: 8
     }
     assert.strictEqual(Progress.line(source, 10_000), "20/100 (20%)  2.0/s  ETA 40s  active 0/8  failed 2  interrupted 8")
+  })
+})
+
+describe("large K: tallies that grow on demand, a readable per-count line", () => {
+  it("the histograms hold the counts seen, not K + 1 slots; pass@k and the JSON are as before", () => {
+    const epochs = 10_000
+    const acc = new Summary.Accumulator(epochs, { scorers: ["exact"] })
+    assert.deepStrictEqual(acc.tasksByPasses, [], "nothing allocated per epoch up front")
+    assert.deepStrictEqual(acc.scoring!.tasksByPasses, [])
+    // Task a: all 10,000 trials failed; task b: 3 completed (and passed), the rest failed.
+    for (let e = 1; e <= epochs; e++) {
+      acc.add(trial("a", e, "failed"))
+      const t = trial("b", e, e <= 3 ? "completed" : "failed")
+      acc.add(e <= 3 ? { ...t, scores: { exact: { value: 1, passed: true } } } : t)
+    }
+    assert.deepStrictEqual(acc.tasksByPasses, [1, 0, 0, 1])
+    assert.deepStrictEqual(acc.scoring!.tasksByPasses, [1, 0, 0, 1])
+    // pass@k of the short histogram with n given equals the full one's.
+    const full = Array.from({ length: epochs + 1 }, (_, c) => (c === 0 || c === 3 ? 1 : 0))
+    for (const k of [1, 5, 100, epochs]) {
+      assert.strictEqual(Summary.passAtK(acc.tasksByPasses, k, epochs), Summary.passAtK(full, k), `k = ${k}`)
+    }
+    const summary = Summary.make({
+      runId: "r",
+      resultsFile: "out.jsonl",
+      outcome: "finished",
+      acc,
+      probe: new MutableProbe().snapshot(),
+      wallMs: 1000,
+      parallelism: 8
+    })
+    assert.deepStrictEqual(summary.pass_at_k!.tasks_by_passes, full, "the JSON keeps one entry per count 0..K")
+    assert.deepStrictEqual(summary.scoring!.pass_at_k.tasks_by_passes, full)
+    const text = Summary.format(summary)
+    assert.include(text, "  tasks by completed trials (completed:tasks, nonzero only): 0:1 3:1\n")
+    for (const line of text.split("\n")) assert.isBelow(line.length, 300, line)
+  })
+
+  it("a report of a file whose ids claim a huge epoch sizes nothing by it", () => {
+    const agg = new Aggregate.Aggregate({ maxRows: 10 })
+    agg.add(trial("a", 1, "completed"))
+    agg.add(trial("a", 1_000_000_000, "completed"))
+    const result = agg.result()
+    assert.strictEqual(result.acc.epochs, MAX_EPOCHS)
+    assert.isBelow(result.acc.tasksByPasses.length, 3)
   })
 })

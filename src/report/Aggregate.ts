@@ -18,6 +18,7 @@
  *
  * @since 0.1.0
  */
+import { MAX_EPOCHS } from "../Errors.ts"
 import * as Summary from "../Summary.ts"
 import type { AgentEvalTrial, TrialStatus } from "../Trial.ts"
 import { Timeline } from "./Timeline.ts"
@@ -194,7 +195,9 @@ export class Aggregate {
     let epochs = 1
     const names = new Set<string>()
     for (const trial of this.pending) {
-      epochs = Math.max(epochs, epochOf(trial.id))
+      // An id's epoch beyond what a run can have (Errors.MAX_EPOCHS) would size the tallies by it:
+      // such trials are counted as beyond the epochs, and said so.
+      epochs = Math.max(epochs, Math.min(MAX_EPOCHS, epochOf(trial.id)))
       for (const name of Object.keys(trial.scores ?? {})) names.add(name)
     }
     this.start(this.epochsGiven ?? epochs, this.scoringGiven ?? { scorers: [...names] })

@@ -197,19 +197,29 @@ const scoresSection = (file: Summary.Summary, epochs: number): string => {
   )
 }
 
+// The k the pass@k chart shows: every k up to 64 epochs, beyond that 64
+// points spread evenly on a log scale from 1 to K (each point costs a pass
+// over the histogram, and a line of thousands of points says no more).
+const chartKs = (epochs: number): ReadonlyArray<number> => {
+  if (epochs <= 64) return Array.from({ length: epochs }, (_, i) => i + 1)
+  const ks = new Set<number>([1, epochs])
+  for (let i = 1; i < 63; i++) ks.add(Math.round(Math.exp((Math.log(epochs) * i) / 63)))
+  return [...ks].sort((a, b) => a - b)
+}
+
 const passAtKSection = (result: Aggregate.Result): string => {
   const epochs = result.acc.epochs
-  const ks = Array.from({ length: epochs }, (_, i) => i + 1)
+  const ks = chartKs(epochs)
   const series: Array<Svg.Series> = []
   const tally = result.acc.scoring
   if (tally !== undefined) {
-    series.push({ name: "passed (scored)", points: ks.map((k) => ({ x: k, y: Summary.passAtK(tally.tasksByPasses, k) ?? Number.NaN })) })
+    series.push({ name: "passed (scored)", points: ks.map((k) => ({ x: k, y: Summary.passAtK(tally.tasksByPasses, k, epochs) ?? Number.NaN })) })
   }
   series.push({
     name: "completed",
     color: "#9ca3af",
     dash: "5 4",
-    points: ks.map((k) => ({ x: k, y: Summary.passAtK(result.acc.tasksByPasses, k) ?? Number.NaN }))
+    points: ks.map((k) => ({ x: k, y: Summary.passAtK(result.acc.tasksByPasses, k, epochs) ?? Number.NaN }))
   })
   const chart = Svg.lineChart({
     x: { label: "k (trials drawn per task)", format: (v) => (Number.isInteger(v) ? String(v) : "") },

@@ -11,6 +11,7 @@
  */
 import { Effect, FileSystem, Schema, Stream } from "effect"
 import * as Dataset from "../Dataset.ts"
+import { MAX_EPOCHS } from "../Errors.ts"
 import { checkDistinct, writeOutput } from "../internal/outputs.ts"
 import * as Rescore from "../scoring/Rescore.ts"
 import type * as Summary from "../Summary.ts"
@@ -255,8 +256,10 @@ export const readSummary = (file: string): Effect.Effect<Summary.Summary, Report
       })
     }
     const epochs = (json as { epochs: number }).epochs
-    if (!(Number.isSafeInteger(epochs) && epochs >= 1)) {
-      return yield* new ReportInputError({ message: `${file}: field epochs must be an integer >= 1, got ${epochs}` })
+    if (!(Number.isSafeInteger(epochs) && epochs >= 1 && epochs <= MAX_EPOCHS)) {
+      return yield* new ReportInputError({
+        message: `${file}: field epochs must be an integer from 1 to ${MAX_EPOCHS}, got ${epochs}`
+      })
     }
     return json as Summary.Summary
   })
