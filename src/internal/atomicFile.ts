@@ -95,16 +95,21 @@ export const isDevicePath = (path: string): boolean => path === "-" || path.star
  *
  * @internal
  */
-export const writeFileAtomic = Effect.fnUntraced(function*(path: string, content: string | Uint8Array) {
+export const writeFileAtomic = Effect.fnUntraced(function*(
+  path: string,
+  content: string | Uint8Array,
+  /** How messages name the file: `--summary s.json`; the path by default. */
+  name: string = path
+) {
   const fs = yield* FileSystem.FileSystem
   const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content
   // The reason names the file asked for, not the temporary one beside it
   // (`ENOENT: ..., open 'r.html'` for a missing folder).
   const fail = (e: { readonly message: string; readonly reason?: unknown }) =>
-    new FileWriteError({ path, message: `cannot write ${path}: ${osError(e).replaceAll(rewritePath(path), path)}` })
+    new FileWriteError({ path, message: `cannot write ${name}: ${osError(e).replaceAll(rewritePath(path), path)}` })
   const info = yield* Effect.option(fs.stat(path))
   if (info._tag === "Some" && info.value.type === "Directory") {
-    return yield* new FileWriteError({ path, message: `cannot write ${path}: it is a folder` })
+    return yield* new FileWriteError({ path, message: `cannot write ${name}: it is a folder` })
   }
   if (info._tag === "Some" && (info.value.type !== "File" || isDevicePath(path))) {
     return yield* Effect.scoped(Effect.gen(function*() {

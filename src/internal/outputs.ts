@@ -8,7 +8,7 @@
  * @internal
  */
 import { Effect, FileSystem, Path, Schema } from "effect"
-import { FileWriteError, isDevicePath, writeFileAtomic } from "./atomicFile.ts"
+import { isDevicePath, writeFileAtomic } from "./atomicFile.ts"
 
 /**
  * A file a command was given, by the flag (or argument) that named it;
@@ -111,9 +111,4 @@ export const checkDistinct = Effect.fnUntraced(function*(files: {
  * @internal
  */
 export const writeOutput = (flag: string, file: string, content: string) =>
-  writeFileAtomic(file, content).pipe(
-    // writeFileAtomic's message is `cannot write FILE: REASON`: the flag goes before FILE.
-    Effect.mapError((e) =>
-      new FileWriteError({ path: file, message: `cannot write ${flag} ${e.message.slice("cannot write ".length)}` })
-    )
-  )
+  writeFileAtomic(file, content, `${flag} ${file}`)
