@@ -193,6 +193,35 @@ const scoreFlag = (description: string) =>
     Flag.atLeast(0)
   )
 
+// Repeatable, each value decoded by the option's Schema (no variable: a
+// list of paths is no one variable's value).
+const repeatedFlag = <A>(name: string, metavar: string, schema: Schema.Codec<A, string>, description: string) =>
+  Flag.String(name).pipe(
+    Flag.withDescription(description),
+    Flag.withMetavar(metavar),
+    Flag.atLeast(0),
+    Flag.mapEffect((texts) =>
+      Effect.mapError(Effect.forEach(texts, (text) => Options.decode(schema, `--${name}`)(text)), refused)
+    )
+  )
+
+// The flags of the statistics a summary reports: run and score take them.
+const statisticsFlags = {
+  passK: optionFlag(
+    "pass-k",
+    "K,K,...",
+    Options.PassK,
+    undefined,
+    "The k of pass@k and pass^k reported, each at most --epochs (default 1, min(5, K), K)"
+  ),
+  groupBy: repeatedFlag(
+    "group-by",
+    "PATH",
+    Options.TaskPath,
+    "Break the scores down by the values of this dotted path into the task (metadata.subject), repeatable"
+  )
+}
+
 const scoreFromEnv = (specs: ReadonlyArray<string>) =>
   specs.length > 0
     ? Effect.succeed(specs)
@@ -336,7 +365,16 @@ export const runCommand = Command.make(
       "Judge calls in flight at most, across the run (an integer >= 1; default --score-parallelism)"
     ),
     pass: optionalString("pass", "The scorer whose verdict decides whether a trial passed (default: every scorer must pass)"),
-    report: optionalString("report", "Write the HTML report here at the end of the run (see the report command)")
+    report: optionalString("report", "Write the HTML report here at the end of the run (see the report command)"),
+    stderrCluster: optionFlag(
+      "stderr-cluster",
+      "PATH|none",
+      Options.StderrCluster,
+      undefined,
+      "Cluster standard errors by this dotted path into the task (metadata.passage_id); none: do not cluster " +
+        "(default: by task when --epochs > 1)"
+    ),
+    ...statisticsFlags
   },
   Effect.fn("Cli.run")(function*(flags) {
     const apiKey = yield* OpenAiAgent.keyFromConfig.pipe(Effect.orElseSucceed(() => undefined))
@@ -378,7 +416,10 @@ export const runCommand = Command.make(
       judgeModel: Option.getOrUndefined(flags.judgeModel),
       judgeParallelism: flags.judgeParallelism,
       pass: Option.getOrUndefined(flags.pass),
-      report: Option.getOrUndefined(flags.report)
+      report: Option.getOrUndefined(flags.report),
+      stderrCluster: flags.stderrCluster,
+      groupBy: flags.groupBy,
+      passK: flags.passK
     }).pipe(Effect.mapError(exitFor((e) => e instanceof Run.RunInputError)))
   }, reportErrors)
 ).pipe(Command.withDescription(
@@ -522,7 +563,8 @@ export const scoreCommand = Command.make(
       "Judge calls in flight at most (an integer >= 1; default --score-parallelism)"
     ),
     pass: optionalString("pass", "The scorer whose verdict decides whether a trial passed (default: every scorer must pass)"),
-    summary: optionalString("summary", "Also write the summary as JSON to this file")
+    summary: optionalString("summary", "Also write the summary as JSON to this file"),
+    passK: statisticsFlags.passK
   },
   Effect.fn("Cli.score")(function*(flags) {
     const apiKey = yield* OpenAiAgent.keyFromConfig.pipe(Effect.orElseSucceed(() => undefined))
@@ -537,6 +579,7 @@ export const scoreCommand = Command.make(
       judgeParallelism: flags.judgeParallelism,
       pass: Option.getOrUndefined(flags.pass),
       summary: Option.getOrUndefined(flags.summary),
+      passK: flags.passK,
       apiKey,
       cwd: process.cwd()
     }).pipe(Effect.mapError(exitFor((e) => e instanceof Rescore.ScoreInputError)))

@@ -25,6 +25,7 @@ import * as RunDefinition from "./RunDefinition.ts"
 import { runUnits, type TrialUnit } from "./Runner.ts"
 import type { Scorer } from "./scoring/Scorer.ts"
 import * as Scorers from "./scoring/Scorers.ts"
+import * as Labels from "./scoring/Labels.ts"
 import * as Stage from "./scoring/Stage.ts"
 import * as Summary from "./Summary.ts"
 import { type AgentEvalTask, type AgentEvalTrial, trialId } from "./Trial.ts"
@@ -77,6 +78,15 @@ export interface RunConfig {
   readonly pass?: string | undefined
   /** Where the HTML report goes, written at the end of the run (after the summary); none when undefined. */
   readonly report?: string | undefined
+  /**
+   * `--stderr-cluster`: a dotted path into the task whose value clusters the
+   * standard errors, or null (`none`); by task when epochs > 1 if undefined.
+   */
+  readonly stderrCluster?: string | null | undefined
+  /** `--group-by` paths: the summary breaks the scores down by each one's values. */
+  readonly groupBy?: ReadonlyArray<string> | undefined
+  /** `--pass-k`: the k of pass@k reported, each at most the epochs (default 1, min(5, K), K). */
+  readonly passK?: ReadonlyArray<number> | undefined
   /**
    * Runs the trials elsewhere instead of calling the agent here (`run
    * --cluster`): the units go in, at most `parallelism` outstanding, and
@@ -178,6 +188,16 @@ const validate = (config: RunConfig): RunInputError | undefined => {
     }
   }
   if (config.retryFailed && !config.resume) return bad("--retry-failed needs --resume")
+  const above = config.passK?.filter((k) => k > config.epochs) ?? []
+  if (above.length > 0) {
+    return bad(
+      `--pass-k ${above.join(",")}: above --epochs ${config.epochs} (pass@k draws k of a task's ${config.epochs} trials); ` +
+        `run more epochs or ask for a smaller k`
+    )
+  }
+  if (config.groupBy !== undefined && new Set(config.groupBy).size < config.groupBy.length) {
+    return bad(`--group-by ${config.groupBy.find((p, i) => config.groupBy!.indexOf(p) !== i)} is given twice`)
+  }
   if (config.score !== undefined && config.score.includes("none") && config.score.length > 1) {
     return bad("--score none scores nothing: it cannot be given with other --score specs")
   }
@@ -234,9 +254,16 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   const out = config.out === undefined ? path.join("runs", `${runId}.jsonl`) : Results.outPath(config.out)
   // With the results on stdout, every other line goes to stderr.
   const say = Results.isStdout(out) ? Console.error : Console.log
+  const labelOptions = {
+    epochs: config.epochs,
+    clusterBy: Labels.clusterBy(config.stderrCluster, config.epochs),
+    groupBy: config.groupBy ?? []
+  }
   const acc = new Summary.Accumulator(
     config.epochs,
-    scorers.length === 0 ? undefined : { scorers: scorers.map((s) => s.name), pass: config.pass }
+    scorers.length === 0
+      ? undefined
+      : { scorers: scorers.map((s) => s.name), pass: config.pass, stderrCluster: labelOptions.clusterBy }
   )
   const scoreParallelism = config.scoreParallelism ?? config.parallelism
   // Checked before the results file is touched (a refused --retry-failed
@@ -268,6 +295,9 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   // runner emits trials, the scorers need the task's reference): at most the
   // trials in the agent stage, as each entry leaves when its trial is emitted.
   const pending = new Map<string, AgentEvalTask>()
+  // What each trial's record says of its task (Labels: epochs, cluster,
+  // groups), from the unit's admission until its trial is emitted.
+  const labels = new Map<string, Record<string, unknown>>()
   const invalid = new WeakMap<AgentEvalTask, string>()
   let skipped = 0
   let invalidLines = 0
@@ -278,7 +308,11 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
       return toUnits(items, config.epochs, invalid)
     }),
     Stream.filter((unit) => {
-      if (!recorded.ids.has(trialId(unit.task.id, unit.epoch))) return true
+      const id = trialId(unit.task.id, unit.epoch)
+      if (!recorded.ids.has(id)) {
+        labels.set(id, Labels.ofTask(unit.task, labelOptions))
+        return true
+      }
       skipped++
       return false
     })
@@ -310,6 +344,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
         probe: probe.snapshot(),
         wallMs: Date.now() - started,
         parallelism: config.parallelism,
+        passK: config.passK,
         // A --cluster run's scorers run on the workers: no scoring stage here to report.
         scoring: scorers.length === 0 || config.remote !== undefined ? undefined : {
           probe: scoreProbe.snapshot(),
@@ -359,9 +394,17 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     writer = yield* Results.writer(out, { onWritten: (trial) => acc.add(trial) })
     const sink = writer
     const remote = config.remote
-    const trials = remote !== undefined
-      ? remote(units, { config, out, scoreSpecs: scoreSpecs(config), probe, invalid: (task) => invalid.get(task) })
-      : runUnits(units, guarded, { parallelism: config.parallelism, probe, ...policyOptions(config) })
+    const trials = Stream.map(
+      remote !== undefined
+        ? remote(units, { config, out, scoreSpecs: scoreSpecs(config), probe, invalid: (task) => invalid.get(task) })
+        : runUnits(units, guarded, { parallelism: config.parallelism, probe, ...policyOptions(config) }),
+      (trial): AgentEvalTrial => {
+        const label = labels.get(trial.id)
+        if (label === undefined) return trial
+        labels.delete(trial.id)
+        return { ...trial, metadata: { ...trial.metadata, ...label } }
+      }
+    )
     // Written once, after scoring: a recorded trial carries its scores, so a
     // resume never scores a trial twice nor records one unscored.
     const scored = scorers.length === 0 || remote !== undefined ? trials : Stage.scoreTrials(

@@ -13,6 +13,7 @@ import { createHash } from "node:crypto"
 import { redactUrl } from "./agents/internal/redact.ts"
 import type { AgentSpec } from "./agents/Spec.ts"
 import { writeFileAtomic } from "./internal/atomicFile.ts"
+import * as Labels from "./scoring/Labels.ts"
 import * as ScorerSpec from "./scoring/Spec.ts"
 
 /** A tasks file is told apart by its size and a hash of its first MiB: cheap on any size. */
@@ -56,6 +57,14 @@ export const RunDefinition = Schema.Struct({
   /** `--judge-model`, when a `judge:` scorer uses it. */
   judge_model: Schema.NullOr(Schema.String),
   epochs: Schema.Number,
+  /**
+   * How the standard errors are clustered: `"task"`, the `--stderr-cluster`
+   * PATH, or null (not clustered); absent from definitions written before
+   * it was recorded (read as the default for their epochs).
+   */
+  stderr_cluster: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  /** The `--group-by` PATHs, in order; absent from older definitions (none). */
+  group_by: Schema.optionalKey(Schema.Array(Schema.String)),
   dataset: Source,
   /** Which rows of the dataset the run takes. */
   rows: Schema.Literal("all")
@@ -76,6 +85,9 @@ export interface Input {
   readonly pass?: string | undefined
   readonly judgeModel?: string | undefined
   readonly epochs: number
+  /** `--stderr-cluster` (null for none); the default for the epochs when undefined. */
+  readonly stderrCluster?: string | null | undefined
+  readonly groupBy?: ReadonlyArray<string> | undefined
   /** `--tasks` (`-` for stdin), or undefined with `synthetic`. */
   readonly tasks: string | undefined
   readonly synthetic: number
@@ -151,6 +163,8 @@ export const make = Effect.fn("RunDefinition.make")(function*(input: Input, runI
     pass: input.pass ?? null,
     judge_model: input.scorers.some(isJudge) ? input.judgeModel ?? null : null,
     epochs: input.epochs,
+    stderr_cluster: Labels.clusterBy(input.stderrCluster, input.epochs),
+    group_by: input.groupBy ?? [],
     dataset,
     rows: "all"
   }
@@ -183,6 +197,11 @@ const optional = (flag: string, value: string | null) => value === null ? `no ${
 const scorersText = (scorers: ReadonlyArray<string>) =>
   scorers.length === 0 ? "no scorers" : scorers.map((s) => `--score ${s}`).join(" ")
 
+const clusterFlag = (by: string | null) =>
+  by === null ? "--stderr-cluster none" : by === "task" ? "standard errors clustered by task" : `--stderr-cluster ${by}`
+const groupsText = (paths: ReadonlyArray<string>) =>
+  paths.length === 0 ? "no --group-by" : paths.map((p) => `--group-by ${p}`).join(" ")
+
 /**
  * What differs between the definition a results file was written with and
  * this run's, as flags: `[["--epochs 3", "--epochs 2"]]`. Empty when they
@@ -207,6 +226,13 @@ export const differences = (
     out.push([optional("--judge-model", recorded.judge_model), optional("--judge-model", now.judge_model)])
   }
   if (recorded.epochs !== now.epochs) out.push([`--epochs ${recorded.epochs}`, `--epochs ${now.epochs}`])
+  const clusterOf = (d: RunDefinition) => d.stderr_cluster === undefined ? Labels.clusterBy(undefined, d.epochs) : d.stderr_cluster
+  const clusterThen = clusterOf(recorded)
+  const clusterNow = clusterOf(now)
+  if (clusterThen !== clusterNow) out.push([clusterFlag(clusterThen), clusterFlag(clusterNow)])
+  if (!same(recorded.group_by ?? [], now.group_by ?? [])) {
+    out.push([groupsText(recorded.group_by ?? []), groupsText(now.group_by ?? [])])
+  }
   if (!sameSource(recorded.dataset, now.dataset)) out.push([sourceText(recorded.dataset), sourceText(now.dataset)])
   if (recorded.rows !== now.rows) out.push([`rows ${recorded.rows}`, `rows ${now.rows}`])
   return out

@@ -11,6 +11,9 @@
 import { Exit, Option } from "effect"
 import { significant } from "./internal/figures.ts"
 import type { ProbeSnapshot } from "./Probe.ts"
+import * as Clustered from "./scoring/Clustered.ts"
+import * as Labels from "./scoring/Labels.ts"
+import * as PassAtK from "./scoring/PassAtK.ts"
 import * as Statistics from "./scoring/Statistics.ts"
 import type { AgentEvalTrial, TrialStatus } from "./Trial.ts"
 
@@ -61,7 +64,11 @@ export class LatencyHistogram {
 
 /**
  * Which scorers a run's trials carry, and which decide whether a trial
- * passed: every scorer, or the one `pass` names.
+ * passed: every scorer, or the one `pass` names. `stderrCluster` is how the
+ * standard errors are clustered (`"task"`, a dotted PATH into the task, or
+ * `null` for none); left out, it is read off the first trial counted (its
+ * `metadata.stderr_cluster`), and on records that do not say, by task when
+ * epochs > 1.
  *
  * @category models
  * @since 0.1.0
@@ -69,20 +76,35 @@ export class LatencyHistogram {
 export interface ScoringOptions {
   readonly scorers: ReadonlyArray<string>
   readonly pass?: string | undefined
+  readonly stderrCluster?: Labels.ClusterBy | undefined
 }
+
+/**
+ * The tallies of one group (a value of a `--group-by` PATH): per scorer its
+ * clustered statistics.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type GroupTally = Map<string, Clustered.ScoreAccumulator>
 
 /**
  * The tallies of scored trials (this run's and those already recorded): per
  * scorer its statistics, and trials by whether they passed, per task for
- * pass@k. A failed trial counts in every scorer's `trials` and never passes. A
+ * pass@k, per group of each `--group-by` PATH the trial records carry. A
+ * failed trial counts in every scorer's `trials` and never passes. A
  * completed trial without a score of a scorer (recorded by an earlier run
  * with other scorers) is counted in `not_scored` and left out of the rest.
+ *
+ * Clustered by task, a task's cluster is closed (its sums folded away) once
+ * all its epochs are in, so memory stays with the tasks in flight; clustered
+ * by a PATH's value, one entry per distinct value is kept to the end.
  *
  * @category models
  * @since 0.1.0
  */
 export class ScoreTally {
-  readonly stats = new Map<string, Statistics.Accumulator>()
+  readonly stats = new Map<string, Clustered.ScoreAccumulator>()
   readonly decisive: ReadonlyArray<string>
   trials = 0
   passed = 0
@@ -92,15 +114,36 @@ export class ScoreTally {
    * them passed. It grows to the largest c seen, not to `epochs + 1` up front.
    */
   readonly tasksByPasses: Array<number> = []
+  /** By PATH, by value (`Labels.MISSING` for none). */
+  readonly groups = new Map<string, Map<string, GroupTally>>()
   private readonly open = new Map<string, { n: number; c: number }>()
+  private passes: Clustered.Accumulator | undefined
+  private by: Labels.ClusterBy | undefined
   readonly options: ScoringOptions
   readonly epochs: number
 
   constructor(options: ScoringOptions, epochs: number) {
     this.options = options
     this.epochs = epochs
-    for (const name of options.scorers) this.stats.set(name, Statistics.accumulator())
     this.decisive = options.pass === undefined ? options.scorers : [options.pass]
+    if (options.stderrCluster !== undefined) this.start(options.stderrCluster)
+  }
+
+  /** How the standard errors are clustered; undefined until a trial is counted (when not given). */
+  get stderrCluster(): Labels.ClusterBy | undefined {
+    return this.by
+  }
+
+  /** The overall pass indicators' clustered moments (their design effect widens the pass rate's interval). */
+  passSnapshot(): Clustered.ClusteredMoments | undefined {
+    return this.passes?.snapshot()
+  }
+
+  private start(by: Labels.ClusterBy): void {
+    this.by = by
+    const clustered = by !== null
+    for (const name of this.options.scorers) this.stats.set(name, Clustered.scores({ clustered }))
+    this.passes = Clustered.accumulator({ clustered })
   }
 
   add(trial: AgentEvalTrial): void {
@@ -111,10 +154,22 @@ export class ScoreTally {
       this.notScored++
       return
     }
+    if (this.by === undefined) {
+      const recorded = Labels.clusterByOf(trial)
+      this.start(recorded === undefined ? Labels.clusterBy(undefined, this.epochs) : recorded)
+    }
+    const by = this.by!
+    const cluster = Labels.clusterKey(trial, by)
+    const groups = this.groupsOf(trial)
     for (const [name, stats] of this.stats) {
       const score = scores?.[name]
-      if (failed) stats.addFailedTrial()
-      else if (score !== undefined) stats.add(score)
+      if (failed) {
+        stats.addFailedTrial(cluster)
+        for (const group of groups) group.get(name)?.addFailedTrial(cluster)
+      } else if (score !== undefined) {
+        stats.add(score, cluster)
+        for (const group of groups) group.get(name)?.add(score, cluster)
+      }
     }
     const passed = !failed && this.decisive.every((name) => {
       const score = scores![name]!
@@ -122,8 +177,10 @@ export class ScoreTally {
     })
     this.trials++
     if (passed) this.passed++
+    this.passes!.add(passed ? 1 : 0, cluster)
     if (this.epochs <= 1) {
       countTask(this.tasksByPasses, passed ? 1 : 0)
+      if (by === "task") this.close(cluster!, groups)
       return
     }
     const entry = this.open.get(trial.task_id) ?? { n: 0, c: 0 }
@@ -132,6 +189,7 @@ export class ScoreTally {
     if (entry.n >= this.epochs) {
       this.open.delete(trial.task_id)
       countTask(this.tasksByPasses, Math.min(entry.c, this.epochs))
+      if (by === "task") this.close(cluster!, groups)
     } else {
       this.open.set(trial.task_id, entry)
     }
@@ -139,6 +197,30 @@ export class ScoreTally {
 
   get incompleteTasks(): number {
     return this.open.size
+  }
+
+  private close(cluster: string, groups: ReadonlyArray<GroupTally>): void {
+    for (const stats of this.stats.values()) stats.close(cluster)
+    for (const group of groups) for (const stats of group.values()) stats.close(cluster)
+    this.passes!.close(cluster)
+  }
+
+  // The tallies of the groups a trial is in, made on first sight.
+  private groupsOf(trial: AgentEvalTrial): ReadonlyArray<GroupTally> {
+    const out: Array<GroupTally> = []
+    for (const [path, value] of Object.entries(Labels.groupsOf(trial))) {
+      let byValue = this.groups.get(path)
+      if (byValue === undefined) this.groups.set(path, byValue = new Map())
+      const key = value ?? Labels.MISSING
+      let group = byValue.get(key)
+      if (group === undefined) {
+        group = new Map()
+        for (const name of this.options.scorers) group.set(name, Clustered.scores({ clustered: this.by !== null }))
+        byValue.set(key, group)
+      }
+      out.push(group)
+    }
+    return out
   }
 }
 
@@ -265,16 +347,30 @@ export interface Summary {
   /** The concurrency limit's range (it moves only with `--adaptive`). */
   readonly concurrency_limit: { readonly min: number; readonly max: number }
   readonly epochs: number
-  readonly pass_at_k?: {
-    /** What a pass is here: a completed trial (whether or not its answer was right). */
-    readonly counts: "completed trials"
-    readonly tasks_scored: number
-    readonly tasks_incomplete: number
-    readonly tasks_by_passes: ReadonlyArray<number>
-    readonly estimates: Record<string, number | null>
-  }
+  /** What a pass is here: a completed trial (whether or not its answer was right). */
+  readonly pass_at_k?: PassAtKSummary<"completed trials">
   /** Present when the run has scorers (`--score`). */
   readonly scoring?: ScoringSummary
+}
+
+/**
+ * pass@k and pass^k at the `ks` reported (`--pass-k`, default 1, min(5, K)
+ * and K), over the tasks all of whose K trials are recorded: `estimates`
+ * and `ci95` keyed `pass@k` and `pass^k`, the interval the mean of the
+ * per-task estimates ± t(0.975, T - 1) · sd / √T over the T tasks (null
+ * below 2 tasks, and for a k above the epochs).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PassAtKSummary<Counts extends string> {
+  readonly counts: Counts
+  readonly ks: ReadonlyArray<number>
+  readonly tasks_scored: number
+  readonly tasks_incomplete: number
+  readonly tasks_by_passes: ReadonlyArray<number>
+  readonly estimates: Record<string, number | null>
+  readonly ci95: Record<string, Statistics.Interval | null>
 }
 
 /**
@@ -285,22 +381,25 @@ export interface Summary {
  * @since 0.1.0
  */
 export interface ScoringSummary {
-  readonly scorers: Record<string, Statistics.ScorerStats>
+  readonly scorers: Record<string, Clustered.ScorerStats>
   /** `"every scorer"` or the name of the scorer that decides. */
   readonly pass_rule: string
+  /** How standard errors and intervals are clustered: `"task"`, the `--stderr-cluster` PATH, or `null` (not clustered). */
+  readonly stderr_cluster: Labels.ClusterBy
   readonly trials: number
   readonly passed: number
   readonly pass_rate: number | null
+  /** Wilson on the effective sample size `trials / max(1, pass_rate_design_effect)`. */
   readonly pass_rate_ci95: Statistics.Interval | null
+  /** The design effect of the 0/1 pass indicators under the clusters; null when not clustered or undefined. */
+  readonly pass_rate_design_effect: number | null
+  /** Clusters (G) of the trials counted; null when not clustered. */
+  readonly clusters: number | null
   /** Completed trials without the deciding scores (recorded by a run with other scorers): not counted above. */
   readonly not_scored: number
-  readonly pass_at_k: {
-    readonly counts: "passed trials"
-    readonly tasks_scored: number
-    readonly tasks_incomplete: number
-    readonly tasks_by_passes: ReadonlyArray<number>
-    readonly estimates: Record<string, number | null>
-  }
+  readonly pass_at_k: PassAtKSummary<"passed trials">
+  /** By `--group-by` PATH, by value (`(missing)` for none), by scorer; `{}` without groups. */
+  readonly groups: Record<string, Record<string, Record<string, Clustered.ScorerStats>>>
   readonly parallelism: number
   readonly judge_parallelism: number | null
   readonly peak_active_scorer_calls: number
@@ -329,6 +428,8 @@ export const make = (input: {
   readonly probe: ProbeSnapshot
   readonly wallMs: number
   readonly parallelism: number
+  /** The k of pass@k reported (default 1, min(5, epochs), epochs). */
+  readonly passK?: ReadonlyArray<number> | undefined
   /** The scoring stage's probe and limits, when the run has scorers. */
   readonly scoring?: {
     readonly probe: ProbeSnapshot
@@ -374,19 +475,51 @@ export const make = (input: {
     concurrency_limit: { min: input.probe.lowestLimit, max: input.probe.highestLimit },
     epochs: acc.epochs
   }
-  const ks = [...new Set([1, Math.min(5, acc.epochs), acc.epochs])]
+  const ks = input.passK ?? defaultPassK(acc.epochs)
   const scoring = scoringSummary(acc, ks, input.scoring)
   const scored = scoring === undefined ? summary : { ...summary, scoring }
   if (acc.epochs <= 1) return scored
   return {
     ...scored,
-    pass_at_k: {
-      counts: "completed trials",
-      tasks_scored: acc.tasksByPasses.reduce((a, b) => a + b, 0),
-      tasks_incomplete: acc.incompleteTasks,
-      tasks_by_passes: padded(acc.tasksByPasses, acc.epochs),
-      estimates: Object.fromEntries(ks.map((k) => [`pass@${k}`, round(passAtK(acc.tasksByPasses, k, acc.epochs), 4)]))
+    pass_at_k: passAtKSummary("completed trials", acc.tasksByPasses, acc.incompleteTasks, acc.epochs, ks)
+  }
+}
+
+/**
+ * The k of pass@k a summary reports without `--pass-k`: 1, min(5, K) and K.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const defaultPassK = (epochs: number): ReadonlyArray<number> =>
+  [...new Set([1, Math.min(5, epochs), epochs])]
+
+const passAtKSummary = <Counts extends string>(
+  counts: Counts,
+  tasksByPasses: ReadonlyArray<number>,
+  incomplete: number,
+  epochs: number,
+  ks: ReadonlyArray<number>
+): PassAtKSummary<Counts> => {
+  const histogram = padded(tasksByPasses, epochs)
+  const estimates: Record<string, number | null> = {}
+  const ci95: Record<string, Statistics.Interval | null> = {}
+  for (const measure of ["pass@k", "pass^k"] as const) {
+    for (const k of ks) {
+      const key = measure.replace("k", String(k))
+      const e = PassAtK.fromHistogram(histogram, k, measure)
+      estimates[key] = round(e.estimate ?? undefined, 4)
+      ci95[key] = roundInterval(e.ci95)
     }
+  }
+  return {
+    counts,
+    ks,
+    tasks_scored: tasksByPasses.reduce((a, b) => a + b, 0),
+    tasks_incomplete: incomplete,
+    tasks_by_passes: histogram,
+    estimates,
+    ci95
   }
 }
 
@@ -398,6 +531,19 @@ const padded = (tasksByPasses: ReadonlyArray<number>, epochs: number): ReadonlyA
 const roundInterval = (ci: Statistics.Interval | null, digits = 4): Statistics.Interval | null =>
   ci === null ? null : [round(ci[0], digits)!, round(ci[1], digits)!]
 
+const roundStats = (s: Clustered.ScorerStats): Clustered.ScorerStats => ({
+  ...s,
+  mean: round(s.mean ?? undefined, 4),
+  sd: round(s.sd ?? undefined, 4),
+  standard_error: round(s.standard_error ?? undefined, 4),
+  ci95: roundInterval(s.ci95),
+  iid_standard_error: round(s.iid_standard_error ?? undefined, 4),
+  design_effect: round(s.design_effect ?? undefined, 4),
+  pass_rate: round(s.pass_rate ?? undefined, 4),
+  pass_rate_ci95: roundInterval(s.pass_rate_ci95),
+  pass_rate_design_effect: round(s.pass_rate_design_effect ?? undefined, 4)
+})
+
 const scoringSummary = (
   acc: Accumulator,
   ks: ReadonlyArray<number>,
@@ -405,39 +551,144 @@ const scoringSummary = (
 ): ScoringSummary | undefined => {
   const tally = acc.scoring
   if (tally === undefined) return undefined
-  const scorers: Record<string, Statistics.ScorerStats> = {}
-  for (const [name, stats] of tally.stats) {
-    const s = stats.snapshot()
-    scorers[name] = {
-      ...s,
-      mean: round(s.mean ?? undefined, 4),
-      sd: round(s.sd ?? undefined, 4),
-      standard_error: round(s.standard_error ?? undefined, 4),
-      ci95: roundInterval(s.ci95),
-      pass_rate: round(s.pass_rate ?? undefined, 4),
-      pass_rate_ci95: roundInterval(s.pass_rate_ci95)
+  const scorers: Record<string, Clustered.ScorerStats> = {}
+  const stderrCluster = tally.stderrCluster === undefined ? Labels.clusterBy(undefined, acc.epochs) : tally.stderrCluster
+  const unclustered = Clustered.scores({ clustered: stderrCluster !== null }).snapshot()
+  for (const name of tally.options.scorers) scorers[name] = roundStats(tally.stats.get(name)?.snapshot() ?? unclustered)
+  const groups: ScoringSummary["groups"] = {}
+  for (const [path, byValue] of tally.groups) {
+    const values: Record<string, Record<string, Clustered.ScorerStats>> = {}
+    for (const [value, group] of byValue) {
+      values[value] = Object.fromEntries([...group].map(([name, stats]) => [name, roundStats(stats.snapshot())]))
     }
+    groups[path] = values
   }
+  const passes = tally.passSnapshot()
+  const passDeff = passes?.design_effect ?? null
   return {
     scorers,
     pass_rule: tally.options.pass ?? "every scorer",
+    stderr_cluster: stderrCluster,
     trials: tally.trials,
     passed: tally.passed,
     pass_rate: tally.trials === 0 ? null : round(tally.passed / tally.trials, 4),
-    pass_rate_ci95: roundInterval(Statistics.wilson(tally.passed, tally.trials)),
+    pass_rate_ci95: roundInterval(Clustered.wilson(tally.passed, tally.trials, passDeff)),
+    pass_rate_design_effect: round(passDeff ?? undefined, 4),
+    clusters: stderrCluster === null ? null : passes?.clusters ?? 0,
     not_scored: tally.notScored,
-    pass_at_k: {
-      counts: "passed trials",
-      tasks_scored: tally.tasksByPasses.reduce((a, b) => a + b, 0),
-      tasks_incomplete: tally.incompleteTasks,
-      tasks_by_passes: padded(tally.tasksByPasses, acc.epochs),
-      estimates: Object.fromEntries(ks.map((k) => [`pass@${k}`, round(passAtK(tally.tasksByPasses, k, acc.epochs), 4)]))
-    },
+    pass_at_k: passAtKSummary("passed trials", tally.tasksByPasses, tally.incompleteTasks, acc.epochs, ks),
+    groups,
     parallelism: stage?.parallelism ?? 0,
     judge_parallelism: stage?.judgeParallelism ?? null,
     peak_active_scorer_calls: stage?.probe.peakActive ?? 0,
     peak_outstanding: stage?.probe.peakOutstanding ?? 0
   }
+}
+
+/**
+ * The summary of `score`: what the scoring did (trials scored, scorer calls,
+ * its wall time) and the scores, never the agent-call figures of the run
+ * that made the trials (their latency, peaks and retries are that run's).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ScoreSummary {
+  readonly command: "score"
+  readonly run_id: string
+  /** The results file scored. */
+  readonly input_file: string
+  /** The scored file written. */
+  readonly results_file: string
+  readonly outcome: Summary["outcome"]
+  readonly trials: {
+    /** Trials scored by this command, by the status their run recorded. */
+    readonly this_run: Summary["trials"]["this_run"]
+    /** Trials `--resume` found already scored in the output. */
+    readonly already_recorded: Summary["trials"]["already_recorded"]
+    readonly total: Summary["trials"]["total"]
+  }
+  /** Scorer calls made by this command (a failed trial is copied, not scored). */
+  readonly scorer_calls: number
+  /** The scoring's wall time. */
+  readonly wall_time_s: number
+  /** Trials scored per second. */
+  readonly throughput_per_s: number
+  /** The epochs the trials' run had (from their records; 1 when they do not say). */
+  readonly epochs: number
+  readonly scoring: ScoringSummary
+}
+
+/**
+ * Builds `score`'s summary from its accumulator (the trials it wrote, and
+ * those already in the output) and its scoring stage's probe.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const makeScore = (input: {
+  readonly runId: string
+  readonly inputFile: string
+  readonly resultsFile: string
+  readonly outcome: Summary["outcome"]
+  readonly acc: Accumulator
+  readonly scorerCalls: number
+  readonly wallMs: number
+  readonly passK?: ReadonlyArray<number> | undefined
+  readonly scoring: {
+    readonly probe: ProbeSnapshot
+    readonly parallelism: number
+    readonly judgeParallelism?: number | undefined
+  }
+}): ScoreSummary => {
+  const { acc } = input
+  const thisRun = withTotal(acc.thisRun)
+  const prior = withTotal(acc.prior)
+  const wall_time_s = input.wallMs / 1000
+  const scoring = scoringSummary(acc, input.passK ?? defaultPassK(acc.epochs), input.scoring)
+  return {
+    command: "score",
+    run_id: input.runId,
+    input_file: input.inputFile,
+    results_file: input.resultsFile,
+    outcome: input.outcome,
+    trials: {
+      this_run: thisRun,
+      already_recorded: prior,
+      total: withTotal({
+        completed: thisRun.completed + prior.completed,
+        failed: thisRun.failed + prior.failed,
+        partial: thisRun.partial + prior.partial
+      })
+    },
+    scorer_calls: input.scorerCalls,
+    wall_time_s: round(wall_time_s) ?? 0,
+    throughput_per_s: round(wall_time_s > 0 ? thisRun.total / wall_time_s : 0, 1) ?? 0,
+    epochs: acc.epochs,
+    // A score command always has scorers.
+    scoring: scoring!
+  }
+}
+
+/**
+ * `score`'s summary as text.
+ *
+ * @category formatting
+ * @since 0.1.0
+ */
+export const formatScore = (s: ScoreSummary): string => {
+  const t = s.trials
+  return [
+    `score ${s.input_file} -> ${s.results_file}: ${s.outcome}`,
+    `  trials written: ${t.this_run.total} (${t.this_run.completed + t.this_run.partial} scored, ` +
+      `${t.this_run.failed} failed trials copied unscored)` +
+      `; already scored: ${t.already_recorded.total}` +
+      `; total in file: ${t.total.total}`,
+    `  scorer calls ${s.scorer_calls}, wall time ${s.wall_time_s} s, ${s.throughput_per_s} trials scored/s` +
+      (s.epochs > 1 ? `; ${s.epochs} epochs` : ""),
+    ...formatScoring(s.scoring),
+    `  results: ${s.results_file}`
+  ].join("\n")
 }
 
 /**
@@ -448,7 +699,6 @@ const scoringSummary = (
  */
 export const format = (s: Summary): string => {
   const t = s.trials
-  const fmt = (x: number | null) => (x === null ? "-" : String(x))
   const lines = [
     `run ${s.run_id}: ${s.outcome}`,
     `  trials this run: ${t.this_run.total} (completed ${t.this_run.completed}, failed ${t.this_run.failed}, partial ${t.this_run.partial})`,
@@ -472,8 +722,8 @@ export const format = (s: Summary): string => {
   if (s.pass_at_k !== undefined) {
     const p = s.pass_at_k
     lines.push(
-      `  ${s.epochs} epochs: ${p.tasks_scored} tasks scored (${p.tasks_incomplete} incomplete); ` +
-        Object.entries(p.estimates).map(([k, v]) => `${k} ${fmt(v)}`).join(", ")
+      `  ${s.epochs} epochs, counting completed trials: ${p.tasks_scored} tasks with every trial recorded ` +
+        `(${p.tasks_incomplete} incomplete); ${estimatesText(p)}`
     )
     // Only the counts some task has (c:n, n tasks with c completed trials): one entry per epoch would
     // fill the screen at large K.
@@ -498,6 +748,21 @@ const num = (x: number | null) => (x === null ? "-" : String(x))
 const latency = (x: number | null) => (x === null ? "-" : significant(x))
 const interval = (ci: Statistics.Interval | null) => (ci === null ? "-" : `[${ci[0]}, ${ci[1]}]`)
 
+// Each measure once: pass@k for every k, then pass^k (but pass^1, which is
+// pass@1), each with its interval.
+const estimatesText = (p: PassAtKSummary<string>): string =>
+  Object.entries(p.estimates).filter(([k]) => k !== "pass^1").map(([k, v]) =>
+    `${k} ${num(v)}${p.ci95[k] == null ? "" : ` ${interval(p.ci95[k])}`}`
+  ).join(", ")
+
+const clusterText = (by: Labels.ClusterBy, clusters: number | null): string =>
+  by === null
+    ? "not clustered (each trial independent)"
+    : `clustered by ${by === "task" ? "task (its epochs)" : by} over ${clusters ?? 0} clusters`
+
+// At most this many values of a --group-by PATH in the text; the JSON has every one.
+const GROUP_LINES = 20
+
 const formatScoring = (sc: ScoringSummary): Array<string> => {
   // Parallelism 0: no scoring stage ran in this process (a --cluster run's
   // workers score), so there are no scorer calls here to report.
@@ -506,23 +771,39 @@ const formatScoring = (sc: ScoringSummary): Array<string> => {
       sc.judge_parallelism === null ? "" : ` (judges ${sc.judge_parallelism})`
     }: peak active scorer calls ${sc.peak_active_scorer_calls}, peak outstanding ${sc.peak_outstanding}`
   ]
+  lines.push(`  standard errors: ${clusterText(sc.stderr_cluster, sc.clusters)}`)
   for (const [name, st] of Object.entries(sc.scorers)) {
     lines.push(
       `  score ${name}: trials ${st.trials} (scored ${st.scored}, failed trials ${st.failed_trials}, scorer errors ${st.errors}), ` +
-        `mean ${num(st.mean)} ± ${num(st.standard_error)} (95% CI ${interval(st.ci95)}), ` +
-        `pass rate ${num(st.pass_rate)} (95% Wilson CI ${interval(st.pass_rate_ci95)})`
+        `mean ${num(st.mean)} ± ${num(st.standard_error)} (95% CI ${interval(st.ci95)}` +
+        `${st.design_effect === null ? "" : `, design effect ${st.design_effect}`}), ` +
+        `pass rate ${num(st.pass_rate)} (95% Wilson CI ${interval(st.pass_rate_ci95)}` +
+        `${st.pass_rate_design_effect === null ? "" : `, design effect ${st.pass_rate_design_effect}`})`
     )
   }
   lines.push(
     `  passed (${sc.pass_rule === "every scorer" ? "every scorer passed" : `--pass ${sc.pass_rule}`}): ` +
-      `${sc.passed} of ${sc.trials} trials, pass rate ${num(sc.pass_rate)} (95% Wilson CI ${interval(sc.pass_rate_ci95)})` +
+      `${sc.passed} of ${sc.trials} trials, pass rate ${num(sc.pass_rate)} (95% Wilson CI ${interval(sc.pass_rate_ci95)}` +
+      `${sc.pass_rate_design_effect === null ? "" : `, design effect ${sc.pass_rate_design_effect}`})` +
       (sc.not_scored > 0 ? `; ${sc.not_scored} completed trials not scored` : "")
   )
   const p = sc.pass_at_k
   lines.push(
-    `  pass@k from scores: ${Object.entries(p.estimates).map(([k, v]) => `${k} ${num(v)}`).join(", ")} ` +
+    `  pass@k counting passed trials: ${estimatesText(p)} ` +
       `(${p.tasks_scored} tasks, ${p.tasks_incomplete} incomplete; a failed trial counts and never passes)`
   )
+  for (const [path, byValue] of Object.entries(sc.groups)) {
+    const values = Object.entries(byValue)
+    for (const [value, scorers] of values.slice(0, GROUP_LINES)) {
+      lines.push(
+        `  group ${path} = ${value}: ` +
+          Object.entries(scorers).map(([name, st]) =>
+            `${name} mean ${num(st.mean)} ${interval(st.ci95)}, pass rate ${num(st.pass_rate)} ${interval(st.pass_rate_ci95)} (${st.trials} trials)`
+          ).join("; ")
+      )
+    }
+    if (values.length > GROUP_LINES) lines.push(`  group ${path}: ${values.length - GROUP_LINES} more values in --summary`)
+  }
   return lines
 }
 

@@ -202,6 +202,15 @@ export * as Clustered from "./scoring/Clustered.ts"
 export * as PassAtK from "./scoring/PassAtK.ts"
 
 /**
+ * What a trial record says about how its statistics are grouped: the run's
+ * epochs, the cluster of its standard errors (`--stderr-cluster`) and its
+ * groups (`--group-by`), read off the task by dotted paths.
+ *
+ * @since 0.1.0
+ */
+export * as Labels from "./scoring/Labels.ts"
+
+/**
  * Tests of a comparison: the paired t test's p-value, McNemar's exact test
  * of paired pass/fail verdicts, Holm's step-down adjustment, and the
  * minimum detectable effect at 80% power.

@@ -100,7 +100,7 @@ describe.concurrent("agent-trials run: sim agent", () => {
     assert.strictEqual(summary.pass_at_k.tasks_incomplete, 0)
     const completed = trials.filter((t) => t.status === "completed").length
     assert.closeTo(summary.pass_at_k.estimates["pass@1"], completed / (3 * tasks), 1e-4)
-    assert.include(result.stdout, `3 epochs: ${tasks} tasks scored (0 incomplete)`)
+    assert.include(result.stdout, `3 epochs, counting completed trials: ${tasks} tasks with every trial recorded (0 incomplete)`)
   })
 
   it("flags fall back to AGENT_TRIALS_* variables, and a flag beats its variable", async () => {

@@ -201,6 +201,26 @@ export const syntheticIds = (n: number, epochs = 1): Array<string> => {
 }
 
 /** The counts of the summary's `trials this run:` line and its outcome. */
+/** The figures of `score`'s summary text. */
+export const parseScoreSummary = (stdout: string) => {
+  const outcome = /^score .+ -> .+: (finished|interrupted|input_error|too_many_failures|write_error)$/m.exec(stdout)
+  const written = /^ {2}trials written: (\d+) \((\d+) scored, (\d+) failed trials copied unscored\); already scored: (\d+); total in file: (\d+)$/m
+    .exec(stdout)
+  const calls = /^ {2}scorer calls (\d+), wall time /m.exec(stdout)
+  assert.isNotNull(outcome, `no score summary outcome in stdout:\n${stdout}`)
+  assert.isNotNull(written, `no 'trials written' line in stdout:\n${stdout}`)
+  assert.isNotNull(calls, `no 'scorer calls' line in stdout:\n${stdout}`)
+  return {
+    outcome: outcome![1],
+    written: Number(written![1]),
+    scored: Number(written![2]),
+    failed: Number(written![3]),
+    alreadyRecorded: Number(written![4]),
+    total: Number(written![5]),
+    scorerCalls: Number(calls![1])
+  }
+}
+
 export const parseSummary = (stdout: string) => {
   const outcome = /^run (\S+): (finished|interrupted|input_error|too_many_failures|write_error)$/m.exec(stdout)
   const notRecorded = /^ {2}not recorded \(--resume runs them\): finished (\d+), interrupted (\d+)$/m.exec(stdout)

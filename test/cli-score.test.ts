@@ -12,6 +12,7 @@ import {
   assertExactlyOnce,
   describeResult,
   killAll,
+  parseScoreSummary,
   parseSummary,
   readTrials,
   removeTempDirs,
@@ -183,6 +184,20 @@ describe.concurrent("agent-trials score", () => {
     const summary = JSON.parse(fs.readFileSync(summaryFile, "utf8"))
     assert.strictEqual(summary.scoring.passed, completed)
     assert.strictEqual(summary.scoring.trials, 40)
+    // Scoring figures (trials scored, scorer calls, the scoring's wall time), never the agent calls'
+    // (latency, peaks, retries) that score never made.
+    const text = parseScoreSummary(scored.stdout)
+    assert.strictEqual(text.scored, completed)
+    assert.strictEqual(text.failed, 40 - completed)
+    assert.strictEqual(text.scorerCalls, 2 * completed)
+    assert.strictEqual(summary.command, "score")
+    assert.strictEqual(summary.scorer_calls, 2 * completed)
+    assert.strictEqual(summary.trials.this_run.total, 40)
+    for (const agentFigure of ["latency_ms", "peak_active_calls", "peak_live_fibers", "retries", "concurrency_limit"]) {
+      assert.notProperty(summary, agentFigure)
+    }
+    assert.notInclude(scored.stdout, "latency ms")
+    assert.notInclude(scored.stdout, "peak active calls")
 
     // Without --tasks a scorer has no reference: a score with an error, not a crash.
     const blind = await run([results, "--score", "exact", "--out", path.join(dir, "blind.jsonl")], { command: "score" })
@@ -204,9 +219,10 @@ describe.concurrent("agent-trials score", () => {
     const all = readTrials(partial)
     assertExactlyOnce(all, ids)
     assert.isTrue(all.every((t) => t.status === "failed" || t.scores?.["exact"]?.passed === true))
-    const s = parseSummary(resumed.stdout)
+    const s = parseScoreSummary(resumed.stdout)
     assert.strictEqual(s.alreadyRecorded, 15)
-    assert.strictEqual(s.total, 25)
+    assert.strictEqual(s.written, 25)
+    assert.strictEqual(s.total, 40)
   })
 
   it("refuses bad input with exit 2: no --score, --out the input, a bad line", async () => {

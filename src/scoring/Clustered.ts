@@ -25,6 +25,7 @@
  *
  * @since 0.1.0
  */
+import type { Score } from "../Trial.ts"
 import * as Statistics from "./Statistics.ts"
 import * as StudentT from "./StudentT.ts"
 
@@ -194,4 +195,108 @@ export const wilson = (passed: number, n: number, designEffect: number | null): 
   if (n <= 0) return null
   const effective = n / Math.max(1, designEffect ?? 1)
   return Statistics.wilson(passed / n * effective, effective)
+}
+
+/**
+ * A scorer's statistics with clustering: `standard_error` and `ci95` of the
+ * values are the cluster-robust ones when clustered (`clusters`,
+ * `design_effect` beside them), and `pass_rate_ci95` is the Wilson interval
+ * on the effective sample size, with `pass_rate_design_effect` the design
+ * effect of the 0/1 pass indicators (a failed trial and a scorer error count
+ * 0) under the same clusters. Unclustered, these are the iid figures and the
+ * cluster fields are null.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ScorerStats extends Statistics.ScorerStats {
+  readonly iid_standard_error: number | null
+  readonly clusters: number | null
+  readonly design_effect: number | null
+  readonly pass_rate_design_effect: number | null
+}
+
+/**
+ * An accumulator of one scorer's scores in clusters.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ScoreAccumulator {
+  readonly add: (score: Score, cluster?: string) => void
+  /** A trial that failed before it could be scored: not passed, no value. */
+  readonly addFailedTrial: (cluster?: string) => void
+  /** No more trials of `cluster` will come (see {@link Accumulator.close}). */
+  readonly close: (cluster: string) => void
+  readonly snapshot: () => ScorerStats
+}
+
+/**
+ * A new accumulator of one scorer's scores, clustered or not.
+ *
+ * **Example** (Two tasks of two epochs, one right both times, one wrong)
+ *
+ * ```ts
+ * import { Clustered } from "agent-trials"
+ *
+ * const stats = Clustered.scores({ clustered: true })
+ * stats.add({ value: 1, passed: true }, "t1")
+ * stats.add({ value: 1, passed: true }, "t1")
+ * stats.add({ value: 0, passed: false }, "t2")
+ * stats.addFailedTrial("t2")
+ * stats.snapshot()
+ * // { trials: 4, passed: 2, pass_rate: 0.5, clusters: 2, design_effect: 3, pass_rate_design_effect: 3, ... }
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const scores = (options: { readonly clustered: boolean }): ScoreAccumulator => {
+  const values = accumulator(options)
+  const passes = accumulator(options)
+  let scored = 0
+  let failedTrials = 0
+  let errors = 0
+  let passed = 0
+  return {
+    add: (score, cluster) => {
+      scored++
+      const pass = score.error === undefined && score.passed
+      if (score.error !== undefined) errors++
+      else values.add(score.value, cluster)
+      if (pass) passed++
+      passes.add(pass ? 1 : 0, cluster)
+    },
+    addFailedTrial: (cluster) => {
+      failedTrials++
+      passes.add(0, cluster)
+    },
+    close: (cluster) => {
+      values.close(cluster)
+      passes.close(cluster)
+    },
+    snapshot: () => {
+      const v = values.snapshot()
+      const p = passes.snapshot()
+      const trials = scored + failedTrials
+      return {
+        trials,
+        scored,
+        failed_trials: failedTrials,
+        errors,
+        values: v.n,
+        mean: v.mean,
+        sd: v.sd,
+        standard_error: v.standard_error,
+        ci95: v.ci95,
+        iid_standard_error: v.iid_standard_error,
+        clusters: v.clusters,
+        design_effect: v.design_effect,
+        passed,
+        pass_rate: trials === 0 ? null : passed / trials,
+        pass_rate_ci95: wilson(passed, trials, p.design_effect),
+        pass_rate_design_effect: p.design_effect
+      }
+    }
+  }
 }

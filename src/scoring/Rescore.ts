@@ -23,6 +23,7 @@ import { MutableProbe } from "../internal/probe.ts"
 import * as Results from "../Results.ts"
 import * as Summary from "../Summary.ts"
 import { type AgentEvalTask, AgentEvalTrial } from "../Trial.ts"
+import * as Labels from "./Labels.ts"
 import * as Scorers from "./Scorers.ts"
 import * as Stage from "./Stage.ts"
 
@@ -44,6 +45,8 @@ export interface ScoreConfig {
   readonly judgeParallelism: number | undefined
   readonly pass: string | undefined
   readonly summary: string | undefined
+  /** `--pass-k`: the k of pass@k reported, each at most the trials' epochs. */
+  readonly passK?: ReadonlyArray<number> | undefined
   readonly apiKey: Redacted.Redacted<string> | undefined
   readonly cwd: string
 }
@@ -107,7 +110,20 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
     Effect.mapError((e) => bad(e.message))
   )
 
-  const acc = new Summary.Accumulator(1, { scorers: names, pass: config.pass })
+  // The run's epochs, as its records say (records written before they said: 1).
+  const first = yield* trialsOf(config.input).pipe(Stream.take(1), Stream.runHead)
+  const epochs = Option.flatMap(first, (trial) => Option.fromUndefinedOr(Labels.epochsOf(trial))).pipe(
+    Option.getOrElse(() => 1)
+  )
+  const above = config.passK?.filter((k) => k > epochs) ?? []
+  if (above.length > 0) {
+    return yield* bad(
+      `--pass-k ${above.join(",")}: above the ${epochs} epochs the trials of ${config.input} were run with ` +
+        `(pass@k draws k of a task's trials)`
+    )
+  }
+  const acc = new Summary.Accumulator(epochs, { scorers: names, pass: config.pass })
+  let scorerCalls = 0
   const out = Results.outPath(config.out)
   // With the scored trials on stdout, every other line goes to stderr.
   const say = Results.isStdout(out) ? Console.error : Console.log
@@ -128,21 +144,22 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
   const finish = (exit: Exit.Exit<unknown, unknown>) =>
     Effect.gen(function*() {
       const outcome = Summary.outcomeOf(exit, writer?.failure() !== undefined)
-      const summary = Summary.make({
+      const summary = Summary.makeScore({
         runId: `score-${path.basename(config.input)}`,
+        inputFile: config.input,
         resultsFile: out,
         outcome,
         acc,
-        probe: probe.snapshot(),
+        scorerCalls,
         wallMs: Date.now() - started,
-        parallelism: config.parallelism,
+        passK: config.passK,
         scoring: {
           probe: probe.snapshot(),
           parallelism: config.parallelism,
           judgeParallelism: scorers.some(Stage.isJudge) ? config.judgeParallelism ?? config.parallelism : undefined
         }
       })
-      yield* say(Summary.format(summary))
+      yield* say(Summary.formatScore(summary))
       if (config.summary !== undefined) {
         yield* writeOutput("--summary", config.summary, JSON.stringify(summary, null, 2) + "\n").pipe(
           Effect.catch((e) =>
@@ -160,7 +177,12 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
     })
   )
   return yield* Effect.scoped(Effect.gen(function*() {
-    writer = yield* Results.writer(out, { onWritten: (trial) => acc.add(trial) })
+    writer = yield* Results.writer(out, {
+      onWritten: (trial) => {
+        acc.add(trial)
+        if (trial.status !== "failed") scorerCalls += Object.keys(trial.scores ?? {}).length
+      }
+    })
     const sink = writer
     yield* Stage.scoreTrials(trials, {
       scorers,

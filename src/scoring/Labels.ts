@@ -1,0 +1,223 @@
+/**
+ * What a trial record says about how its statistics are grouped, written by
+ * `run` from the task (so `score`, `report` and `compare` compute the same
+ * figures without the tasks file):
+ *
+ * - `metadata.epochs`: the run's epochs (K);
+ * - `metadata.stderr_cluster`: the cluster the trial's standard errors are
+ *   computed in: `{ by: "task", value: TASK_ID }` (epochs > 1, the default),
+ *   `{ by: PATH, value }` (`--stderr-cluster PATH`), or `null` (not
+ *   clustered: one epoch, or `--stderr-cluster none`);
+ * - `metadata.groups`: `{ PATH: value }` for each `--group-by PATH`.
+ *
+ * A value is the task's value at a dotted PATH (`metadata.passage_id`,
+ * `inputs.lang`) as text: a string as it is, anything else as JSON, `null`
+ * where the task has none. A trial whose cluster value is `null` is a cluster
+ * of its own task: tasks without a value are never pooled together.
+ *
+ * @since 0.1.0
+ */
+import { Result } from "effect"
+import type { AgentEvalTask, AgentEvalTrial } from "../Trial.ts"
+
+/**
+ * The first segment of a path into a task: one of the task's fields.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const TASK_FIELDS: ReadonlyArray<string> = ["id", "inputs", "intent", "reference", "metadata"]
+
+/**
+ * A dotted path into a task, checked: segments are non-empty and the first is
+ * one of {@link TASK_FIELDS}. The failure words what is expected.
+ *
+ * **Example** (A path and a refused one)
+ *
+ * ```ts
+ * import { Labels } from "agent-trials"
+ *
+ * Labels.parsePath("metadata.subject") // Result.succeed("metadata.subject")
+ * Labels.parsePath("subject") // Result.fail("Expected a dotted path into the task starting with id, inputs, ...")
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const parsePath = (text: string): Result.Result<string, string> => {
+  const segments = text.split(".")
+  if (text.trim() !== text || segments.some((s) => s === "")) {
+    return Result.fail(`Expected a dotted path into the task like metadata.subject, got ${JSON.stringify(text)}`)
+  }
+  if (!TASK_FIELDS.includes(segments[0])) {
+    return Result.fail(
+      `Expected a dotted path into the task starting with ${TASK_FIELDS.join(", ")} (like metadata.${segments.join(".")}), ` +
+        `got ${JSON.stringify(text)}`
+    )
+  }
+  return Result.succeed(text)
+}
+
+/**
+ * The task's value at a dotted path, as text (see the module doc); `null`
+ * where there is none (a missing key, a `null`, a path through a non-object).
+ *
+ * **Example** (Values as text)
+ *
+ * ```ts
+ * import { Labels } from "agent-trials"
+ *
+ * const task = { id: "t1", inputs: {}, metadata: { subject: "math", level: 3 } }
+ * Labels.valueAt(task, "metadata.subject") // "math"
+ * Labels.valueAt(task, "metadata.level") // "3"
+ * Labels.valueAt(task, "metadata.topic") // null
+ * ```
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const valueAt = (task: AgentEvalTask, path: string): string | null => {
+  let value: unknown = task
+  for (const segment of path.split(".")) {
+    if (value === null || typeof value !== "object" || !Object.hasOwn(value, segment)) return null
+    value = (value as Record<string, unknown>)[segment]
+  }
+  if (value === null || value === undefined) return null
+  return typeof value === "string" ? value : JSON.stringify(value)
+}
+
+/**
+ * How a run clusters: by `"task"`, by a PATH's value, or not at all (`null`).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type ClusterBy = string | null
+
+/**
+ * The clustering a run uses: `--stderr-cluster` when given (`null` for
+ * `none`), otherwise by task when epochs > 1 and none with one epoch.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const clusterBy = (given: ClusterBy | undefined, epochs: number): ClusterBy =>
+  given !== undefined ? given : epochs > 1 ? "task" : null
+
+/**
+ * The cluster part of a record, as written on `metadata.stderr_cluster`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RecordCluster {
+  readonly by: string
+  readonly value: string | null
+}
+
+/**
+ * What `run` writes on each trial's metadata (see the module doc).
+ *
+ * **Example** (The labels of a task of a 4-epoch run, grouped by subject)
+ *
+ * ```ts
+ * import { Labels } from "agent-trials"
+ *
+ * Labels.ofTask({ id: "t1", inputs: {}, metadata: { subject: "math" } }, {
+ *   epochs: 4,
+ *   clusterBy: "task",
+ *   groupBy: ["metadata.subject"]
+ * })
+ * // { epochs: 4, stderr_cluster: { by: "task", value: "t1" }, groups: { "metadata.subject": "math" } }
+ * ```
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const ofTask = (
+  task: AgentEvalTask,
+  options: { readonly epochs: number; readonly clusterBy: ClusterBy; readonly groupBy: ReadonlyArray<string> }
+): Record<string, unknown> => {
+  const { clusterBy: by } = options
+  const labels: Record<string, unknown> = {
+    epochs: options.epochs,
+    stderr_cluster: by === null ? null : { by, value: by === "task" ? task.id : valueAt(task, by) }
+  }
+  if (options.groupBy.length > 0) {
+    labels.groups = Object.fromEntries(options.groupBy.map((path) => [path, valueAt(task, path)]))
+  }
+  return labels
+}
+
+/**
+ * The epochs a record says its run had; undefined on records written before
+ * they said.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const epochsOf = (trial: AgentEvalTrial): number | undefined => {
+  const epochs = trial.metadata.epochs
+  return typeof epochs === "number" && Number.isSafeInteger(epochs) && epochs >= 1 ? epochs : undefined
+}
+
+/**
+ * The clustering a record says its run used: `undefined` on records written
+ * before they said (the reader then clusters by task when epochs > 1).
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const clusterByOf = (trial: AgentEvalTrial): ClusterBy | undefined => {
+  const cluster = recordCluster(trial)
+  return cluster === undefined ? undefined : cluster === null ? null : cluster.by
+}
+
+const recordCluster = (trial: AgentEvalTrial): RecordCluster | null | undefined => {
+  const cluster = trial.metadata.stderr_cluster
+  if (cluster === null) return null
+  if (typeof cluster !== "object" || cluster === undefined) return undefined
+  const { by, value } = cluster as { readonly by?: unknown; readonly value?: unknown }
+  return typeof by === "string" && (typeof value === "string" || value === null) ? { by, value } : undefined
+}
+
+/**
+ * The key of the cluster a trial counts in under `by` (`null`: not
+ * clustered). By task, or by a PATH whose value the record lacks, the key is
+ * the task's own; otherwise the record's value, so tasks with the same value
+ * share a cluster. The two kinds of key cannot collide.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const clusterKey = (trial: AgentEvalTrial, by: ClusterBy): string | undefined => {
+  if (by === null) return undefined
+  if (by === "task") return `t${trial.task_id}`
+  const cluster = recordCluster(trial)
+  return cluster != null && cluster.by === by && cluster.value !== null ? `v${cluster.value}` : `t${trial.task_id}`
+}
+
+/**
+ * The group values a record carries, by PATH; `{}` on a record without
+ * groups. A value that is not text or `null` is read as missing.
+ *
+ * @category getters
+ * @since 0.1.0
+ */
+export const groupsOf = (trial: AgentEvalTrial): Readonly<Record<string, string | null>> => {
+  const groups = trial.metadata.groups
+  if (groups === null || typeof groups !== "object" || Array.isArray(groups)) return {}
+  const out: Record<string, string | null> = {}
+  for (const [path, value] of Object.entries(groups as Record<string, unknown>)) {
+    out[path] = typeof value === "string" ? value : null
+  }
+  return out
+}
+
+/**
+ * How a group's missing value is shown, and keyed in the summary.
+ *
+ * @category constants
+ * @since 0.1.0
+ */
+export const MISSING = "(missing)"
