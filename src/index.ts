@@ -220,6 +220,14 @@ export * as Labels from "./scoring/Labels.ts"
 export * as Significance from "./scoring/Significance.ts"
 
 /**
+ * `--fail-under NAME=X[@lower]`: quality gates on a scorer's mean or the pass
+ * rate (or the lower bound of its 95% interval), judged on the run's summary.
+ *
+ * @since 0.1.0
+ */
+export * as Gates from "./scoring/Gates.ts"
+
+/**
  * The scoring stage: every finished trial scored by every scorer, at most
  * `parallelism` trials at a time, pipelined after the agent stage.
  *
