@@ -167,7 +167,7 @@ describe.concurrent("agent-trials report", () => {
 })
 
 // `report --summary` takes only the summary of the run that wrote the file, as the file is now.
-describe.concurrent("agent-trials report --summary: the summary must be of this results file", () => {
+describe("agent-trials report --summary: the summary must be of this results file", () => {
   const summaryOf = (file: string) => JSON.parse(fs.readFileSync(file, "utf8")) as Summary.Summary
   const runIdBeside = (results: string) => (JSON.parse(fs.readFileSync(`${results}.run.json`, "utf8")) as { run_id: string }).run_id
   const refusal = (r: { readonly stderr: string }) => r.stderr.trim().split("\n")
