@@ -659,7 +659,7 @@ export const reportCommand = Command.make(
       Flag.optional
     ),
     summary: Flag.String("summary").pipe(
-      Flag.withDescription("The run's summary (run --summary FILE): outcome, wall time, parallelism, peaks, epochs, scorers"),
+      Flag.withDescription("The summary of the run that wrote RESULTS (run --summary FILE; one of another run or other trials is refused): outcome, wall time, parallelism, peaks, epochs, scorers"),
       Flag.optional
     )
   },

@@ -250,8 +250,8 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   const scorers = yield* buildScorers(config)
 
   const path = yield* Path.Path
-  const runId = makeRunId()
-  const out = config.out === undefined ? path.join("runs", `${runId}.jsonl`) : Results.outPath(config.out)
+  const newRunId = makeRunId()
+  const out = config.out === undefined ? path.join("runs", `${newRunId}.jsonl`) : Results.outPath(config.out)
   // With the results on stdout, every other line goes to stderr.
   const say = Results.isStdout(out) ? Console.error : Console.log
   const labelOptions = {
@@ -272,14 +272,16 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     ...config,
     scorers: scoreSpecs(config),
     synthetic: config.synthetic ?? DEFAULT_SYNTHETIC
-  }, runId)
-  const writeDefinition = yield* RunDefinition.check(out, definition, config.resume).pipe(Effect.mapError(input))
+  }, newRunId)
+  const checked = yield* RunDefinition.check(out, definition, config.resume).pipe(Effect.mapError(input))
+  // A resume continues its run: the summary names the run the file belongs to.
+  const runId = checked.runId ?? newRunId
   const recorded = yield* Results.prepare(out, {
     resume: config.resume,
     retryFailed: config.retryFailed,
     onPrior: (trial) => acc.add(trial, true)
   }).pipe(Effect.mapError(input))
-  if (writeDefinition && definition !== undefined) yield* RunDefinition.write(out, definition).pipe(Effect.mapError(input))
+  if (checked.write && definition !== undefined) yield* RunDefinition.write(out, definition).pipe(Effect.mapError(input))
   yield* say(`results: ${out}`)
   if (recorded.kept + recorded.droppedFailed > 0 || recorded.repairedBytes > 0) {
     yield* say(

@@ -241,14 +241,35 @@ export const differences = (
 const decode = Schema.decodeUnknownExit(Schema.fromJsonString(RunDefinition))
 
 /**
+ * What `check` decided.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Checked {
+  /** Whether the run's definition is to be written beside `out` (`write`). */
+  readonly write: boolean
+  /**
+   * The run id recorded beside `out`, when this run continues that run: a
+   * resume keeps the id of the run it continues, so its summary names the
+   * run the file belongs to (`report --summary` compares them).
+   */
+  readonly runId: string | undefined
+}
+
+const fresh: Checked = { write: true, runId: undefined }
+const nothing: Checked = { write: false, runId: undefined }
+
+/**
  * Checks, before the results file is touched, that `out` may be continued by
  * the run `definition` defines, and says whether its definition is to be
- * written (`write`, after the results file is ready). A fresh run, or a
- * resumed one whose file holds nothing yet, writes it; so does a resumed
- * file written before definitions were recorded (with a warning). A resumed
- * file whose definition differs is refused, naming what differs; a tasks
- * file changed in place is a warning (a fixed bad line, appended tasks).
- * Nothing is checked or written for a device or a pipe (`/dev/stdout`).
+ * written (`write`, after the results file is ready) and which recorded run
+ * it continues. A fresh run, or a resumed one whose file holds nothing yet,
+ * writes it; so does a resumed file written before definitions were
+ * recorded (with a warning). A resumed file whose definition differs is
+ * refused, naming what differs; a tasks file changed in place is a warning
+ * (a fixed bad line, appended tasks). Nothing is checked or written for a
+ * device or a pipe (`/dev/stdout`).
  *
  * @category resume
  * @since 0.1.0
@@ -259,10 +280,10 @@ export const check = Effect.fn("RunDefinition.check")(function*(
   resume: boolean
 ) {
   const fs = yield* FileSystem.FileSystem
-  if (definition === undefined || out === "-") return false
+  if (definition === undefined || out === "-") return nothing
   const info = yield* Effect.option(fs.stat(out))
-  if (info._tag === "Some" && info.value.type !== "File") return false
-  if (!resume || info._tag === "None" || Number(info.value.size) === 0) return true
+  if (info._tag === "Some" && info.value.type !== "File") return nothing
+  if (!resume || info._tag === "None" || Number(info.value.size) === 0) return fresh
   const file = pathOf(out)
   const fail = (message: string) => new RunDefinitionError({ path: file, message })
   const text = yield* Effect.result(fs.readFileString(file))
@@ -274,7 +295,7 @@ export const check = Effect.fn("RunDefinition.check")(function*(
       `agent-trials: --resume: ${out} has no ${file} (it was written before runs recorded what defines them), ` +
         `so this run cannot be checked against it; resuming, and writing ${file} now`
     )
-    return true
+    return fresh
   }
   const recorded = decode(text.success)
   if (recorded._tag === "Failure") {
@@ -300,8 +321,26 @@ export const check = Effect.fn("RunDefinition.check")(function*(
         `: the trials already recorded are kept as they are, the rest are run from the file as it is now`
     )
   }
-  return false
+  return { write: false, runId: recorded.value.run_id } satisfies Checked
 })
+
+/**
+ * The run id recorded beside `results` (in `RESULTS.run.json`): the run that
+ * started the file, which its resumes continue. Undefined when there is no
+ * such file, it cannot be read or decoded, or it names no run (a definition
+ * written before run ids were recorded).
+ *
+ * @category resume
+ * @since 0.1.0
+ */
+export const runIdOf = (results: string): Effect.Effect<string | undefined, never, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const text = yield* Effect.option(fs.readFileString(pathOf(results)))
+    if (text._tag === "None") return undefined
+    const recorded = decode(text.value)
+    return recorded._tag === "Success" ? recorded.value.run_id : undefined
+  })
 
 /**
  * Writes `definition` beside `out`, atomically.

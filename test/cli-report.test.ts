@@ -165,3 +165,141 @@ describe.concurrent("agent-trials report", () => {
     assert.isFalse(fs.existsSync(html))
   })
 })
+
+// `report --summary` takes only the summary of the run that wrote the file, as the file is now.
+describe("agent-trials report --summary: the summary must be of this results file", () => {
+  const summaryOf = (file: string) => JSON.parse(fs.readFileSync(file, "utf8")) as Summary.Summary
+  const runIdBeside = (results: string) => (JSON.parse(fs.readFileSync(`${results}.run.json`, "utf8")) as { run_id: string }).run_id
+  const refusal = (r: { readonly stderr: string }) => r.stderr.trim().split("\n")
+
+  it("a summary of another run is refused, exit 2 naming both run ids and counts, no page written", async () => {
+    const dir = tempDir()
+    const tasks = taskFile(dir, 20)
+    const [out1, out2] = [path.join(dir, "out1.jsonl"), path.join(dir, "out2.jsonl")]
+    const [s1, s2] = [path.join(dir, "s1.json"), path.join(dir, "s2.json")]
+    const ran = await Promise.all([[out1, s1], [out2, s2]].map(([out, summary]) =>
+      run(["--tasks", tasks, "--agent", SIM, "--epochs", "2", "--out", out!, "--summary", summary!, "--no-progress"])
+    ))
+    for (const r of ran) assert.strictEqual(r.code, 0, describeResult(r))
+    const [r1, r2] = [summaryOf(s1).run_id, summaryOf(s2).run_id]
+    assert.notStrictEqual(r1, r2)
+    assert.strictEqual(runIdBeside(out1), r1)
+
+    // The same tasks, the same counts: only the run ids tell the two apart.
+    const html = path.join(dir, "r.html")
+    const refused = await report([out1, "--html", html, "--summary", s2])
+    assert.strictEqual(refused.code, 2, describeResult(refused))
+    assert.deepStrictEqual(refusal(refused), [
+      `agent-trials: --summary ${s2} is of run ${r2} (40 trials), but ${out1} holds run ${r1} (40 trials): give the summary that run wrote`
+    ])
+    assert.isFalse(fs.existsSync(html))
+
+    const accepted = await report([out1, "--html", html, "--summary", s1])
+    assert.strictEqual(accepted.code, 0, describeResult(accepted))
+    assert.include(fs.readFileSync(html, "utf8"), r1)
+  })
+
+  it("a summary written before a --resume is refused by its trial count; the resumed run's own is accepted, and run --report after a resume works", async () => {
+    const dir = tempDir()
+    const tasks = taskFile(dir, 30)
+    const out = path.join(dir, "out.jsonl")
+    const [before, after] = [path.join(dir, "before.json"), path.join(dir, "after.json")]
+    const first = await run(["--tasks", tasks, "--agent", SIM, "--score", "exact", "--out", out, "--summary", before, "--no-progress"])
+    assert.strictEqual(first.code, 0, describeResult(first))
+    // 20 more tasks: the resume runs them and keeps the 30 recorded.
+    fs.appendFileSync(tasks, Array.from({ length: 20 }, (_, i) =>
+      JSON.stringify({ id: `more-${i}`, inputs: { question: "q" }, reference: "a" }) + "\n").join(""))
+    const page = path.join(dir, "run-report.html")
+    const resumed = await run([
+      "--tasks", tasks, "--agent", SIM, "--score", "exact", "--out", out, "--summary", after, "--report", page,
+      "--resume", "--no-progress"
+    ])
+    assert.strictEqual(resumed.code, 0, describeResult(resumed))
+    assert.strictEqual(stat(fs.readFileSync(page, "utf8"), "Trials"), "50")
+    const runId = summaryOf(before).run_id
+    // A resume continues its run: the same id in both summaries and beside the file.
+    assert.strictEqual(summaryOf(after).run_id, runId)
+    assert.strictEqual(runIdBeside(out), runId)
+    assert.deepStrictEqual([summaryOf(after).trials.already_recorded.total, summaryOf(after).trials.total.total], [30, 50])
+
+    const html = path.join(dir, "r.html")
+    const stale = await report([out, "--html", html, "--summary", before])
+    assert.strictEqual(stale.code, 2, describeResult(stale))
+    assert.deepStrictEqual(refusal(stale), [
+      `agent-trials: --summary ${before} is of run ${runId} (30 trials), but ${out} holds run ${runId} (50 trials): ` +
+      "the file changed after that summary was written (a --resume adds trials, --retry-failed reruns failed ones): " +
+      "give the summary its last run wrote"
+    ])
+    assert.isFalse(fs.existsSync(html))
+
+    const accepted = await report([out, "--html", html, "--summary", after, "--tasks", tasks])
+    assert.strictEqual(accepted.code, 0, describeResult(accepted))
+    assert.strictEqual(stat(fs.readFileSync(html, "utf8"), "Trials"), "50")
+  })
+
+  it("a file without its run.json is checked by its trials alone; equal totals with other counts by status are refused", async () => {
+    const dir = tempDir()
+    const out = path.join(dir, "out.jsonl")
+    const summaryFile = path.join(dir, "s.json")
+    const ran = await run(["--synthetic", "30", "--agent", SIM, "--out", out, "--summary", summaryFile, "--no-progress"])
+    assert.strictEqual(ran.code, 0, describeResult(ran))
+    const summary = summaryOf(summaryFile)
+    const { completed, failed } = summary.trials.total
+    assert.isAbove(failed, 0)
+    const copy = path.join(dir, "copy.jsonl")
+    fs.copyFileSync(out, copy)
+    fs.writeFileSync(path.join(dir, "fewer.jsonl"), fs.readFileSync(out, "utf8").split("\n").slice(1).join("\n"))
+    // The same total, one failure more: a summary of the file before a --retry-failed, say.
+    const shifted = path.join(dir, "shifted.json")
+    fs.writeFileSync(shifted, JSON.stringify({
+      ...summary,
+      trials: { ...summary.trials, total: { ...summary.trials.total, completed: completed - 1, failed: failed + 1 } }
+    }))
+
+    const html = path.join(dir, "r.html")
+    const [fewer, byStatus, accepted] = await Promise.all([
+      report([path.join(dir, "fewer.jsonl"), "--html", html, "--summary", summaryFile]),
+      report([out, "--html", html, "--summary", shifted]),
+      report([copy, "--html", path.join(dir, "copy.html"), "--summary", summaryFile])
+    ])
+    assert.strictEqual(fewer.code, 2, describeResult(fewer))
+    const fewerFile = path.join(dir, "fewer.jsonl")
+    assert.deepStrictEqual(refusal(fewer), [
+      `agent-trials: --summary ${summaryFile} is of run ${summary.run_id} (30 trials), but ${fewerFile} holds 29 trials ` +
+      `and names no run (no run_id in ${fewerFile}.run.json): give the summary of the run that wrote it`
+    ])
+    assert.strictEqual(byStatus.code, 2, describeResult(byStatus))
+    assert.deepStrictEqual(refusal(byStatus), [
+      `agent-trials: --summary ${shifted} is of run ${summary.run_id} ` +
+      `(30 trials: ${completed - 1} completed, ${failed + 1} failed, 0 partial), ` +
+      `but ${out} holds run ${summary.run_id} (30 trials: ${completed} completed, ${failed} failed, 0 partial): ` +
+      "the file changed after that summary was written (a --resume adds trials, --retry-failed reruns failed ones): " +
+      "give the summary its last run wrote"
+    ])
+    assert.isFalse(fs.existsSync(html))
+    assert.strictEqual(accepted.code, 0, describeResult(accepted))
+    assert.isTrue(fs.existsSync(path.join(dir, "copy.html")))
+  })
+
+  it("the summary of a run with a bad task line skipped (--on-invalid skip, --epochs 3) is accepted: one InvalidTask trial in both counts", async () => {
+    const dir = tempDir()
+    const tasks = writeJsonl(path.join(dir, "tasks.jsonl"), [
+      ...Array.from({ length: 10 }, (_, i) => ({ id: `task-${i}`, inputs: { question: "q" }, reference: "a" })),
+      "{not json"
+    ])
+    const out = path.join(dir, "out.jsonl")
+    const summaryFile = path.join(dir, "s.json")
+    const ran = await run([
+      "--tasks", tasks, "--agent", SIM, "--epochs", "3", "--on-invalid", "skip", "--out", out, "--summary", summaryFile, "--no-progress"
+    ])
+    assert.strictEqual(ran.code, 0, describeResult(ran))
+    const invalid = readTrials(out).filter((t) => t.error?.type === "InvalidTask")
+    assert.strictEqual(invalid.length, 1)
+    assert.strictEqual(summaryOf(summaryFile).trials.total.total, 31)
+
+    const html = path.join(dir, "r.html")
+    const accepted = await report([out, "--html", html, "--summary", summaryFile])
+    assert.strictEqual(accepted.code, 0, describeResult(accepted))
+    assert.strictEqual(stat(fs.readFileSync(html, "utf8"), "Trials"), "31")
+  })
+})

@@ -7,12 +7,35 @@
  * does not grow with the file beyond the rows shown and a 128-bit
  * fingerprint per trial (the duplicate-id check of `Rescore.trialsOf`).
  *
+ * A `--summary` file must be of this results file, or it is refused (exit 2,
+ * nothing written), naming both runs and both counts:
+ * - the run: the summary's `run_id` against the `run_id` of the definition
+ *   beside the file (`RESULTS.jsonl.run.json`, `RunDefinition.runIdOf`),
+ *   which names the run that started the file; a resume keeps that id, so a
+ *   resumed run's summary names it too. A file with no run id beside it (one
+ *   copied without it, written to a pipe, or by `score`) is checked by its
+ *   trials alone.
+ * - the trials: the summary's `trials.total` (every trial in the file when
+ *   the run ended, by status) against the trials of this pass, by status.
+ *   Both count records, so a bad task line skipped with `--on-invalid skip`
+ *   (one `InvalidTask` record whatever the epochs) counts once in each. The
+ *   pass is one stream, so this is known at its end: the check comes then,
+ *   before the task file is read and the page written. Counts by status,
+ *   not only the total, tell apart the summaries of a run before and after
+ *   a `--resume --retry-failed` (same id, same total).
+ * The summary's `results_file` is not compared: it is the path as the run's
+ * command line gave it, relative to where it ran, and files move (a copied
+ * directory, a CI artifact) while their run id and trials stay. `run
+ * --report` hands `write` its own summary, of that file by construction,
+ * and it is not checked.
+ *
  * @since 0.1.0
  */
 import { Effect, FileSystem, Schema, Stream } from "effect"
 import * as Dataset from "../Dataset.ts"
 import { MAX_EPOCHS } from "../Errors.ts"
 import { checkDistinct, writeOutput } from "../internal/outputs.ts"
+import * as RunDefinition from "../RunDefinition.ts"
 import * as Rescore from "../scoring/Rescore.ts"
 import type * as Summary from "../Summary.ts"
 import type { AgentEvalTask } from "../Trial.ts"
@@ -55,7 +78,7 @@ export interface ReportConfig {
   readonly maxRows: number
   /** The task file (JSONL) giving each shown row's input and reference. */
   readonly tasks?: string | undefined
-  /** The run's summary (`run --summary FILE`): outcome, wall time, parallelism, peaks, epochs, scorers. */
+  /** The run's summary (`run --summary FILE`): outcome, wall time, parallelism, peaks, epochs, scorers; checked to be of `results`. */
   readonly summary?: string | undefined
 }
 
@@ -101,6 +124,7 @@ export const report = Effect.fn("Report.report")(function*(config: ReportConfig)
     html: config.html,
     maxRows: config.maxRows,
     summary,
+    summaryFile: config.summary,
     tasks: config.tasks === undefined ? undefined : Dataset.fromJsonl(config.tasks, { onInvalid: "fail" })
   })
 })
@@ -108,9 +132,11 @@ export const report = Effect.fn("Report.report")(function*(config: ReportConfig)
 /**
  * The report of `results`, written to `html`: `summary` is the run's own (in
  * memory, as `run --report` has it), `tasks` a stream of the run's tasks
- * (read again, for the shown rows' input and reference). The page is written
- * atomically; a failure names `flag` (default `--html`), the file and the
- * operating system's reason.
+ * (read again, for the shown rows' input and reference). With `summaryFile`
+ * (the file `summary` was read from) the summary is first checked to be of
+ * `results` (see the module doc). The page is written atomically; a failure
+ * names `flag` (default `--html`), the file and the operating system's
+ * reason.
  *
  * @category running
  * @since 0.1.0
@@ -121,6 +147,7 @@ export const write = Effect.fn("Report.write")(function*(input: {
   readonly flag?: string | undefined
   readonly maxRows: number
   readonly summary?: Summary.Summary | undefined
+  readonly summaryFile?: string | undefined
   readonly tasks?: Stream.Stream<Dataset.Item, Dataset.DatasetError, Dataset.Services> | undefined
 }) {
   const bad = (message: string) => new ReportInputError({ message })
@@ -145,6 +172,9 @@ export const write = Effect.fn("Report.write")(function*(input: {
     Effect.mapError((e) => bad(e.message))
   )
   const result = aggregate.result()
+  if (s !== undefined && input.summaryFile !== undefined) {
+    yield* checkSummary({ file: input.summaryFile, summary: s, results: input.results, counts: result.acc.thisRun })
+  }
   if (input.tasks !== undefined) yield* fillTasks(result.rows, input.tasks).pipe(Effect.mapError((e) => bad(e.message)))
 
   const html = Page.render({ resultsFile: input.results, result, summary: s, withTasks: input.tasks !== undefined })
@@ -204,6 +234,9 @@ const required: ReadonlyArray<readonly [path: string, type: "string" | "number"]
   ["run_id", "string"],
   ["outcome", "string"],
   ["trials.total.total", "number"],
+  ["trials.total.completed", "number"],
+  ["trials.total.failed", "number"],
+  ["trials.total.partial", "number"],
   ["wall_time_s", "number"],
   ["throughput_per_s", "number"],
   ["parallelism", "number"],
@@ -262,4 +295,43 @@ export const readSummary = (file: string): Effect.Effect<Summary.Summary, Report
       })
     }
     return json as Summary.Summary
+  })
+
+interface Counts {
+  readonly completed: number
+  readonly failed: number
+  readonly partial: number
+}
+
+// The summary must be of the file read: see the module doc.
+const checkSummary = (input: {
+  readonly file: string
+  readonly summary: Summary.Summary
+  readonly results: string
+  readonly counts: Counts
+}): Effect.Effect<void, ReportInputError, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const { counts, results, summary } = input
+    const fileRun = yield* RunDefinition.runIdOf(results)
+    const claimed = summary.trials.total
+    const total = counts.completed + counts.failed + counts.partial
+    const sameRun = fileRun === undefined || fileRun === summary.run_id
+    const sameTrials = claimed.total === total && claimed.completed === counts.completed &&
+      claimed.failed === counts.failed && claimed.partial === counts.partial
+    if (sameRun && sameTrials) return
+    // Equal totals that differ are told apart by status.
+    const byStatus = claimed.total === total && !sameTrials
+    const trials = (c: Counts, n: number) =>
+      byStatus ? `${n} trials: ${c.completed} completed, ${c.failed} failed, ${c.partial} partial` : `${n} trials`
+    const held = fileRun === undefined
+      ? `${results} holds ${trials(counts, total)} and names no run (no run_id in ${RunDefinition.pathOf(results)})`
+      : `${results} holds run ${fileRun} (${trials(counts, total)})`
+    const hint = fileRun === undefined
+      ? "give the summary of the run that wrote it"
+      : fileRun !== summary.run_id
+      ? "give the summary that run wrote"
+      : "the file changed after that summary was written (a --resume adds trials, --retry-failed reruns failed ones): give the summary its last run wrote"
+    return yield* new ReportInputError({
+      message: `--summary ${input.file} is of run ${summary.run_id} (${trials(claimed, claimed.total)}), but ${held}: ${hint}`
+    })
   })
