@@ -67,13 +67,17 @@ describe.concurrent("agent-trials compare", () => {
     const c = JSON.parse(fs.readFileSync(json, "utf8"))
     assert.deepStrictEqual(Object.keys(c), [
       "base", "new", "measure", "pass_rule", "tasks", "scorers", "scorers_only_in_base", "scorers_only_in_new",
-      "pass_at_1", "flips", "judged", "regressed", "notes"
+      "pass_at_1", "flips", "judged", "regressed", "notes", "stderr_cluster", "groups"
     ])
+    // No metadata.groups, no metadata.stderr_cluster: tasks are the unit, no breakdown.
+    assert.strictEqual(c.stderr_cluster, null)
+    assert.deepStrictEqual(c.groups, {})
     const s = c.scorers[0]
     assert.deepStrictEqual(Object.keys(s), [
       "name", "n", "base_mean", "new_mean", "delta", "sd", "standard_error", "df", "ci95", "p_value", "p_holm",
-      "mcnemar_p", "mde80", "verdict", "reason"
+      "mcnemar_p", "mde80", "verdict", "reason", "clusters", "design_effect"
     ])
+    assert.deepInclude(s, { clusters: null, design_effect: null })
     assert.deepInclude(s, { name: "exact", n: 5, df: 4, verdict: "no_significant_change", reason: null })
     assert.approximately(s.delta, -0.5, 1e-12)
     assert.approximately(s.standard_error, Math.sqrt(0.05), 1e-12)

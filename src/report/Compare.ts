@@ -125,6 +125,66 @@ export interface ScorerComparison {
   readonly verdict: Verdict
   /** Why there is no verdict; null otherwise. */
   readonly reason: string | null
+  /** G, the clusters of the paired tasks when the comparison is clustered (`stderr_cluster`); null otherwise. */
+  readonly clusters: number | null
+  /**
+   * `(standard_error / (sd/√n))²`, how many times the clustering inflates the
+   * variance of the change; null when not clustered (or G < 2, or sd 0).
+   */
+  readonly design_effect: number | null
+}
+
+/**
+ * The change of one measure within a group: over the group's `n` paired
+ * tasks with a value in both files, as `ScorerComparison` computes it on the
+ * comparison's unit (`df` and `clusters` say which). The `p_value` is not
+ * corrected for the many groups and gates nothing.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface GroupScorerComparison {
+  readonly n: number
+  readonly base_mean: number | null
+  readonly new_mean: number | null
+  readonly delta: number | null
+  readonly standard_error: number | null
+  readonly df: number | null
+  readonly ci95: Statistics.Interval | null
+  readonly p_value: number | null
+  readonly clusters: number | null
+}
+
+/**
+ * pass@1 within a group, before and after, over its paired tasks whose
+ * trials count under the pass rule in both files (`tasks`); `p_value`
+ * uncorrected, as in `GroupScorerComparison`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface GroupPassComparison {
+  readonly tasks: number
+  readonly base: number | null
+  readonly new: number | null
+  readonly delta: number | null
+  readonly standard_error: number | null
+  readonly ci95: Statistics.Interval | null
+  readonly p_value: number | null
+}
+
+/**
+ * One group: the paired tasks whose first trial in the base file records
+ * this value at the group's path (`tasks`), per measure its change, and
+ * pass@1.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface GroupComparison {
+  readonly tasks: number
+  readonly scorers: Readonly<Record<string, GroupScorerComparison>>
+  readonly pass_at_1: GroupPassComparison
 }
 
 /**
@@ -180,6 +240,13 @@ export interface Comparison {
   readonly regressed: ReadonlyArray<string>
   /** What a reader should know to read the numbers (completion only, unscored trials, ...). */
   readonly notes: ReadonlyArray<string>
+  /** The PATH whose values cluster the paired tasks (both files say so), or null: tasks are the unit. */
+  readonly stderr_cluster: string | null
+  /**
+   * By group PATH (the base file's `metadata.groups`), by value (`(missing)`
+   * for a task without one), the group's comparison; `{}` without groups.
+   */
+  readonly groups: Readonly<Record<string, Readonly<Record<string, GroupComparison>>>>
 }
 
 /**
