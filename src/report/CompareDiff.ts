@@ -1,8 +1,9 @@
 /**
  * The comparison of two tallied results files: per shared scorer the paired
- * difference of per-task means with its verdict, pass@1 and flips under the
- * pass rule, unmatched tasks and scorers, and the notes a reader needs (the
- * rules are in the module doc of `Compare`).
+ * difference of per-task means with its verdict, on tasks or on the clusters
+ * both files name, pass@1 and flips under the pass rule, the breakdown by
+ * group, unmatched tasks and scorers, and the notes a reader needs (the rules
+ * are in the module doc of `Compare`).
  *
  * @internal
  */
