@@ -67,13 +67,17 @@ describe.concurrent("agent-trials compare", () => {
     const c = JSON.parse(fs.readFileSync(json, "utf8"))
     assert.deepStrictEqual(Object.keys(c), [
       "base", "new", "measure", "pass_rule", "tasks", "scorers", "scorers_only_in_base", "scorers_only_in_new",
-      "pass_at_1", "flips", "judged", "regressed", "notes"
+      "pass_at_1", "flips", "judged", "regressed", "notes", "stderr_cluster", "groups"
     ])
+    // No metadata.groups, no metadata.stderr_cluster: tasks are the unit, no breakdown.
+    assert.strictEqual(c.stderr_cluster, null)
+    assert.deepStrictEqual(c.groups, {})
     const s = c.scorers[0]
     assert.deepStrictEqual(Object.keys(s), [
       "name", "n", "base_mean", "new_mean", "delta", "sd", "standard_error", "df", "ci95", "p_value", "p_holm",
-      "mcnemar_p", "mde80", "verdict", "reason"
+      "mcnemar_p", "mde80", "verdict", "reason", "clusters", "design_effect"
     ])
+    assert.deepInclude(s, { clusters: null, design_effect: null })
     assert.deepInclude(s, { name: "exact", n: 5, df: 4, verdict: "no_significant_change", reason: null })
     assert.approximately(s.delta, -0.5, 1e-12)
     assert.approximately(s.standard_error, Math.sqrt(0.05), 1e-12)
@@ -95,6 +99,68 @@ describe.concurrent("agent-trials compare", () => {
     assert.isTrue(page.startsWith("<!doctype html>"))
     assert.include(page, "<svg")
     assert.notMatch(page, /\s(src|href)=/)
+  })
+
+  it("metadata.groups and stderr_cluster: the JSON groups and stderr_cluster, the text's per-group table", async () => {
+    const dir = tempDir()
+    // exact per task, base -> new, by difficulty (the run's --group-by difficulty), one epoch:
+    //   a1 easy 1 -> 1, a2 easy 1 -> 0, b1 hard 0 -> 1, b2 hard 1 -> 1, b3 hard 0 -> 1.
+    // easy: d = 0 -1: d̄ -0.5, s² 0.5, SE 0.5, t = -1 on 1 df: p = 1 - 2·atan(1)/π = 0.5;
+    //   t(0.975, 1) = 12.706204736: -0.5 ± 6.3531 = [-6.8531, +5.8531].
+    // hard: d = 1 0 1: d̄ 2/3, s² 1/3, SE 1/3, t = 2 on 2 df: p = 1 - 2/√6 = 0.18350341907227397;
+    //   t(0.975, 2) = 4.30265273: 2/3 ± 1.4342 = [-0.7676, +2.1009].
+    // pass@1 is exact's pass, the same figures. Both files say stderr_cluster by task: tasks are the unit.
+    const rows: ReadonlyArray<readonly [string, boolean, boolean, string]> = [
+      ["a1", true, true, "easy"],
+      ["a2", true, false, "easy"],
+      ["b1", false, true, "hard"],
+      ["b2", true, true, "hard"],
+      ["b3", false, true, "hard"]
+    ]
+    const side = (name: string, after: boolean) =>
+      writeJsonl(path.join(dir, name), rows.map(([t, before, later, difficulty]) => {
+        const trial = exact(`${t}:1`, after ? later : before)
+        return {
+          ...trial,
+          metadata: { ...trial.metadata, groups: { difficulty }, stderr_cluster: { by: "task", value: t } }
+        }
+      }))
+    const json = path.join(dir, "c.json")
+    const result = await compare([side("base.jsonl", false), side("new.jsonl", true), "--json", json])
+    assert.strictEqual(result.code, 0, describeResult(result))
+    assert.include(
+      result.stdout,
+      "\n  by difficulty: 2 values (a task in its group in base; per-group p not corrected for the many groups, and no gate)\n" +
+        "    value  tasks  measure  paired  base    new     delta    95% CI              p\n" +
+        "    hard   3      exact    3       0.3333  1.0000  +0.6667  [-0.7676, +2.1009]  0.1835\n" +
+        "                  pass@1   3       0.3333  1.0000  +0.6667  [-0.7676, +2.1009]  0.1835\n" +
+        "    easy   2      exact    2       1.0000  0.5000  -0.5000  [-6.8531, +5.8531]  0.5000\n" +
+        "                  pass@1   2       1.0000  0.5000  -0.5000  [-6.8531, +5.8531]  0.5000\n"
+    )
+    assert.notInclude(result.stdout, "standard errors clustered")
+
+    const c = JSON.parse(fs.readFileSync(json, "utf8"))
+    assert.strictEqual(c.stderr_cluster, null)
+    assert.deepStrictEqual(Object.keys(c.groups), ["difficulty"])
+    assert.deepStrictEqual(Object.keys(c.groups.difficulty), ["easy", "hard"])
+    const easy = c.groups.difficulty.easy
+    assert.deepStrictEqual(Object.keys(easy), ["tasks", "scorers", "pass_at_1"])
+    assert.strictEqual(easy.tasks, 2)
+    assert.deepStrictEqual(Object.keys(easy.scorers.exact), [
+      "n", "base_mean", "new_mean", "delta", "standard_error", "df", "ci95", "p_value", "clusters"
+    ])
+    assert.deepInclude(easy.scorers.exact, { n: 2, base_mean: 1, new_mean: 0.5, delta: -0.5, df: 1, clusters: null })
+    assert.approximately(easy.scorers.exact.standard_error, 0.5, 1e-12)
+    assert.approximately(easy.scorers.exact.p_value, 0.5, 1e-12)
+    assert.approximately(easy.scorers.exact.ci95[0], -0.5 - 12.706204736 * 0.5, 1e-8)
+    assert.deepStrictEqual(Object.keys(easy.pass_at_1), ["tasks", "base", "new", "delta", "standard_error", "ci95", "p_value"])
+    assert.deepInclude(easy.pass_at_1, { tasks: 2, base: 1, new: 0.5, delta: -0.5 })
+    const hard = c.groups.difficulty.hard.scorers.exact
+    assert.deepInclude(hard, { n: 3, df: 2 })
+    assert.approximately(hard.delta, 2 / 3, 1e-12)
+    assert.approximately(hard.standard_error, 1 / 3, 1e-12)
+    assert.approximately(hard.p_value, 0.18350341907227397, 1e-12)
+    assert.approximately(hard.ci95[1], 2 / 3 + 4.30265273 / 3, 1e-8)
   })
 
   it("--fail-on-regression: exit 1 and the regressed scorer named on stderr with its Holm-adjusted p; without the flag exit 0", async () => {
@@ -224,6 +290,10 @@ describe.concurrent("agent-trials compare", () => {
     const missing = path.join(dir, "missing.jsonl")
     const broken = writeJsonl(path.join(dir, "broken.jsonl"), [exact("t1:1", true), "{oops"])
     const elsewhere = writeJsonl(path.join(dir, "elsewhere.jsonl"), [exact("zz:1", true)])
+    const badGroups = writeJsonl(path.join(dir, "bad-groups.jsonl"), [
+      exact("t1:1", true),
+      { ...exact("t2:1", true), metadata: { ...metadata, groups: "math" } }
+    ])
     // A file concatenated with itself: each trial would count twice.
     const twice = path.join(dir, "twice.jsonl")
     fs.writeFileSync(twice, fs.readFileSync(next, "utf8").repeat(2))
@@ -232,7 +302,11 @@ describe.concurrent("agent-trials compare", () => {
       [[base, broken], `agent-trials: ${broken}:2: not valid JSON`],
       [[base, twice], `agent-trials: ${twice}:8: duplicate trial id "t1:1" (first at line 1)`],
       [[base, next, "--pass", "judge"], `agent-trials: --pass judge: no such scorer in ${base} (its scorers: exact)`],
-      [[base, elsewhere], `agent-trials: no tasks in common: ${base} has 6 tasks`]
+      [[base, elsewhere], `agent-trials: no tasks in common: ${base} has 6 tasks`],
+      [
+        [badGroups, next],
+        `agent-trials: ${badGroups}:2: metadata.groups must be an object of PATH to the task's value as text or null, got "math"`
+      ]
     ]
     const results = await Promise.all(cases.map(([args]) => compare(args)))
     results.forEach((result, i) => {

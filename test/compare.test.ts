@@ -507,3 +507,324 @@ describe("Compare.format and Compare.toHtml", () => {
       assert.deepStrictEqual(JSON.parse(json).flips.pass_to_fail, [`inv${RLO}gnp.exe`])
     }))
 })
+
+/** The trial with these extra metadata fields (what `run --group-by` / `--stderr-cluster` writes). */
+const withMetadata = (trial: AgentEvalTrial, extra: Record<string, unknown>): AgentEvalTrial => ({
+  ...trial,
+  metadata: { ...trial.metadata, ...extra }
+})
+// A sim score, passed at 0.5 and up.
+const sim = (id: string, value: number) => scored(id, { sim: [value, value >= 0.5] })
+
+// CR1 by its formula, apart from Clustered.accumulator: sqrt(G/(G-1)·Σ_g (Σ_{i∈g} (d_i - d̄))²) / n.
+const cr1 = (d: ReadonlyArray<number>, clusters: ReadonlyArray<string>): number => {
+  const n = d.length
+  const mean = d.reduce((a, b) => a + b, 0) / n
+  const sums = new Map<string, number>()
+  d.forEach((x, i) => sums.set(clusters[i], (sums.get(clusters[i]) ?? 0) + x - mean))
+  const g = sums.size
+  let squares = 0
+  for (const s of sums.values()) squares += s * s
+  return Math.sqrt(g / (g - 1) * squares) / n
+}
+
+describe("Compare: groups (metadata.groups)", () => {
+  // sim per task (one epoch), base -> new, its category and level (a number, as text "1"):
+  //   t1 math 1   1.0 -> 0.5  d -0.5   pass 1 -> 1 (0.5 passes)
+  //   t2 math 1   0.8 -> 0.6  d -0.2   pass 1 -> 1
+  //   t3 math 1   0.6 -> 0.0  d -0.6   pass 1 -> 0
+  //   t4 prose 2  0.4 -> 0.8  d +0.4   pass 0 -> 1
+  //   t5 prose 2  0.5 -> 0.7  d +0.2   pass 1 -> 1   (the new file puts it in math: counted in prose)
+  //   t6 null 2   0.9 -> 0.9  d  0     pass 1 -> 1
+  //   t7 math     only in base: not paired, in no group.
+  // math: n 3, base 2.4/3 = 0.8, new 1.1/3, d̄ = -1.3/3; deviations -1/15, 7/30, -1/6, Σ² = 13/150,
+  //   s² = 13/300, SE = √(13/900) = √13/30; t = -(13/30)/(√13/30) = -√13 on 2 df, closed form for 2 df:
+  //   p = 1 - |t|/√(t² + 2) = 1 - √(13/15) = 0.06905066374873725 (scipy 2·t.sf(√13, 2) agrees);
+  //   t(0.975, 2) = 4.30265273.
+  // prose: n 2, base 0.45, new 0.75, d̄ 0.3, deviations ±0.1, s² 0.02, SE 0.1, t = 3 on 1 df:
+  //   p = 1 - 2·atan(3)/π = 0.20483276469913347; t(0.975, 1) = 12.706204736174694.
+  // (missing): t6 alone: n 1, delta 0, no SE, no interval, no p.
+  // pass@1 (every shared scorer, sim): math 3/3 -> 2/3 (t3 fails), d = 0 0 -1: d̄ -1/3, s² = 1/3,
+  //   SE = 1/3, t = -1 on 2 df: p = 1 - 1/√(1 + 2) = 1 - 1/√3; prose 1/2 -> 2/2, d = 1 0: d̄ 0.5, SE 0.5, t = 1 on
+  //   1 df: p = 0.5; (missing) 1 -> 1.
+  // level "1" is math's tasks (same figures); level "2" is t4 t5 t6: d = .4 .2 0, d̄ .2, s² .04, SE √(.04/3).
+  const values: ReadonlyArray<readonly [string, number, number, string | null, number]> = [
+    ["t1", 1, 0.5, "math", 1],
+    ["t2", 0.8, 0.6, "math", 1],
+    ["t3", 0.6, 0, "math", 1],
+    ["t4", 0.4, 0.8, "prose", 2],
+    ["t5", 0.5, 0.7, "prose", 2],
+    ["t6", 0.9, 0.9, null, 2]
+  ]
+  const grouped = (side: "base" | "new") =>
+    values.map(([t, before, after, category, level]) =>
+      withMetadata(sim(`${t}:1`, side === "base" ? before : after), {
+        groups: { category: side === "new" && t === "t5" ? "math" : category, level: JSON.stringify(level) }
+      })
+    )
+  const baseFile = () =>
+    file("base.jsonl", [...grouped("base"), withMetadata(sim("t7:1", 1), { groups: { category: "math", level: "1" } })])
+
+  it.live("per path and value, the paired change of each scorer and of pass@1, hand-computed; a task in its base group", () =>
+    Effect.gen(function*() {
+      const c = yield* compare(baseFile(), file("new.jsonl", grouped("new")))
+      assert.deepStrictEqual(Object.keys(c.groups), ["category", "level"])
+      assert.deepStrictEqual(Object.keys(c.groups.category), ["math", "prose", "(missing)"])
+      assert.deepStrictEqual(Object.keys(c.groups.level), ["1", "2"])
+
+      const math = c.groups.category.math
+      assert.strictEqual(math.tasks, 3)
+      const m = math.scorers.sim
+      assert.deepInclude(m, { n: 3, df: 2, clusters: null })
+      close(m.base_mean, 0.8, "math base")
+      close(m.new_mean, 1.1 / 3, "math new")
+      close(m.delta, -1.3 / 3, "math delta")
+      close(m.standard_error, Math.sqrt(13) / 30, "math SE")
+      closeInterval(m.ci95, [-1.3 / 3 - 4.30265273 * Math.sqrt(13) / 30, -1.3 / 3 + 4.30265273 * Math.sqrt(13) / 30], "math ci95")
+      close(m.p_value, 0.06905066374873725, "math p")
+      assert.deepInclude(math.pass_at_1, { tasks: 3 })
+      close(math.pass_at_1.base, 1, "math pass@1 base")
+      close(math.pass_at_1.new, 2 / 3, "math pass@1 new")
+      close(math.pass_at_1.delta, -1 / 3, "math pass@1 delta")
+      close(math.pass_at_1.standard_error, 1 / 3, "math pass@1 SE")
+      close(math.pass_at_1.p_value, 1 - 1 / Math.sqrt(3), "math pass@1 p")
+
+      // t5 is counted in prose (its base group), though the new file puts it in math.
+      const prose = c.groups.category.prose
+      assert.strictEqual(prose.tasks, 2)
+      const p = prose.scorers.sim
+      assert.deepInclude(p, { n: 2, df: 1 })
+      close(p.base_mean, 0.45, "prose base")
+      close(p.new_mean, 0.75, "prose new")
+      close(p.delta, 0.3, "prose delta")
+      close(p.standard_error, 0.1, "prose SE")
+      closeInterval(p.ci95, [0.3 - 12.706204736174694 * 0.1, 0.3 + 12.706204736174694 * 0.1], "prose ci95")
+      close(p.p_value, 0.20483276469913347, "prose p")
+      close(prose.pass_at_1.delta, 0.5, "prose pass@1 delta")
+      close(prose.pass_at_1.p_value, 0.5, "prose pass@1 p")
+
+      const missing = c.groups.category["(missing)"]
+      assert.deepStrictEqual(missing.scorers.sim, {
+        n: 1,
+        base_mean: 0.9,
+        new_mean: 0.9,
+        delta: 0,
+        standard_error: null,
+        df: null,
+        ci95: null,
+        p_value: null,
+        clusters: null
+      })
+      assert.deepInclude(missing.pass_at_1, { tasks: 1, base: 1, new: 1, delta: 0, ci95: null, p_value: null })
+
+      assert.deepStrictEqual(c.groups.level["1"], math)
+      close(c.groups.level["2"].scorers.sim.delta, 0.2, "level 2 delta")
+      close(c.groups.level["2"].scorers.sim.standard_error, Math.sqrt(0.04 / 3), "level 2 SE")
+
+      assert.include(
+        c.notes,
+        `group by category: 1 paired task is in another group in ${c.new.file} than in ${c.base.file}: ` +
+          `each is counted in its group in ${c.base.file} (its first trial there)`
+      )
+      // The whole comparison is as without groups: d over the 6 paired tasks.
+      close(c.scorers[0].delta, -0.7 / 6, "overall delta")
+      assert.strictEqual(c.stderr_cluster, null)
+    }))
+
+  it.live("text: a table per path, a row per measure and pass@1, largest groups first, capped at 50 values; HTML: a section per path", () =>
+    Effect.gen(function*() {
+      const c = yield* compare(baseFile(), file("new.jsonl", grouped("new")))
+      const text = Compare.format(c)
+      assert.include(
+        text,
+        "  by category: 3 values (a task in its group in base; per-group p not corrected for the many groups, and no gate)\n" +
+          "    value      tasks  measure  paired  base    new     delta    95% CI              p\n" +
+          "    math       3      sim      3       0.8000  0.3667  -0.4333  [-0.9504, +0.0838]  0.0691\n" +
+          "                      pass@1   3       1.0000  0.6667  -0.3333  [-1.7676, +1.1009]  0.4226\n" +
+          "    prose      2      sim      2       0.4500  0.7500  +0.3000  [-0.9706, +1.5706]  0.2048\n" +
+          "                      pass@1   2       0.5000  1.0000  +0.5000  [-5.8531, +6.8531]  0.5000\n" +
+          "    (missing)  1      sim      1       0.9000  0.9000  0.0000   -                   -\n" +
+          "                      pass@1   1       1.0000  1.0000  0.0000   -                   -\n"
+      )
+      assert.include(text, "  by level: 2 values")
+
+      const html = Compare.toHtml(c)
+      assert.include(html, "<h2>By category (3 values)</h2>")
+      assert.include(html, "<td>prose</td><td class=\"num\">2</td><td>sim</td>")
+      assert.include(html, "not corrected for the many groups, and gate nothing")
+
+      // 60 values of one group each: 50 shown, the rest counted.
+      const many = Array.from({ length: 60 }, (_, i) => `t${i}`)
+      const wide = yield* compare(
+        file("a.jsonl", many.map((t, i) => withMetadata(sim(`${t}:1`, 1), { groups: { id: `v${i}` } }))),
+        file("b.jsonl", many.map((t) => sim(`${t}:1`, 0)))
+      )
+      const lines = Compare.format(wide).split("\n")
+      assert.strictEqual(lines.filter((l) => /^ {4}v\d+ /.test(l)).length, 50)
+      assert.include(lines, "    and 10 more values in --json")
+      assert.strictEqual(Object.keys(wide.groups.id).length, 60)
+    }))
+
+  it.live("without metadata.groups: groups {} and no group table", () =>
+    Effect.gen(function*() {
+      const c = yield* compare(file("base.jsonl", baseTrials), file("new.jsonl", newTrials))
+      assert.deepStrictEqual(c.groups, {})
+      assert.notInclude(Compare.format(c), "  by ")
+      assert.notInclude(Compare.toHtml(c), "<h2>By ")
+    }))
+
+  it.live("a metadata.groups that is not an object of text values or nulls, or a bad stderr_cluster: refused with file and line", () =>
+    Effect.gen(function*() {
+      const good = file("good.jsonl", [sim("t1:1", 1)])
+      const line2 = (extra: Record<string, unknown>) => file("bad.jsonl", [sim("t1:1", 1), withMetadata(sim("t2:1", 1), extra)])
+      const number = line2({ groups: { category: 3 } })
+      assert.strictEqual(
+        yield* refusal(good, number),
+        `${number}:2: metadata.groups["category"] must be the task's value as text or null, got 3`
+      )
+      const list = line2({ groups: ["math"] })
+      assert.strictEqual(
+        yield* refusal(list, good),
+        `${list}:2: metadata.groups must be an object of PATH to the task's value as text or null, got ["math"]`
+      )
+      const cluster = line2({ stderr_cluster: { by: "passage" } })
+      assert.strictEqual(
+        yield* refusal(good, cluster),
+        `${cluster}:2: metadata.stderr_cluster must be null or { "by": PATH, "value": text or null }, got {"by":"passage"}`
+      )
+    }))
+})
+
+describe("Compare: clustered standard errors (metadata.stderr_cluster)", () => {
+  // sim per task, base -> new, and its passage (t7 has none: a cluster of its own):
+  //   t1 A 1.0 -> 0.5 d -0.5   t2 A 0.8 -> 0.4 d -0.4   t3 B 0.6 -> 0.6 d 0   t4 B 0.5 -> 0.3 d -0.2
+  //   t5 B 0.9 -> 0.6 d -0.3   t6 C 0.7 -> 0.8 d +0.1   t7 null 0.4 -> 0.2 d -0.2
+  // n 7, G 4, d̄ = -1.5/7. CR1 by the formula (cr1 above; numpy 2.4.6 on this machine gives
+  // 0.0964164229470834); p = 2·t.sf(|d̄|/SE, 3) = 0.11278019742930577, mde80 = (t.ppf(0.975, 3) +
+  // t.ppf(0.8, 3))·SE = 0.40118088928744794, design effect (SE/(s/√7))² = 1.4537559704732963,
+  // t(0.975, 3) = 3.1824463052837078 (scipy 1.17.1).
+  // pass@1 (passed at 0.5 and up): d = 0 -1 0 -1 0 0 0: CR1 0.0999791731748236, p 0.0646968421951495.
+  const rows: ReadonlyArray<readonly [string, number, number, string | null]> = [
+    ["t1", 1, 0.5, "A"],
+    ["t2", 0.8, 0.4, "A"],
+    ["t3", 0.6, 0.6, "B"],
+    ["t4", 0.5, 0.3, "B"],
+    ["t5", 0.9, 0.6, "B"],
+    ["t6", 0.7, 0.8, "C"],
+    ["t7", 0.4, 0.2, null]
+  ]
+  const d = rows.map(([, x, y]) => y - x)
+  const keys = rows.map(([t, , , g]) => g ?? t)
+  const trials = (side: "base" | "new", by: string | null = "passage") =>
+    rows.map(([t, before, after, passage]) =>
+      withMetadata(sim(`${t}:1`, side === "base" ? before : after), {
+        stderr_cluster: by === null ? null : { by, value: by === "task" ? t : passage }
+      })
+    )
+
+  it.live("both files cluster by one PATH: CR1 over G clusters, t on G - 1 df, for the scorer and pass@1", () =>
+    Effect.gen(function*() {
+      const c = yield* compare(file("base.jsonl", trials("base")), file("new.jsonl", trials("new")))
+      assert.strictEqual(c.stderr_cluster, "passage")
+      const [s] = c.scorers
+      assert.deepInclude(s, { n: 7, df: 3, clusters: 4 })
+      const se = cr1(d, keys)
+      close(se, 0.0964164229470834, "CR1 by the formula against numpy")
+      close(s.delta, -1.5 / 7, "delta")
+      close(s.standard_error, se, "clustered SE")
+      closeInterval(s.ci95, [-1.5 / 7 - 3.1824463052837078 * se, -1.5 / 7 + 3.1824463052837078 * se], "ci95")
+      close(s.p_value, 0.11278019742930577, "p on 3 df")
+      close(s.p_holm, 0.11278019742930577, "p_holm, one scorer")
+      close(s.mde80, 0.40118088928744794, "mde80 on 3 df")
+      close(s.design_effect, 1.4537559704732963, "design effect")
+      // McNemar stays on tasks: t2 and t4 passed only before, none only after: 2·2^-2 = 0.5.
+      close(s.mcnemar_p, 0.5, "McNemar")
+      close(c.pass_at_1.delta, -2 / 7, "pass@1 delta")
+      const passSe = cr1([0, -1, 0, -1, 0, 0, 0], keys)
+      close(passSe, 0.0999791731748236, "pass@1 CR1 against numpy")
+      closeInterval(c.pass_at_1.ci95, [-2 / 7 - 3.1824463052837078 * passSe, -2 / 7 + 3.1824463052837078 * passSe], "pass@1 ci95")
+      close(c.pass_at_1.p_value, 0.0646968421951495, "pass@1 p")
+      assert.include(
+        Compare.format(c),
+        "\n  standard errors clustered by passage: CR1 over the clusters of paired tasks; intervals, p and MDE on t " +
+          "with clusters - 1 df\n    sim: 4 clusters, design effect 1.45\n"
+      )
+      const html = Compare.toHtml(c)
+      assert.include(html, "Standard errors are clustered by passage")
+      assert.include(html, `<th class="num">design effect</th>`)
+
+      // Unclustered, the same differences on 6 df: another SE (s/√7), no clusters.
+      const plain = yield* compare(file("base.jsonl", trials("base", null)), file("new.jsonl", trials("new", "task")))
+      assert.strictEqual(plain.stderr_cluster, null)
+      assert.deepInclude(plain.scorers[0], { df: 6, clusters: null, design_effect: null })
+      close(plain.scorers[0].standard_error, 0.0964164229470834 / Math.sqrt(1.4537559704732963), "iid SE")
+      assert.deepStrictEqual(plain.notes, [])
+    }))
+
+  it.live("groups under clustering: each group's change on its own clusters", () =>
+    Effect.gen(function*() {
+      // kind x: t1..t4 (clusters A, A, B, B: G 2, 1 df); kind y: t5..t7 (B, C, t7: G 3).
+      const kinds = (side: "base" | "new") =>
+        trials(side).map((t, i) => withMetadata(t, { groups: { kind: i < 4 ? "x" : "y" } }))
+      const c = yield* compare(file("base.jsonl", kinds("base")), file("new.jsonl", kinds("new")))
+      const x = c.groups.kind.x.scorers.sim
+      assert.deepInclude(x, { n: 4, df: 1, clusters: 2 })
+      close(x.standard_error, cr1(d.slice(0, 4), keys.slice(0, 4)), "x CR1")
+      const y = c.groups.kind.y.scorers.sim
+      assert.deepInclude(y, { n: 3, df: 2, clusters: 3 })
+      close(y.standard_error, cr1(d.slice(4), keys.slice(4)), "y CR1")
+    }))
+
+  it.live("the files disagree (another PATH, or none): tasks are the unit, and a note names both", () =>
+    Effect.gen(function*() {
+      const a = file("base.jsonl", trials("base"))
+      const other = file("new.jsonl", trials("new", "topic"))
+      const c = yield* compare(a, other)
+      assert.strictEqual(c.stderr_cluster, null)
+      assert.deepInclude(c.scorers[0], { df: 6, clusters: null, design_effect: null })
+      assert.include(
+        c.notes,
+        `standard errors not clustered: the files cluster them differently (metadata.stderr_cluster: ` +
+          `${a} by passage, ${other} by topic); tasks are the unit`
+      )
+      const none = file("none.jsonl", trials("new").map((t) => ({ ...t, metadata })))
+      const d2 = yield* compare(a, none)
+      assert.strictEqual(d2.stderr_cluster, null)
+      assert.include(d2.notes.join("\n"), `${a} by passage, ${none} by none); tasks are the unit`)
+      // One file's own records disagree (a resumed run of an older version): not clustered either.
+      const mixed = file("mixed.jsonl", [...trials("new").slice(0, 6), { ...trials("new")[6], metadata }])
+      const d3 = yield* compare(a, mixed)
+      assert.strictEqual(d3.stderr_cluster, null)
+      assert.include(d3.notes.join("\n"), `${mixed} by passage, none (its records disagree)`)
+    }))
+
+  it.live("one cluster: no clustered interval, no p, no verdict, and the reason says clusters", () =>
+    Effect.gen(function*() {
+      const one = (side: "base" | "new") =>
+        trials(side).map((t) => withMetadata(t, { stderr_cluster: { by: "passage", value: "A" } }))
+      const c = yield* compare(file("base.jsonl", one("base")), file("new.jsonl", one("new")))
+      assert.deepInclude(c.scorers[0], {
+        n: 7,
+        clusters: 1,
+        standard_error: null,
+        ci95: null,
+        df: null,
+        p_value: null,
+        mde80: null,
+        verdict: "no_verdict",
+        reason: "7 paired tasks with a value in both files, in 1 cluster of passage: a clustered interval needs at least 2 clusters"
+      })
+      assert.deepStrictEqual(c.judged, [])
+    }))
+
+  it.live("a task in another cluster in the new file: the base file's value is used, and noted", () =>
+    Effect.gen(function*() {
+      const moved = trials("new").map((t) =>
+        t.task_id === "t6" ? withMetadata(t, { stderr_cluster: { by: "passage", value: "A" } }) : t
+      )
+      const c = yield* compare(file("base.jsonl", trials("base")), file("new.jsonl", moved))
+      assert.deepInclude(c.scorers[0], { clusters: 4 })
+      close(c.scorers[0].standard_error, 0.0964164229470834, "SE on the base file's clusters")
+      assert.isTrue(c.notes.some((n) => n.startsWith("stderr_cluster by passage: 1 paired task has another cluster value")))
+    }))
+})

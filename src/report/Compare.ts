@@ -36,6 +36,33 @@
  * paired tasks that passed before and not after (`pass_to_fail`) and the
  * reverse (`fail_to_pass`).
  *
+ * Clustering: when every record of both files says `metadata.stderr_cluster`
+ * is `{ by: PATH, value }` with one and the same PATH (not `task`), the
+ * paired tasks come in clusters (a task's cluster: the value its first trial
+ * in the base file records; a task without one, null, is a cluster of its
+ * own), and the per-task differences of every scorer, of pass@1 and of each
+ * group are clustered: `standard_error` is the cluster-robust CR1 one over
+ * the G clusters (`Clustered.accumulator`), `df = G - 1`, `ci95`, `p_value`
+ * (two-sided t = delta / SE on G - 1 df) and `mde80 = (t(0.975, G-1) +
+ * t(0.80, G-1))·SE` on it, with `clusters` (G) and `design_effect` beside
+ * them and the top-level `stderr_cluster` the PATH. With `by: "task"`, a null
+ * or no `stderr_cluster`, tasks are the unit, as above, and `stderr_cluster`
+ * is null; so it is when the files (or a file's own records) disagree, with
+ * a note naming what each says. McNemar's test stays on tasks.
+ *
+ * Groups: when the base file's records carry `metadata.groups` (`{ PATH:
+ * value as text, or null }`, one entry per `run --group-by PATH`), `groups`
+ * breaks the comparison down by each PATH and value (`(missing)` for a task
+ * without one): over the paired tasks of the group, per scorer the paired
+ * change (n, means, delta, SE, df, ci95, p_value, clusters) and pass@1
+ * before and after. A task's group is the one its first trial in the BASE
+ * file records; tasks the new file puts in another group are counted in
+ * their base group, and a note says how many. Per-group p-values are
+ * unadjusted (not corrected for the many groups) and gate nothing: the
+ * verdicts, `regressed` and `--non-inferiority` are over all paired tasks.
+ * A group value that is the text `(missing)` is shown with the tasks that
+ * have none.
+ *
  * Files without scores: when neither file carries any score (a run without
  * `--score`), the comparison is of completion (value 1 for a completed trial,
  * 0 otherwise) under the one measure `completed`, and every output says so:
@@ -44,8 +71,11 @@
  * a `CompareInputError` says which scorers each file has.
  *
  * Memory: each file is read a line at a time, and per task a few counts are
- * kept (about 270 bytes a task with one scorer), never a trial. Every line
- * counts: a file that holds a trial twice counts it twice.
+ * kept (about 270 bytes a task with one scorer), and its group values and
+ * cluster value, never a trial. A file that holds a trial twice is refused
+ * (a duplicate trial id), and so is a `metadata.groups` that is not an
+ * object of text values or nulls, or a malformed `metadata.stderr_cluster`,
+ * naming the file and line.
  *
  * `--json FILE` writes the `Comparison` object below, field for field.
  *
@@ -125,6 +155,66 @@ export interface ScorerComparison {
   readonly verdict: Verdict
   /** Why there is no verdict; null otherwise. */
   readonly reason: string | null
+  /** G, the clusters of the paired tasks when the comparison is clustered (`stderr_cluster`); null otherwise. */
+  readonly clusters: number | null
+  /**
+   * `(standard_error / (sd/√n))²`, how many times the clustering inflates the
+   * variance of the change; null when not clustered (or G < 2, or sd 0).
+   */
+  readonly design_effect: number | null
+}
+
+/**
+ * The change of one measure within a group: over the group's `n` paired
+ * tasks with a value in both files, as `ScorerComparison` computes it on the
+ * comparison's unit (`df` and `clusters` say which). The `p_value` is not
+ * corrected for the many groups and gates nothing.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface GroupScorerComparison {
+  readonly n: number
+  readonly base_mean: number | null
+  readonly new_mean: number | null
+  readonly delta: number | null
+  readonly standard_error: number | null
+  readonly df: number | null
+  readonly ci95: Statistics.Interval | null
+  readonly p_value: number | null
+  readonly clusters: number | null
+}
+
+/**
+ * pass@1 within a group, before and after, over its paired tasks whose
+ * trials count under the pass rule in both files (`tasks`); `p_value`
+ * uncorrected, as in `GroupScorerComparison`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface GroupPassComparison {
+  readonly tasks: number
+  readonly base: number | null
+  readonly new: number | null
+  readonly delta: number | null
+  readonly standard_error: number | null
+  readonly ci95: Statistics.Interval | null
+  readonly p_value: number | null
+}
+
+/**
+ * One group: the paired tasks whose first trial in the base file records
+ * this value at the group's path (`tasks`), per measure its change, and
+ * pass@1.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface GroupComparison {
+  readonly tasks: number
+  readonly scorers: Readonly<Record<string, GroupScorerComparison>>
+  readonly pass_at_1: GroupPassComparison
 }
 
 /**
@@ -180,6 +270,13 @@ export interface Comparison {
   readonly regressed: ReadonlyArray<string>
   /** What a reader should know to read the numbers (completion only, unscored trials, ...). */
   readonly notes: ReadonlyArray<string>
+  /** The PATH whose values cluster the paired tasks (both files say so), or null: tasks are the unit. */
+  readonly stderr_cluster: string | null
+  /**
+   * By group PATH (the base file's `metadata.groups`), by value (`(missing)`
+   * for a task without one), the group's comparison; `{}` without groups.
+   */
+  readonly groups: Readonly<Record<string, Readonly<Record<string, GroupComparison>>>>
 }
 
 /**

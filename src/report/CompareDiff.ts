@@ -1,15 +1,17 @@
 /**
  * The comparison of two tallied results files: per shared scorer the paired
- * difference of per-task means with its verdict, pass@1 and flips under the
- * pass rule, unmatched tasks and scorers, and the notes a reader needs (the
- * rules are in the module doc of `Compare`).
+ * difference of per-task means with its verdict, on tasks or on the clusters
+ * both files name, pass@1 and flips under the pass rule, the breakdown by
+ * group, unmatched tasks and scorers, and the notes a reader needs (the rules
+ * are in the module doc of `Compare`).
  *
  * @internal
  */
 import { Effect } from "effect"
 import * as Significance from "../scoring/Significance.ts"
-import * as Statistics from "../scoring/Statistics.ts"
 import type { CompareOptions, Comparison, FileInfo, PassComparison, ScorerComparison, Verdict } from "./Compare.ts"
+import { groupsOf } from "./CompareGroups.ts"
+import { clusterKey, Paired, type PairedChange, type Unit, valueIn } from "./ComparePaired.ts"
 import { CompareInputError, type FileTally } from "./CompareTally.ts"
 
 const collator = new Intl.Collator("en", { numeric: true })
@@ -52,10 +54,12 @@ export const fromTallies = (
   }
 
   const measures = completion ? ["completed"] : shared
-  const scorers = holmOf(measures.map((name) => scorerComparison(name, paired, base, next, completion)))
+  const { unit, notes: unitNotes } = unitOf(base, next, paired)
+  const scorers = holmOf(measures.map((name) => scorerComparison(name, paired, base, next, completion, unit)))
   const rule = completion ? undefined : options.pass === undefined ? shared : [options.pass]
-  const { flips, passAt1 } = passes(paired, base, next, rule)
-  const notes = notesOf(base, next, completion, scorers)
+  const { flips, passAt1 } = passes(paired, base, next, rule, unit)
+  const groups = groupsOf({ paired, base, next, measures, completion, rule, unit })
+  const notes = [...notesOf(base, next, completion, scorers), ...unitNotes, ...groups.notes]
   return Effect.succeed({
     base: infoOf(base),
     new: infoOf(next),
@@ -69,7 +73,9 @@ export const fromTallies = (
     flips,
     judged: scorers.filter((s) => s.p_holm !== null).map((s) => s.name),
     regressed: scorers.filter((s) => s.delta! < 0 && s.p_holm !== null && s.p_holm < FAMILY_WISE).map((s) => s.name),
-    notes
+    notes,
+    stderr_cluster: unit.path,
+    groups: groups.groups
   })
 }
 
@@ -92,10 +98,49 @@ const infoOf = (file: FileTally): FileInfo => ({
   scorers: [...file.scorers]
 })
 
-// A task's value: its scorer's mean over epochs, or its completion rate.
-const valueIn = (file: FileTally, id: string, name: string, completion: boolean): number | undefined => {
-  const task = file.tasks.get(id)!
-  return completion ? task.completed / task.trials : file.valueOf(task, name)
+// How a file's records cluster standard errors: "task" for tasks as the unit
+// (`by: "task"`, null or absent alike), else the PATHs its records name.
+const clusteringOf = (file: FileTally): ReadonlyArray<string> => {
+  const by = [...file.clusterBy].filter((b) => b !== "task" && b !== "none")
+  return by.length === 0 ? ["task"] : file.clusterBy.size === by.length ? by : [...file.clusterBy]
+}
+
+// The unit of the comparison: clusters when both files' records cluster by
+// one and the same PATH; otherwise tasks, with a note when they disagree.
+// A task's cluster is its first trial's value in the base file.
+const unitOf = (
+  base: FileTally,
+  next: FileTally,
+  paired: ReadonlyArray<string>
+): { readonly unit: Unit; readonly notes: Array<string> } => {
+  const a = clusteringOf(base)
+  const b = clusteringOf(next)
+  const tasks: Unit = { path: null, of: () => undefined }
+  if (a.length === 1 && b.length === 1 && a[0] === "task" && b[0] === "task") return { unit: tasks, notes: [] }
+  if (a.length !== 1 || b.length !== 1 || a[0] !== b[0]) {
+    // "none": the records carry a null stderr_cluster or none at all.
+    const says = (file: FileTally) => {
+      const by = [...file.clusterBy]
+      return `${file.file} by ${by.length === 1 ? by[0] : `${by.join(", ")} (its records disagree)`}`
+    }
+    return {
+      unit: tasks,
+      notes: [
+        `standard errors not clustered: the files cluster them differently (metadata.stderr_cluster: ` +
+        `${says(base)}, ${says(next)}); tasks are the unit`
+      ]
+    }
+  }
+  const path = a[0]
+  let moved = 0
+  for (const id of paired) {
+    if ((base.tasks.get(id)!.cluster ?? null) !== (next.tasks.get(id)!.cluster ?? null)) moved++
+  }
+  const notes = moved === 0 ? [] : [
+    `stderr_cluster by ${path}: ${moved} paired task${moved === 1 ? " has" : "s have"} another cluster value in ` +
+    `${next.file} than in ${base.file}: the one in ${base.file} is used`
+  ]
+  return { unit: { path, of: (id) => clusterKey(id, base.tasks.get(id)!.cluster) }, notes }
 }
 
 const scorerComparison = (
@@ -103,12 +148,10 @@ const scorerComparison = (
   paired: ReadonlyArray<string>,
   base: FileTally,
   next: FileTally,
-  completion: boolean
+  completion: boolean,
+  unit: Unit
 ): ScorerComparison => {
-  const a = new Map<string, number>()
-  const b = new Map<string, number>()
-  let sumA = 0
-  let sumB = 0
+  const change = new Paired(unit.path !== null)
   const baseMask = completion ? undefined : base.maskOf([name])
   const nextMask = completion ? undefined : next.maskOf([name])
   const discordant = new Discordant()
@@ -116,30 +159,29 @@ const scorerComparison = (
     const x = valueIn(base, id, name, completion)
     const y = valueIn(next, id, name, completion)
     if (x === undefined || y === undefined) continue
-    a.set(id, x)
-    b.set(id, y)
-    sumA += x
-    sumB += y
+    change.add(x, y, unit.of(id))
     discordant.add(base.passesOf(base.tasks.get(id)!, baseMask), next.passesOf(next.tasks.get(id)!, nextMask))
   }
-  const d = Statistics.pairedDifference(a, b)
-  const { reason, verdict } = verdictOf(d.n, d.ci95)
+  const d = change.result()
+  const { reason, verdict } = verdictOf(d, unit.path)
   return {
     name,
     n: d.n,
-    base_mean: d.n === 0 ? null : sumA / d.n,
-    new_mean: d.n === 0 ? null : sumB / d.n,
-    delta: d.mean,
+    base_mean: d.base_mean,
+    new_mean: d.new_mean,
+    delta: d.delta,
     sd: d.sd,
     standard_error: d.standard_error,
     df: d.df,
     ci95: d.ci95,
-    p_value: Significance.tTestPValue(d.mean, d.sd, d.n),
+    p_value: d.p_value,
     p_holm: null,
     mcnemar_p: d.n === 0 ? null : discordant.mcnemar(),
-    mde80: Significance.mde80(d.sd, d.n),
+    mde80: d.mde80,
     verdict,
-    reason
+    reason,
+    clusters: d.clusters,
+    design_effect: d.design_effect
   }
 }
 
@@ -174,11 +216,15 @@ class Discordant {
   }
 }
 
-const verdictOf = (n: number, ci: Statistics.Interval | null): { verdict: Verdict; reason: string | null } => {
+const verdictOf = (d: PairedChange, clusteredBy: string | null): { verdict: Verdict; reason: string | null } => {
+  const { ci95: ci, clusters: g, n } = d
   if (ci === null) {
+    const tasks = `${n} paired task${n === 1 ? "" : "s"} with a value in both files`
     return {
       verdict: "no_verdict",
-      reason: `${n} paired task${n === 1 ? "" : "s"} with a value in both files: an interval needs at least 2`
+      reason: clusteredBy === null || n < 2
+        ? `${tasks}: an interval needs at least 2`
+        : `${tasks}, in ${g} cluster${g === 1 ? "" : "s"} of ${clusteredBy}: a clustered interval needs at least 2 clusters`
     }
   }
   if (ci[1] < 0) return { verdict: "regressed", reason: null }
@@ -192,14 +238,12 @@ const passes = (
   paired: ReadonlyArray<string>,
   base: FileTally,
   next: FileTally,
-  rule: ReadonlyArray<string> | undefined
+  rule: ReadonlyArray<string> | undefined,
+  unit: Unit
 ): { readonly passAt1: PassComparison; readonly flips: Comparison["flips"] } => {
   const baseMask = rule === undefined ? undefined : base.maskOf(rule)
   const nextMask = rule === undefined ? undefined : next.maskOf(rule)
-  const a = new Map<string, number>()
-  const b = new Map<string, number>()
-  let sumA = 0
-  let sumB = 0
+  const change = new Paired(unit.path !== null)
   const passToFail: Array<string> = []
   const failToPass: Array<string> = []
   const discordant = new Discordant()
@@ -208,26 +252,23 @@ const passes = (
     const y = next.passesOf(next.tasks.get(id)!, nextMask)
     if (x.counted === 0 || y.counted === 0) continue
     discordant.add(x, y)
-    a.set(id, x.passed / x.counted)
-    b.set(id, y.passed / y.counted)
-    sumA += x.passed / x.counted
-    sumB += y.passed / y.counted
+    change.add(x.passed / x.counted, y.passed / y.counted, unit.of(id))
     const before = x.passed === x.counted
     const after = y.passed === y.counted
     if (before && !after) passToFail.push(id)
     if (!before && after) failToPass.push(id)
   }
-  const d = Statistics.pairedDifference(a, b)
+  const d = change.result()
   return {
     passAt1: {
       tasks: d.n,
-      base: d.n === 0 ? null : sumA / d.n,
-      new: d.n === 0 ? null : sumB / d.n,
-      delta: d.mean,
+      base: d.base_mean,
+      new: d.new_mean,
+      delta: d.delta,
       ci95: d.ci95,
-      p_value: Significance.tTestPValue(d.mean, d.sd, d.n),
+      p_value: d.p_value,
       mcnemar_p: d.n === 0 ? null : discordant.mcnemar(),
-      mde80: Significance.mde80(d.sd, d.n),
+      mde80: d.mde80,
       base_all: passAt1Of(base, baseMask),
       new_all: passAt1Of(next, nextMask)
     },

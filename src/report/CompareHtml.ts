@@ -1,8 +1,9 @@
 /**
  * A comparison as one self-contained HTML page (inline CSS and SVG, no
  * request): the change of each scorer as a dot with its 95% interval around
- * 0, the table behind it, pass@1, the flipped and unmatched tasks in full,
- * and the comparison's JSON in a data block.
+ * 0, the table behind it, pass@1, a table per group path (at most
+ * `GROUPS_SHOWN` values, the largest groups first), the flipped and
+ * unmatched tasks in full, and the comparison's JSON in a data block.
  *
  * @internal
  */
@@ -15,6 +16,8 @@ const signed = (x: number | null): string => (x === null ? "—" : x >= 5e-5 ? `
 const interval = (ci: readonly [number, number] | null): string =>
   ci === null ? "—" : `[${signed(ci[0])}, ${signed(ci[1])}]`
 const pValue = (p: number | null): string => (p === null ? "—" : p < 1e-4 ? p.toExponential(1) : p.toFixed(4))
+
+const GROUPS_SHOWN = 200
 
 const COLOR = { regressed: "#dc2626", improved: "#16a34a", no_significant_change: "#4b5563", no_verdict: "#9ca3af" }
 
@@ -66,6 +69,7 @@ const verdictStat = (c: Comparison): Html.Stat => {
  */
 export const toHtml = (c: Comparison): string => {
   const p = c.pass_at_1
+  const clustered = c.stderr_cluster !== null
   const chart = Svg.intervalChart({
     title: c.measure === "completion" ? "Change in completion (new − base)" : "Change in mean score (new − base)",
     rows: c.scorers.map((s) => ({
@@ -96,6 +100,7 @@ export const toHtml = (c: Comparison): string => {
       { label: "p", numeric: true },
       { label: "p Holm", numeric: true },
       { label: "MDE 80%", numeric: true },
+      ...(clustered ? [{ label: "clusters", numeric: true }, { label: "design effect", numeric: true }] : []),
       { label: "verdict" }
     ],
     c.scorers.map((s) => [
@@ -108,6 +113,7 @@ export const toHtml = (c: Comparison): string => {
       pValue(s.p_value),
       pValue(s.p_holm),
       fixed(s.mde80),
+      ...(clustered ? [s.clusters, s.design_effect === null ? "—" : s.design_effect.toFixed(2)] : []),
       verdictBadge(s)
     ])
   )
@@ -160,8 +166,13 @@ export const toHtml = (c: Comparison): string => {
           "differences with a 95% Student t interval and the paired t test's p; a scorer's verdict is where its " +
           "interval lies; the regression gate (--fail-on-regression) needs delta < 0 and a Holm-adjusted p < 0.05 " +
           `over the ${c.judged.length} judged scorer${c.judged.length === 1 ? "" : "s"}. MDE 80%: the smallest change ` +
-          "detectable with 80% power."
+          "detectable with 80% power." +
+          (clustered
+            ? ` Standard errors are clustered by ${c.stderr_cluster} (CR1 over the clusters of paired tasks; ` +
+              "intervals, p and MDE on t with clusters − 1 degrees of freedom)."
+            : "")
     }),
+    ...Object.entries(c.groups).map(([path, groups]) => groupSection(path, groups)),
     Html.section(
       "Files",
       Html.table(
@@ -197,4 +208,46 @@ export const toHtml = (c: Comparison): string => {
     body: body.join("\n"),
     css: "h3{font-size:13px;margin:10px 0 4px}.ids .id{display:inline-block;max-width:100%;overflow-wrap:anywhere}"
   })
+}
+
+// One path's groups: a row per measure and one for pass@1, the largest groups first.
+const groupSection = (path: string, groups: Comparison["groups"][string]): string => {
+  const values = Object.keys(groups)
+  const order = values.map((v, i) => [v, i] as const)
+    .sort(([a, i], [b, j]) => groups[b].tasks - groups[a].tasks || i - j)
+    .map(([v]) => v)
+  const rows: Array<ReadonlyArray<Html.Content>> = []
+  for (const value of order.slice(0, GROUPS_SHOWN)) {
+    const g = groups[value]
+    const lead = (i: number): ReadonlyArray<Html.Content> => (i === 0 ? [value, g.tasks] : ["", ""])
+    Object.entries(g.scorers).forEach(([name, s], i) => {
+      rows.push([...lead(i), name, s.n, fixed(s.base_mean), fixed(s.new_mean), signed(s.delta), interval(s.ci95), pValue(s.p_value)])
+    })
+    const q = g.pass_at_1
+    rows.push([...lead(-1), "pass@1", q.tasks, fixed(q.base), fixed(q.new), signed(q.delta), interval(q.ci95), pValue(q.p_value)])
+  }
+  const more = values.length - GROUPS_SHOWN
+  return Html.section(
+    `By ${path} (${values.length} value${values.length === 1 ? "" : "s"})`,
+    Html.table(
+      [
+        { label: "value" },
+        { label: "tasks", numeric: true },
+        { label: "measure" },
+        { label: "paired", numeric: true },
+        { label: "base", numeric: true },
+        { label: "new", numeric: true },
+        { label: "delta", numeric: true },
+        { label: "95% CI (t)", numeric: true },
+        { label: "p", numeric: true }
+      ],
+      rows
+    ),
+    {
+      note: `A task is in the group its first trial in the base file records. The p-values are per group, not ` +
+        `corrected for the many groups, and gate nothing.${
+          more > 0 ? ` ${more} more value${more === 1 ? "" : "s"} are in the JSON data block.` : ""
+        }`
+    }
+  )
 }

@@ -2,8 +2,9 @@
  * What `compare` keeps of one results file: per task, a few counts (trials,
  * failed trials, per scorer the sum of its values, how many trials carry it
  * and how many passed it, and the trials by which scorers they carry and
- * pass). No trial record is kept: memory grows with the number of tasks, not
- * of trials.
+ * pass), and what its first trial says of its groups (`metadata.groups`) and
+ * of its cluster (`metadata.stderr_cluster`). No trial record is kept: memory
+ * grows with the number of tasks, not of trials.
  *
  * @internal
  */
@@ -47,7 +48,42 @@ export interface TaskTally {
   scores: Array<number>
   /** The task's trials that did not fail, as triples: mask of scorers carried, mask passed, count. */
   outcomes: Array<number>
+  /**
+   * Its first trial's `metadata.groups`, by index of the file's `groupPaths`:
+   * the value as text, null when the task has none at that path, undefined
+   * when the trial is not grouped by it; undefined when it carries no groups.
+   */
+  groups: ReadonlyArray<string | null | undefined> | undefined
+  /**
+   * Its first trial's `metadata.stderr_cluster.value` (null: none at the
+   * path, the task its own cluster); undefined when clustering is off or not
+   * recorded.
+   */
+  cluster: string | null | undefined
 }
+
+// The two fields `run` adds to a trial's metadata for issue 21, as it writes them.
+const GroupsMetadata = Schema.Record(Schema.String, Schema.NullOr(Schema.String))
+const ClusterMetadata = Schema.NullOr(Schema.Struct({ by: Schema.String, value: Schema.NullOr(Schema.String) }))
+const isGroups = Schema.is(GroupsMetadata)
+const isCluster = Schema.is(ClusterMetadata)
+
+const shown = (value: unknown): string => {
+  const text = JSON.stringify(value) ?? String(value)
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text
+}
+
+// What is wrong with a metadata.groups that is not GroupsMetadata.
+const groupsProblem = (groups: unknown): string => {
+  if (typeof groups !== "object" || groups === null || Array.isArray(groups)) {
+    return `metadata.groups must be an object of PATH to the task's value as text or null, got ${shown(groups)}`
+  }
+  const bad = Object.entries(groups).find(([, v]) => v !== null && typeof v !== "string")
+  return `metadata.groups[${JSON.stringify(bad?.[0])}] must be the task's value as text or null, got ${shown(bad?.[1])}`
+}
+
+// How a record says standard errors were clustered: a PATH, `task`, or `none` (null or absent).
+const NONE = "none"
 
 /** @internal */
 export class FileTally {
@@ -62,21 +98,47 @@ export class FileTally {
   unscored = 0
   /** `InvalidTask` lines (a bad dataset line run with `--on-invalid skip`): left out. */
   invalid = 0
+  /** The paths of `metadata.groups`, in order of first appearance. */
+  readonly groupPaths: Array<string> = []
+  private readonly groupIndex = new Map<string, number>()
+  /** Tasks whose first trial carries no `metadata.groups`. */
+  ungrouped = 0
+  /** Every `metadata.stderr_cluster.by` of its trials, `none` for null or absent, in order of first appearance. */
+  readonly clusterBy = new Set<string>()
 
   constructor(file: string) {
     this.file = file
   }
 
-  /** Adds a trial; a message when its file holds more scorers than a mask has bits. */
-  add(trial: AgentEvalTrial): string | undefined {
+  /**
+   * Adds the trial of line `line`; a message when its file holds more
+   * scorers than a mask has bits, or its groups or cluster are malformed.
+   */
+  add(trial: AgentEvalTrial, line: number): string | undefined {
+    const { groups, stderr_cluster: cluster } = trial.metadata
+    if (groups !== undefined && !isGroups(groups)) return `${this.file}:${line}: ${groupsProblem(groups)}`
+    if (cluster !== undefined && !isCluster(cluster)) {
+      return `${this.file}:${line}: metadata.stderr_cluster must be null or { "by": PATH, "value": text or null }, ` +
+        `got ${shown(cluster)}`
+    }
     if (trial.status === "failed" && trial.error?.type === "InvalidTask") {
       this.invalid++
       return undefined
     }
     this.trials++
+    this.clusterBy.add(cluster?.by ?? NONE)
     let task = this.tasks.get(trial.task_id)
     if (task === undefined) {
-      task = { trials: 0, completed: 0, failed: 0, scores: EMPTY, outcomes: EMPTY }
+      task = {
+        trials: 0,
+        completed: 0,
+        failed: 0,
+        scores: EMPTY,
+        outcomes: EMPTY,
+        groups: groups === undefined ? undefined : this.groupsOf(groups),
+        cluster: cluster?.value
+      }
+      if (groups === undefined) this.ungrouped++
       this.tasks.set(trial.task_id, task)
     }
     task.trials++
@@ -119,6 +181,25 @@ export class FileTally {
     }
     task.outcomes = o.concat(carried, ok, 1)
     return undefined
+  }
+
+  // A task's group values by path index: an array of exactly the paths known so far.
+  private groupsOf(groups: typeof GroupsMetadata.Type): Array<string | null | undefined> {
+    for (const path in groups) {
+      if (!this.groupIndex.has(path)) {
+        this.groupIndex.set(path, this.groupPaths.length)
+        this.groupPaths.push(path)
+      }
+    }
+    const values = new Array<string | null | undefined>(this.groupPaths.length).fill(undefined)
+    for (const path in groups) values[this.groupIndex.get(path)!] = groups[path]
+    return values
+  }
+
+  /** A task's value at group path `path` (undefined: the task's first trial is not grouped by it). */
+  groupOf(task: TaskTally, path: string): string | null | undefined {
+    const i = this.groupIndex.get(path)
+    return i === undefined ? undefined : task.groups?.[i]
   }
 
   /** The mask of these scorers in this file (every one of them must be the file's). */
@@ -173,10 +254,10 @@ export const tally = (file: string): Effect.Effect<FileTally, CompareInputError,
       return yield* new CompareInputError({ message: `results file not found: ${file}` })
     }
     const result = new FileTally(file)
-    yield* Rescore.trialsOf(file).pipe(
+    yield* Rescore.numberedTrialsOf(file).pipe(
       Stream.mapError((e) => new CompareInputError({ message: e.message })),
-      Stream.runForEach((trial) => {
-        const problem = result.add(trial)
+      Stream.runForEach(({ line, trial }) => {
+        const problem = result.add(trial, line)
         return problem === undefined ? Effect.void : Effect.fail(new CompareInputError({ message: problem }))
       })
     )

@@ -2,8 +2,9 @@
  * A comparison as text for a terminal or a CI log: a table of scorers, pass@1
  * before and after, flips and unmatched tasks (at most `SHOWN` ids each, then
  * "and N more"; `--json` lists them all; a list longer than `WIDTH` columns
- * goes on indented lines, broken between ids, never inside one), notes, the
- * scorers that improved, and the verdict line.
+ * goes on indented lines, broken between ids, never inside one), a table per
+ * group path (at most `GROUPS_SHOWN` values, the largest groups first), notes,
+ * the scorers that improved, and the verdict line.
  *
  * @internal
  */
@@ -11,6 +12,16 @@ import type { Comparison } from "./Compare.ts"
 
 const SHOWN = 10
 const WIDTH = 100
+const GROUPS_SHOWN = 50
+const VALUE_WIDTH = 40
+
+// Rows of cells as aligned columns, two spaces apart, the last cell unpadded.
+const aligned = (rows: ReadonlyArray<ReadonlyArray<string>>, indent: string): Array<string> => {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)))
+  return rows.map((row) =>
+    `${indent}${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join("  ")}`
+  )
+}
 
 const fixed = (x: number | null): string => (x === null ? "-" : Math.abs(x) < 5e-5 ? "0.0000" : x.toFixed(4))
 const signed = (x: number | null): string => (x === null ? "-" : x >= 5e-5 ? `+${fixed(x)}` : fixed(x))
@@ -86,10 +97,8 @@ export const format = (c: Comparison): string => {
       ? `${VERDICT[s.verdict]} (detectable at 80% power: ±${fixed(s.mde80)})`
       : VERDICT[s.verdict]
   ])
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)))
-  for (const row of [header, ...rows]) {
-    lines.push(`  ${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join("  ")}`)
-  }
+  lines.push(...aligned([header, ...rows], "  "))
+  if (c.stderr_cluster !== null) lines.push(clustering(c))
   lines.push("")
   const p = c.pass_at_1
   const rule = c.pass_rule === "every shared scorer"
@@ -118,6 +127,7 @@ export const format = (c: Comparison): string => {
   if (c.scorers_only_in_new.length > 0) {
     lines.push(`  scorers only in new (not compared): ${c.scorers_only_in_new.join(", ")}`)
   }
+  for (const path in c.groups) lines.push(...groupTable(path, c.groups[path]))
   for (const note of c.notes) lines.push(`  note: ${note}`)
   const improved = c.scorers.filter((s) => s.verdict === "improved").map((s) => s.name)
   if (improved.length > 0) lines.push(`  improved (95% CI of the change wholly above 0): ${improved.join(", ")}`)
@@ -128,4 +138,52 @@ export const format = (c: Comparison): string => {
       : `  no scorer regressed (${judged}; a regression needs delta < 0 and a Holm-adjusted p < 0.05, family-wise 5%)`
   )
   return lines.join("\n")
+}
+
+const clustering = (c: Comparison): string =>
+  [
+    `  standard errors clustered by ${c.stderr_cluster}: CR1 over the clusters of paired tasks; ` +
+    `intervals, p and MDE on t with clusters - 1 df`,
+    ...c.scorers.map((s) =>
+      `    ${s.name}: ${s.clusters} cluster${s.clusters === 1 ? "" : "s"}` +
+      (s.design_effect === null ? "" : `, design effect ${s.design_effect.toFixed(2)}`)
+    )
+  ].join("\n")
+
+const cut = (value: string): string => value.length <= VALUE_WIDTH ? value : `${value.slice(0, VALUE_WIDTH - 3)}...`
+
+// One path's groups: a row per measure and one for pass@1, the largest groups first.
+const groupTable = (path: string, groups: Comparison["groups"][string]): Array<string> => {
+  const values = Object.keys(groups)
+  const order = values.map((v, i) => [v, i] as const)
+    .sort(([a, i], [b, j]) => groups[b].tasks - groups[a].tasks || i - j)
+    .map(([v]) => v)
+  const rows: Array<Array<string>> = [["value", "tasks", "measure", "paired", "base", "new", "delta", "95% CI", "p"]]
+  for (const value of order.slice(0, GROUPS_SHOWN)) {
+    const g = groups[value]
+    const first = [cut(value), String(g.tasks)]
+    const blank = ["", ""]
+    Object.entries(g.scorers).forEach(([name, s], i) => {
+      rows.push([
+        ...(i === 0 ? first : blank),
+        name,
+        String(s.n),
+        fixed(s.base_mean),
+        fixed(s.new_mean),
+        signed(s.delta),
+        interval(s.ci95),
+        pValue(s.p_value)
+      ])
+    })
+    const p = g.pass_at_1
+    rows.push([...blank, "pass@1", String(p.tasks), fixed(p.base), fixed(p.new), signed(p.delta), interval(p.ci95), pValue(p.p_value)])
+  }
+  const more = values.length - GROUPS_SHOWN
+  return [
+    "",
+    `  by ${path}: ${values.length} value${values.length === 1 ? "" : "s"} (a task in its group in base; ` +
+    `per-group p not corrected for the many groups, and no gate)`,
+    ...aligned(rows, "    "),
+    ...(more > 0 ? [`    and ${more} more value${more === 1 ? "" : "s"} in --json`] : [])
+  ]
 }

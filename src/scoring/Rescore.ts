@@ -218,6 +218,19 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
  * @since 0.1.0
  */
 export const trialsOf = (file: string): Stream.Stream<AgentEvalTrial, ScoreInputError, FileSystem.FileSystem> =>
+  Stream.map(numberedTrialsOf(file), (numbered) => numbered.trial)
+
+/**
+ * The trials of a results file as `trialsOf` reads them, each with its line
+ * number (counted from 1, blank lines included), for a reader that checks
+ * more of a record than its schema and names the line that is wrong.
+ *
+ * @category sources
+ * @since 0.1.0
+ */
+export const numberedTrialsOf = (
+  file: string
+): Stream.Stream<{ readonly trial: AgentEvalTrial; readonly line: number }, ScoreInputError, FileSystem.FileSystem> =>
   Stream.unwrap(Effect.map(Effect.service(FileSystem.FileSystem), (fs) => {
     const seen = new IdSet()
     const lines = splitLines(fs.stream(file)).pipe(
@@ -252,7 +265,10 @@ export const trialsOf = (file: string): Stream.Stream<AgentEvalTrial, ScoreInput
         if (exit._tag === "Failure") {
           return Effect.fail(new ScoreInputError({ message: `${file}:${line.number}: not an AgentEvalTrial` }))
         }
-        return seen.add(exit.value.id) ? Effect.succeed(exit.value) : duplicate(exit.value, line.number)
+        const trial = exit.value
+        return seen.add(trial.id)
+          ? Effect.succeed({ trial, line: line.number })
+          : Effect.map(duplicate(trial, line.number), (trial) => ({ trial, line: line.number }))
       })
     )
   }))
