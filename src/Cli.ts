@@ -12,6 +12,7 @@ import * as Compare from "./report/Compare.ts"
 import * as Report from "./report/Report.ts"
 import { formatReport, reproduce } from "./Repro.ts"
 import * as Run from "./Run.ts"
+import * as Gates from "./scoring/Gates.ts"
 import * as Rescore from "./scoring/Rescore.ts"
 
 /**
@@ -213,6 +214,12 @@ const statisticsFlags = {
     Options.PassK,
     undefined,
     "The k of pass@k and pass^k reported, each at most --epochs (default 1, min(5, K), K)"
+  ),
+  failUnder: repeatedFlag(
+    "fail-under",
+    "NAME=X[@lower]",
+    Gates.GateSpec,
+    "Exit 1 when scorer NAME's mean (passed: the pass rate) is below X; @lower judges the 95% interval's lower bound, repeatable"
   ),
   groupBy: repeatedFlag(
     "group-by",
@@ -419,7 +426,8 @@ export const runCommand = Command.make(
       report: Option.getOrUndefined(flags.report),
       stderrCluster: flags.stderrCluster,
       groupBy: flags.groupBy,
-      passK: flags.passK
+      passK: flags.passK,
+      failUnder: flags.failUnder
     }).pipe(Effect.mapError(exitFor((e) => e instanceof Run.RunInputError)))
   }, reportErrors)
 ).pipe(Command.withDescription(
@@ -564,7 +572,8 @@ export const scoreCommand = Command.make(
     ),
     pass: optionalString("pass", "The scorer whose verdict decides whether a trial passed (default: every scorer must pass)"),
     summary: optionalString("summary", "Also write the summary as JSON to this file"),
-    passK: statisticsFlags.passK
+    passK: statisticsFlags.passK,
+    failUnder: statisticsFlags.failUnder
   },
   Effect.fn("Cli.score")(function*(flags) {
     const apiKey = yield* OpenAiAgent.keyFromConfig.pipe(Effect.orElseSucceed(() => undefined))
@@ -580,6 +589,7 @@ export const scoreCommand = Command.make(
       pass: Option.getOrUndefined(flags.pass),
       summary: Option.getOrUndefined(flags.summary),
       passK: flags.passK,
+      failUnder: flags.failUnder,
       apiKey,
       cwd: process.cwd()
     }).pipe(Effect.mapError(exitFor((e) => e instanceof Rescore.ScoreInputError)))

@@ -25,6 +25,7 @@ import * as RunDefinition from "./RunDefinition.ts"
 import { runUnits, type TrialUnit } from "./Runner.ts"
 import type { Scorer } from "./scoring/Scorer.ts"
 import * as Scorers from "./scoring/Scorers.ts"
+import * as Gates from "./scoring/Gates.ts"
 import * as Labels from "./scoring/Labels.ts"
 import * as Stage from "./scoring/Stage.ts"
 import * as Summary from "./Summary.ts"
@@ -87,6 +88,8 @@ export interface RunConfig {
   readonly groupBy?: ReadonlyArray<string> | undefined
   /** `--pass-k`: the k of pass@k reported, each at most the epochs (default 1, min(5, K), K). */
   readonly passK?: ReadonlyArray<number> | undefined
+  /** `--fail-under NAME=X[@lower]`: exit 1 when a scorer's mean (or the pass rate) is below X. */
+  readonly failUnder?: ReadonlyArray<Gates.Gate> | undefined
   /**
    * Runs the trials elsewhere instead of calling the agent here (`run
    * --cluster`): the units go in, at most `parallelism` outstanding, and
@@ -156,6 +159,16 @@ export class RunWriteError extends Schema.TaggedError<RunWriteError>()("RunWrite
  * @category errors
  * @since 0.1.0
  */
+/**
+ * A `--fail-under` gate failed on a run that otherwise finished (exit code 1).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class RunGateFailed extends Schema.TaggedError<RunGateFailed>()("RunGateFailed", {
+  message: Schema.String
+}) {}
+
 export class InvalidTask extends Schema.TaggedError<InvalidTask>()("InvalidTask", {
   message: Schema.String
 }) {}
@@ -248,6 +261,8 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     ? yield* AgentSpec.build(config.agent, config).pipe(Effect.mapError((message) => new RunInputError({ message })))
     : () => Effect.die("a --cluster run calls no agent here")
   const scorers = yield* buildScorers(config)
+  const gates = config.failUnder ?? []
+  yield* Effect.fromResult(Gates.check(gates, scorers.map((s) => s.name))).pipe(Effect.mapError(input))
 
   const path = yield* Path.Path
   const newRunId = makeRunId()
@@ -335,6 +350,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   // is its error (exit 1); after any other end each is one line on stderr
   // beside the run's own error.
   const unwritten: Array<string> = []
+  let gateFailure: Gates.GatesFailed | undefined
   const finish = (exit: Exit.Exit<unknown, unknown>) =>
     Effect.gen(function*() {
       const outcome = Summary.outcomeOf(exit, writeFailure() !== undefined)
@@ -354,11 +370,13 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
           judgeParallelism: scorers.some(Stage.isJudge) ? config.judgeParallelism ?? scoreParallelism : undefined
         }
       })
-      yield* say(Summary.format(summary))
+      const gated = Gates.withGates(summary, gates)
+      gateFailure = Gates.failed(gated.gates ?? [])
+      yield* say(Summary.format(summary) + Gates.formatText(gated.gates))
       const lost = (message: string) =>
         Exit.isSuccess(exit) ? Effect.sync(() => unwritten.push(message)) : Console.error(`agent-trials: ${message}`)
       if (config.summary !== undefined) {
-        yield* writeOutput("--summary", config.summary, JSON.stringify(summary, null, 2) + "\n").pipe(
+        yield* writeOutput("--summary", config.summary, JSON.stringify(gated, null, 2) + "\n").pipe(
           Effect.catch((e) => lost(e.message))
         )
       }
@@ -444,6 +462,10 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
         Effect.forEach(unwritten.slice(0, -1), (message) => Console.error(`agent-trials: ${message}`)),
         new RunWriteError({ message: unwritten[unwritten.length - 1]! })
       )
+    )),
+    // Last: a run that finished and wrote everything, below a --fail-under gate.
+    Effect.andThen(Effect.suspend(() =>
+      gateFailure === undefined ? Effect.void : Effect.fail(new RunGateFailed({ message: gateFailure.message }))
     ))
   )
 })

@@ -8,7 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Result, Schema } from "effect"
 import * as Options from "../src/Options.ts"
 import * as Gates from "../src/scoring/Gates.ts"
-import type * as Statistics from "../src/scoring/Statistics.ts"
+import type * as Clustered from "../src/scoring/Clustered.ts"
 import type { ScoringSummary } from "../src/Summary.ts"
 
 const EXPECTED = "expected NAME=X or NAME=X@lower with X a number (for example accuracy=0.8 or passed=0.7@lower)"
@@ -25,7 +25,7 @@ const refusal = (text: string): string => {
   return result.failure
 }
 
-const stats = (s: Partial<Statistics.ScorerStats>): Statistics.ScorerStats => ({
+const stats = (s: Partial<Clustered.ScorerStats>): Clustered.ScorerStats => ({
   trials: 10,
   scored: 10,
   failed_trials: 0,
@@ -38,6 +38,10 @@ const stats = (s: Partial<Statistics.ScorerStats>): Statistics.ScorerStats => ({
   passed: 8,
   pass_rate: 0.8,
   pass_rate_ci95: [0.49, 0.94],
+  iid_standard_error: 0.06,
+  clusters: null,
+  design_effect: null,
+  pass_rate_design_effect: null,
   ...s
 })
 
@@ -48,8 +52,20 @@ const scoring = (s: Partial<ScoringSummary> = {}): ScoringSummary => ({
   passed: 41,
   pass_rate: 0.82,
   pass_rate_ci95: [0.6921, 0.9022],
+  pass_rate_design_effect: null,
+  stderr_cluster: null,
+  clusters: null,
   not_scored: 0,
-  pass_at_k: { counts: "passed trials", tasks_scored: 50, tasks_incomplete: 0, tasks_by_passes: [9, 41], estimates: { "pass@1": 0.82 } },
+  pass_at_k: {
+    counts: "passed trials",
+    ks: [1],
+    tasks_scored: 50,
+    tasks_incomplete: 0,
+    tasks_by_passes: [9, 41],
+    estimates: { "pass@1": 0.82 },
+    ci95: { "pass@1": [0.71, 0.93] }
+  },
+  groups: {},
   parallelism: 4,
   judge_parallelism: null,
   peak_active_scorer_calls: 4,

@@ -326,3 +326,26 @@ export class GatesFailed extends Schema.TaggedError<GatesFailed>()("GatesFailed"
  */
 export const failed = (results: ReadonlyArray<GateResult>): GatesFailed | undefined =>
   results.some((r) => r.verdict === "fail") ? new GatesFailed({ results: [...results] }) : undefined
+
+/**
+ * A summary with its gates' results beside its figures (`gates`), as
+ * `--summary FILE` writes it; the summary as it is without gates.
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const withGates = <S extends { readonly scoring?: ScoringSummary | undefined }>(
+  summary: S,
+  gates: ReadonlyArray<Gate>
+): S & { readonly gates?: ReadonlyArray<GateResult> } =>
+  gates.length === 0 ? summary : { ...summary, gates: evaluate(gates, summary.scoring) }
+
+/**
+ * The gates' lines to append to a summary's text (each on its own line,
+ * after a newline); empty without gates.
+ *
+ * @category formatting
+ * @since 0.1.0
+ */
+export const formatText = (results: ReadonlyArray<GateResult> | undefined): string =>
+  results === undefined || results.length === 0 ? "" : "\n" + format(results).join("\n")

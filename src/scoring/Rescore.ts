@@ -23,6 +23,7 @@ import { MutableProbe } from "../internal/probe.ts"
 import * as Results from "../Results.ts"
 import * as Summary from "../Summary.ts"
 import { type AgentEvalTask, AgentEvalTrial } from "../Trial.ts"
+import * as Gates from "./Gates.ts"
 import * as Labels from "./Labels.ts"
 import * as Scorers from "./Scorers.ts"
 import * as Stage from "./Stage.ts"
@@ -47,6 +48,8 @@ export interface ScoreConfig {
   readonly summary: string | undefined
   /** `--pass-k`: the k of pass@k reported, each at most the trials' epochs. */
   readonly passK?: ReadonlyArray<number> | undefined
+  /** `--fail-under NAME=X[@lower]`: exit 1 when a scorer's mean (or the pass rate) is below X. */
+  readonly failUnder?: ReadonlyArray<Gates.Gate> | undefined
   readonly apiKey: Redacted.Redacted<string> | undefined
   readonly cwd: string
 }
@@ -67,6 +70,16 @@ export class ScoreInputError extends Schema.TaggedError<ScoreInputError>()("Scor
  * @category errors
  * @since 0.1.0
  */
+/**
+ * A `--fail-under` gate failed on a scoring that otherwise finished (exit code 1).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class ScoreGateFailed extends Schema.TaggedError<ScoreGateFailed>()("ScoreGateFailed", {
+  message: Schema.String
+}) {}
+
 export class ScoreWriteError extends Schema.TaggedError<ScoreWriteError>()("ScoreWriteError", {
   message: Schema.String
 }) {}
@@ -98,6 +111,8 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
     apiKey: config.apiKey
   }).pipe(Effect.mapError((e) => bad(e.message)))
   const names = scorers.map((s) => s.name)
+  const gates = config.failUnder ?? []
+  yield* Effect.fromResult(Gates.check(gates, names)).pipe(Effect.mapError((e) => bad(e.message)))
   if (config.pass !== undefined && !names.includes(config.pass)) {
     return yield* bad(`--pass ${config.pass}: no scorer has that name (scorers: ${names.join(", ")})`)
   }
@@ -141,6 +156,7 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
   // A --summary that could not be written: the error of a scoring that
   // ended well (exit 1), a line on stderr beside any other end's own error.
   let unwritten: string | undefined
+  let gateFailure: Gates.GatesFailed | undefined
   const finish = (exit: Exit.Exit<unknown, unknown>) =>
     Effect.gen(function*() {
       const outcome = Summary.outcomeOf(exit, writer?.failure() !== undefined)
@@ -159,9 +175,11 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
           judgeParallelism: scorers.some(Stage.isJudge) ? config.judgeParallelism ?? config.parallelism : undefined
         }
       })
-      yield* say(Summary.formatScore(summary))
+      const gated = Gates.withGates(summary, gates)
+      gateFailure = Gates.failed(gated.gates ?? [])
+      yield* say(Summary.formatScore(summary) + Gates.formatText(gated.gates))
       if (config.summary !== undefined) {
-        yield* writeOutput("--summary", config.summary, JSON.stringify(summary, null, 2) + "\n").pipe(
+        yield* writeOutput("--summary", config.summary, JSON.stringify(gated, null, 2) + "\n").pipe(
           Effect.catch((e) =>
             Exit.isSuccess(exit) ? Effect.sync(() => unwritten = e.message) : Console.error(`agent-trials: ${e.message}`)
           )
@@ -202,6 +220,9 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
     }),
     Effect.andThen(Effect.suspend(() =>
       unwritten === undefined ? Effect.void : Effect.fail(new ScoreWriteError({ message: unwritten }))
+    )),
+    Effect.andThen(Effect.suspend(() =>
+      gateFailure === undefined ? Effect.void : Effect.fail(new ScoreGateFailed({ message: gateFailure.message }))
     ))
   )
 })
