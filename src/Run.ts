@@ -154,12 +154,6 @@ export class RunWriteError extends Schema.TaggedError<RunWriteError>()("RunWrite
 }) {}
 
 /**
- * A bad dataset line with `--on-invalid skip`: recorded as a failed trial.
- *
- * @category errors
- * @since 0.1.0
- */
-/**
  * A `--fail-under` gate failed on a run that otherwise finished (exit code 1).
  *
  * @category errors
@@ -169,6 +163,12 @@ export class RunGateFailed extends Schema.TaggedError<RunGateFailed>()("RunGateF
   message: Schema.String
 }) {}
 
+/**
+ * A bad dataset line with `--on-invalid skip`: recorded as a failed trial.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
 export class InvalidTask extends Schema.TaggedError<InvalidTask>()("InvalidTask", {
   message: Schema.String
 }) {}

@@ -65,12 +65,6 @@ export class ScoreInputError extends Schema.TaggedError<ScoreInputError>()("Scor
 }) {}
 
 /**
- * The scored file or the `--summary` could not be written (exit code 1).
- *
- * @category errors
- * @since 0.1.0
- */
-/**
  * A `--fail-under` gate failed on a scoring that otherwise finished (exit code 1).
  *
  * @category errors
@@ -80,6 +74,12 @@ export class ScoreGateFailed extends Schema.TaggedError<ScoreGateFailed>()("Scor
   message: Schema.String
 }) {}
 
+/**
+ * The scored file or the `--summary` could not be written (exit code 1).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
 export class ScoreWriteError extends Schema.TaggedError<ScoreWriteError>()("ScoreWriteError", {
   message: Schema.String
 }) {}
