@@ -19,6 +19,7 @@
  * @since 0.1.0
  */
 import { MAX_EPOCHS } from "../Errors.ts"
+import * as Labels from "../scoring/Labels.ts"
 import * as Summary from "../Summary.ts"
 import type { AgentEvalTrial, TrialStatus } from "../Trial.ts"
 import { Timeline } from "./Timeline.ts"
@@ -152,7 +153,11 @@ export class Aggregate {
     this.keep(trial)
     if (this.acc === undefined) {
       this.pending.push(trial)
-      if (this.pending.length >= this.window) this.infer()
+      // A record that says its run's epochs (Labels) and carries its scores
+      // ends the window at once: its run's scorers are on every scored trial.
+      if (this.pending.length >= this.window || (Labels.epochsOf(trial) !== undefined && trial.scores !== undefined)) {
+        this.infer()
+      }
     } else {
       this.tally(this.acc, trial)
     }
@@ -197,7 +202,7 @@ export class Aggregate {
     for (const trial of this.pending) {
       // An id's epoch beyond what a run can have (Errors.MAX_EPOCHS) would size the tallies by it:
       // such trials are counted as beyond the epochs, and said so.
-      epochs = Math.max(epochs, Math.min(MAX_EPOCHS, epochOf(trial.id)))
+      epochs = Math.max(epochs, Math.min(MAX_EPOCHS, Labels.epochsOf(trial) ?? epochOf(trial.id)))
       for (const name of Object.keys(trial.scores ?? {})) names.add(name)
     }
     this.start(this.epochsGiven ?? epochs, this.scoringGiven ?? { scorers: [...names] })

@@ -84,6 +84,7 @@
 import { Console, Effect, Schema } from "effect"
 import { checkDistinct, writeOutput } from "../internal/outputs.ts"
 import type * as Statistics from "../scoring/Statistics.ts"
+import type * as Summary from "../Summary.ts"
 import { fromTallies } from "./CompareDiff.ts"
 import { notNonInferior, regression } from "./CompareGate.ts"
 import { toHtml } from "./CompareHtml.ts"
@@ -122,6 +123,13 @@ export interface FileInfo {
   readonly tasks: number
   /** The scorers its trials carry, in order of first appearance. */
   readonly scorers: ReadonlyArray<string>
+  /**
+   * The file's own figures, exactly as `run --summary` gives them under
+   * `scoring` (per scorer mean, clustered standard error and interval,
+   * design effect, pass rate and its Wilson interval on n_eff, pass@k,
+   * groups), from the same accumulator; null when its trials carry no score.
+   */
+  readonly scoring: Summary.ScoringSummary | null
 }
 
 /**

@@ -95,7 +95,8 @@ const infoOf = (file: FileTally): FileInfo => ({
   unscored_trials: file.unscored,
   invalid_lines: file.invalid,
   tasks: file.tasks.size,
-  scorers: [...file.scorers]
+  scorers: [...file.scorers],
+  scoring: file.scoring()
 })
 
 // How a file's records cluster standard errors: "task" for tasks as the unit

@@ -9,8 +9,11 @@
  * @internal
  */
 import { Effect, FileSystem, Schema, Stream } from "effect"
+import { MutableProbe } from "../internal/probe.ts"
 import * as Rescore from "../scoring/Rescore.ts"
+import * as Summary from "../Summary.ts"
 import type { AgentEvalTrial } from "../Trial.ts"
+import { Aggregate } from "./Aggregate.ts"
 
 /**
  * A file or flag `compare` cannot use (exit code 2).
@@ -106,8 +109,25 @@ export class FileTally {
   /** Every `metadata.stderr_cluster.by` of its trials, `none` for null or absent, in order of first appearance. */
   readonly clusterBy = new Set<string>()
 
+  // The run summary's own figures of this file (as the report computes them).
+  private readonly figures = new Aggregate({ maxRows: 1, textLimit: 0, buckets: 2 })
+
   constructor(file: string) {
     this.file = file
+  }
+
+  /** The file's figures as `run --summary` gives them under `scoring`; null without scores. */
+  scoring(): Summary.ScoringSummary | null {
+    const { acc } = this.figures.result()
+    return Summary.make({
+      runId: "",
+      resultsFile: this.file,
+      outcome: "finished",
+      acc,
+      probe: new MutableProbe().snapshot(),
+      wallMs: 0,
+      parallelism: 0
+    }).scoring ?? null
   }
 
   /**
@@ -121,6 +141,7 @@ export class FileTally {
       return `${this.file}:${line}: metadata.stderr_cluster must be null or { "by": PATH, "value": text or null }, ` +
         `got ${shown(cluster)}`
     }
+    this.figures.add(trial)
     if (trial.status === "failed" && trial.error?.type === "InvalidTask") {
       this.invalid++
       return undefined
