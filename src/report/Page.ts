@@ -1,9 +1,9 @@
 /**
  * A report's HTML from what one pass over its results file added up to
  * (`Aggregate.Result`) and, when there is one, the run's own summary: the
- * header, scores with their intervals, pass@k by k, the latency histogram,
- * throughput and calls in flight over time, failures by type, and the table
- * of trials. The figures of the file come from `Summary.make` over the
+ * header, scores with their (clustered) intervals, pass@k and pass^k by k,
+ * the latency histogram, throughput and calls in flight over time, failures
+ * by type, and the table of trials. The figures of the file come from `Summary.make` over the
  * pass's accumulator: the same code, so the same numbers, as the run's
  * summary.
  *
@@ -36,9 +36,12 @@ export interface PageInput {
 
 /**
  * The figures of the file, as a run summary would state them: counts, error
- * types, latency percentiles, scorer statistics and pass@k. Wall time and
- * throughput span the records' timestamps; the run-level values a file does
- * not hold (peaks, parallelism) are zero.
+ * types, latency percentiles, scorer statistics (clustered as the records
+ * say, or as the summary's `stderr_cluster` says when it is given), groups,
+ * and pass@k and pass^k at the summary's k (`pass_at_k.ks`, else
+ * `Summary.defaultPassK`). Wall time and throughput span the records'
+ * timestamps; the run-level values a file does not hold (peaks, parallelism)
+ * are zero.
  *
  * @category constructors
  * @since 0.1.0
@@ -52,7 +55,8 @@ export const fileSummary = (resultsFile: string, result: Aggregate.Result, summa
     acc: result.acc,
     probe: new MutableProbe(),
     wallMs: t.count === 0 ? 0 : t.last - t.first,
-    parallelism: summary?.parallelism ?? 0
+    parallelism: summary?.parallelism ?? 0,
+    passK: summary?.scoring?.pass_at_k?.ks ?? summary?.pass_at_k?.ks
   })
 }
 
@@ -241,7 +245,7 @@ export const render = (input: PageInput): string => {
     header(input, file),
     scoresSection(file, input.result.acc.epochs),
     `<div class="grid">` +
-    (input.result.acc.epochs > 1 ? passAtKSection(input.result) : "") +
+    (input.result.acc.epochs > 1 ? passAtKSection(input.result, file) : "") +
     latencySection(file, input.result) +
     timeSections(input.result).join("") +
     failuresSection(file) +
