@@ -3,7 +3,8 @@
  * bounded rows (failures first) against a reference selection, the
  * aggregates against the run summary's own on the same records, epochs and
  * scorers read off the first trials, the shared SVG primitives, the
- * clustered statistics and pass@k and pass^k on the page, and escaping of user text in the page.
+ * clustered statistics, pass@k and pass^k and per-group breakdowns on the
+ * page, and escaping of user text in the page.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
@@ -16,9 +17,11 @@ import * as Aggregate from "../src/report/Aggregate.ts"
 import * as Html from "../src/report/Html.ts"
 import * as Page from "../src/report/Page.ts"
 import * as Report from "../src/report/Report.ts"
+import * as PageGroups from "../src/report/PageGroups.ts"
 import * as Svg from "../src/report/Svg.ts"
 import { Timeline } from "../src/report/Timeline.ts"
 import * as Summary from "../src/Summary.ts"
+import type * as Clustered from "../src/scoring/Clustered.ts"
 import type { AgentEvalTrial } from "../src/Trial.ts"
 
 const mulberry32 = (seed: number) => () => {
@@ -479,6 +482,61 @@ describe("Page statistics", () => {
     for (const name of ["pass@k, passed", "pass^k, passed", "pass@k, completed", "pass^k, completed"]) assert.include(html, `<text x="14" y="9">${name}</text>`)
     const chart = /<h2>pass@k and pass\^k by k<\/h2>(<svg.*?<\/svg>)/.exec(html)![1]!
     assert.strictEqual(chart.match(/<polyline/g)?.length, 4)
+  })
+
+  const subject = (value: string | null) => ({ groups: { "metadata.subject": value } })
+  const HOSTILE = `<img src=x onerror=alert(1)>`
+
+  it("groups: a table and a chart per PATH, user values escaped, largest groups first", () => {
+    const values = ["math", "math", "math", HOSTILE, HOSTILE, `bio\u202egy`, null]
+    const trials = values.flatMap((value, t) =>
+      [1, 2].map((epoch) => trial({ task: `t${t}`, epoch, scores: pass(t % 2 === 0 || epoch === 1), metadata: subject(value) })))
+    const { html, file } = render(trials)
+    const groups = file.scoring!.groups["metadata.subject"]!
+    assert.deepStrictEqual(Object.keys(groups).sort(), ["(missing)", HOSTILE, "bio\u202egy", "math"].sort())
+    assert.include(html, `<section class="card" id="group-by-metadata.subject"><h2>By metadata.subject (4 values)</h2>`)
+    const cells = (s: Clustered.ScorerStats) => {
+      const ci = (i: readonly [number, number] | null) => (i === null ? "—" : `[${Html.formatNumber(i[0], 4)}, ${Html.formatNumber(i[1], 4)}]`)
+      return `<td class="num">${Html.formatNumber(s.mean!, 4)} ${ci(s.ci95)}</td><td class="num">${Html.formatNumber(s.pass_rate!, 4)} ${ci(s.pass_rate_ci95)}</td>`
+    }
+    const rows = [
+      ["math", 6, groups["math"]!],
+      ["&lt;img src=x onerror=alert(1)&gt;", 4, groups[HOSTILE]!],
+      [`bio<span class="ctl">&lt;U+202E&gt;</span>gy`, 2, groups["bio\u202egy"]!],
+      ["(missing)", 2, groups["(missing)"]!]
+    ] as const
+    const table = /<h2>By metadata\.subject.*?<table>(.*?)<\/table>/.exec(html)![1]!
+    assert.strictEqual(table, `<thead><tr><th>Value</th><th class="num">Trials</th><th class="num">exact mean [95% CI]</th>` +
+      `<th class="num">exact pass rate [95% CI]</th></tr></thead><tbody>` +
+      rows.map(([v, n, g]) => `<tr><td>${v}</td><td class="num">${n}</td>${cells(g["exact"]!)}</tr>`).join("") + `</tbody>`)
+    assert.strictEqual(groups["math"]!["exact"]!.clusters, 3)
+    // The chart: a bar with a whisker per value, labels escaped.
+    const chart = /<svg[^>]*aria-label="Pass rate by metadata.subject[^"]*".*?<\/svg>/.exec(html)![0]
+    assert.strictEqual(chart.match(/<rect/g)?.length, 4)
+    assert.include(chart, `>&lt;img src=x onerror=alert(1)&gt;<title>`)
+    assert.include(chart, ">bio&lt;U+202E&gt;gy<title>")
+    assert.notInclude(html, "<img")
+    assert.notMatch(html, /[\u202a-\u202e]/)
+  })
+
+  it("groups: at most GROUPS_SHOWN values in the table, the rest counted, so a PATH of 20,000 values makes a small page", () => {
+    // Value v0 has 3 tasks, v1 2, every other value 1.
+    const n = 20_000
+    const trials = Array.from({ length: n + 3 }, (_, i) => {
+      const value = i < 3 ? "v0" : i < 5 ? "v1" : `v${i - 3}`
+      return trial({ task: `t${i}`, epoch: 1, scores: pass(i % 2 === 0), metadata: subject(value) })
+    })
+    const { html, file } = render(trials)
+    const values = Object.keys(file.scoring!.groups["metadata.subject"]!).length
+    assert.strictEqual(values, n)
+    const section = /<section class="card" id="group-by-metadata.subject">.*?<\/section>/.exec(html)![0]
+    const table = /<table>(.*?)<\/table>/.exec(section)![1]!
+    assert.strictEqual(table.match(/<tr>/g)?.length, 1 + PageGroups.GROUPS_SHOWN)
+    assert.match(table, /^<thead>.*?<\/thead><tbody><tr><td>v0<\/td><td class="num">3<\/td>.*?<tr><td>v1<\/td><td class="num">2<\/td>/)
+    assert.include(section, `${Html.formatNumber(n - PageGroups.GROUPS_SHOWN)} more values (smaller groups): see the --summary JSON (scoring.groups).`)
+    assert.include(section, `The chart shows the ${PageGroups.CHART_ROWS} largest groups.`)
+    assert.strictEqual(/<svg.*?<\/svg>/.exec(section)![0].match(/<circle/g)?.length, PageGroups.CHART_ROWS)
+    assert.isBelow(section.length, 60_000)
   })
 })
 

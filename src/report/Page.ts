@@ -1,9 +1,10 @@
 /**
  * A report's HTML from what one pass over its results file added up to
  * (`Aggregate.Result`) and, when there is one, the run's own summary: the
- * header, scores with their (clustered) intervals, pass@k and pass^k by k,
- * the latency histogram, throughput and calls in flight over time, failures
- * by type, and the table of trials. The figures of the file come from `Summary.make` over the
+ * header, scores with their (clustered) intervals, a breakdown per
+ * `--group-by` path, pass@k and pass^k by k, the latency histogram,
+ * throughput and calls in flight over time, failures by type, and the table
+ * of trials. The figures of the file come from `Summary.make` over the
  * pass's accumulator: the same code, so the same numbers, as the run's
  * summary.
  *
@@ -16,6 +17,7 @@ import { tableCss, tableScript } from "../internal/reportTable.ts"
 import * as Summary from "../Summary.ts"
 import type * as Aggregate from "./Aggregate.ts"
 import * as Html from "./Html.ts"
+import { groupSections } from "./PageGroups.ts"
 import { passAtKSection, scoresSection } from "./PageScores.ts"
 import * as Svg from "./Svg.ts"
 
@@ -244,6 +246,7 @@ export const render = (input: PageInput): string => {
   const body = [
     header(input, file),
     scoresSection(file, input.result.acc.epochs),
+    ...(file.scoring === undefined ? [] : groupSections(file.scoring)),
     `<div class="grid">` +
     (input.result.acc.epochs > 1 ? passAtKSection(input.result, file) : "") +
     latencySection(file, input.result) +
