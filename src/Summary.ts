@@ -755,7 +755,16 @@ const estimatesText = (p: PassAtKSummary<string>): string =>
     `${k} ${num(v)}${p.ci95[k] == null ? "" : ` ${interval(p.ci95[k])}`}`
   ).join(", ")
 
-const clusterText = (by: Labels.ClusterBy, clusters: number | null): string =>
+/**
+ * How the standard errors are clustered, in the words of the text summary
+ * (and the report): `clustered by task (its epochs) over 40 clusters`,
+ * `clustered by metadata.passage_id over 12 clusters`, `not clustered (each
+ * trial independent)`.
+ *
+ * @category formatting
+ * @since 0.1.0
+ */
+export const clusterText = (by: Labels.ClusterBy, clusters: number | null): string =>
   by === null
     ? "not clustered (each trial independent)"
     : `clustered by ${by === "task" ? "task (its epochs)" : by} over ${clusters ?? 0} clusters`

@@ -1,6 +1,7 @@
 /**
  * `agent-trials report` and `run --report`, end to end in child processes:
- * the page's figures against the run's own summary file, the task file's
+ * the page's figures against the run's own summary file (clustered standard
+ * errors, design effects, pass@k at the run's k, groups), the task file's
  * input and reference in the rows, and bad input (exit 2, one line naming the
  * file, line or flag).
  */
@@ -301,5 +302,77 @@ describe("agent-trials report --summary: the summary must be of this results fil
     const accepted = await report([out, "--html", html, "--summary", summaryFile])
     assert.strictEqual(accepted.code, 0, describeResult(accepted))
     assert.strictEqual(stat(fs.readFileSync(html, "utf8"), "Trials"), "31")
+  })
+})
+
+describe("agent-trials report: the clustered figures and the groups of the run's summary", () => {
+  const HOSTILE = "<img src=x onerror=alert(1)>"
+  const fmt = (x: number | null) => (x === null ? "—" : Html.formatNumber(x, 4))
+  const ci = (i: readonly [number, number] | null) => (i === null ? "—" : `[${fmt(i[0])}, ${fmt(i[1])}]`)
+  // A table row's cells: the first text, the others numbers.
+  const td = (cells: ReadonlyArray<string | number>) => cells.map((c, i) => (i === 0 ? `<td>${c}</td>` : `<td class="num">${c}</td>`)).join("")
+
+  it("a run with --epochs 3 --group-by --pass-k: the page shows the summary's CI, design effects, pass@k at its k and the group rows, escaped", async () => {
+    const dir = tempDir()
+    // The clustered agent answers right with the task's p: tasks of p 0 or 1 pass or fail all their epochs.
+    const subjects = ["math", "history", HOSTILE, "biology"]
+    const tasks = writeJsonl(path.join(dir, "tasks.jsonl"), Array.from({ length: 40 }, (_, i) => ({
+      id: `task-${i}`,
+      inputs: { question: `q${i}`, p: (i % 5) / 4 },
+      reference: "yes",
+      ...(i === 39 ? {} : { metadata: { subject: subjects[i % 4] } })
+    })))
+    const out = path.join(dir, "out.jsonl")
+    const summaryFile = path.join(dir, "summary.json")
+    const runPage = path.join(dir, "run.html")
+    const ran = await run([
+      "--tasks", tasks, "--agent", "module:test/fixtures/agent-clustered.ts#answer", "--epochs", "3",
+      "--group-by", "metadata.subject", "--score", "exact", "--pass-k", "2,3",
+      "--out", out, "--summary", summaryFile, "--report", runPage, "--no-progress"
+    ])
+    assert.strictEqual(ran.code, 0, describeResult(ran))
+    const sc = (JSON.parse(fs.readFileSync(summaryFile, "utf8")) as Summary.Summary).scoring!
+    const exact = sc.scorers["exact"]!
+    assert.strictEqual(sc.stderr_cluster, "task")
+    assert.isAbove(exact.design_effect!, 1)
+    const groups = sc.groups["metadata.subject"]!
+    assert.deepStrictEqual(Object.keys(groups), ["math", "history", HOSTILE, "biology", "(missing)"])
+
+    const [withSummary, bare] = [path.join(dir, "with-summary.html"), path.join(dir, "bare.html")]
+    const reported = await Promise.all([
+      report([out, "--html", withSummary, "--summary", summaryFile]),
+      report([out, "--html", bare])
+    ])
+    for (const r of reported) assert.strictEqual(r.code, 0, describeResult(r))
+
+    for (const file of [runPage, withSummary, bare]) {
+      const html = fs.readFileSync(file, "utf8")
+      assert.include(html, `Standard errors: clustered by task (its epochs) over 40 clusters.</p>`, file)
+      assert.include(html, `<tr>${td(["exact", 120, 120, 0, `${fmt(exact.mean)} ± ${fmt(exact.standard_error)}`, ci(exact.ci95),
+        40, fmt(exact.design_effect), fmt(exact.pass_rate), ci(exact.pass_rate_ci95), fmt(exact.pass_rate_design_effect)])}</tr>`, file)
+      // The group table: every value, largest first (the task without a subject last), the hostile one as text.
+      const shown = (value: string) => (value === HOSTILE ? "&lt;img src=x onerror=alert(1)&gt;" : value)
+      const rows = ["math", "history", HOSTILE, "biology", "(missing)"].map((value) => {
+        const g = groups[value]!["exact"]!
+        return `<tr>${td([shown(value), g.trials, `${fmt(g.mean)} ${ci(g.ci95)}`, `${fmt(g.pass_rate)} ${ci(g.pass_rate_ci95)}`])}</tr>`
+      })
+      assert.include(html, `<tbody>${rows.join("")}</tbody>`, file)
+      assert.include(html, "<h2>By metadata.subject (5 values)</h2>", file)
+      assert.notInclude(html, "<img", file)
+      // pass@k and pass^k at the summary's k (2 and 3); without the summary, the default k (1 and 3), pass@1 the pass rate.
+      const table = /<div id="pass-at-k">(.*?)<\/div>/.exec(html)![1]!
+      const row = (k: number) => {
+        const at = (key: string) => `<td class="num">${fmt(sc.pass_at_k.estimates[key]!)}</td><td class="num">${ci(sc.pass_at_k.ci95[key]!)}</td>`
+        return `<tr><td class="num">${k}</td>${at(`pass@${k}`)}${at(`pass^${k}`)}</tr>`
+      }
+      if (file === bare) {
+        assert.include(table, `<tr><td class="num">1</td><td class="num">${fmt(exact.pass_rate)}</td>`, file)
+        assert.include(table, row(3), file)
+      } else {
+        for (const k of [2, 3]) assert.include(table, row(k), `${file}: k=${k}`)
+      }
+      assert.strictEqual(table.match(/<tr>/g)?.length, 3, file)
+    }
+    assert.deepStrictEqual(sc.pass_at_k.ks, [2, 3])
   })
 })

@@ -4,8 +4,9 @@
  * other than the file itself blocked and counted. No console error, no page
  * error, no request leaving the page; the charts are there; the search box,
  * the failures toggle and a scorer filter narrow the table to the rows they
- * should; user text shows as text (a `<script>` and an `<img onerror>` in an
- * output neither run nor load); a full-page screenshot is a PNG of the
+ * should; the breakdown by a group renders; user text shows as text (a
+ * `<script>` and an `<img onerror>` in an output and a group value neither
+ * run nor load); a full-page screenshot is a PNG of the
  * viewport's width. Bidi and control characters show as `<U+202E>` marks in
  * the table, and compare's id lists wrap between ids, never inside one.
  *
@@ -35,15 +36,23 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
 const NASTY = `<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2"></td>`
 const T0 = Date.parse("2026-01-01T00:00:00Z")
 
+const SUBJECTS = ["math", "history", "art"]
+
 // 300 trials over ~30 s: every 7th failed (two types), every 5th completed one
-// wrong (exact 0, levenshtein 0.5), task 42's output hostile.
+// wrong (exact 0, levenshtein 0.5), task 42's output and group value hostile
+// (grouped by metadata.subject, as `run --group-by` records it).
 const trials = (): Array<AgentEvalTrial> =>
   Array.from({ length: 300 }, (_, i) => {
     const start = T0 + i * 100
     const latency = 20 + (i * 37) % 400
     const failed = i % 7 === 3
     const wrong = !failed && i % 5 === 0
-    const times = { started_at: new Date(start).toISOString(), finished_at: new Date(start + latency).toISOString(), latency_ms: latency }
+    const times = {
+      started_at: new Date(start).toISOString(),
+      finished_at: new Date(start + latency).toISOString(),
+      latency_ms: latency,
+      groups: { "metadata.subject": i === 42 ? NASTY : SUBJECTS[i % 3]! }
+    }
     return failed
       ? {
         id: `task-${i}:1`,
@@ -122,6 +131,21 @@ describe("report in a browser", () => {
       assert.isTrue(charts.some((c) => c.circles >= 3), "the scores have their points")
       const throughputPoints = await page.$eval("svg.chart polyline", (p) => p.getAttribute("points")!.split(" ").length)
       assert.isAtLeast(throughputPoints, 10)
+
+      // The breakdown by subject: a row per value, largest first (task 42 is not in math), the hostile one
+      // shown as text; a bar and a whisker per value and scorer.
+      const groups = await page.$eval(`section[id="group-by-metadata.subject"]`, (s) => ({
+        heading: s.querySelector("h2")!.textContent,
+        values: [...s.querySelectorAll("tbody tr td:first-child")].map((td) => td.textContent),
+        bars: s.querySelectorAll("svg.chart rect").length,
+        whiskers: s.querySelectorAll("svg.chart circle").length
+      }))
+      assert.deepStrictEqual(groups, {
+        heading: "By metadata.subject (4 values)",
+        values: ["history", "art", "math", NASTY],
+        bars: 8,
+        whiskers: 8
+      })
 
       const visible = () => page.$$eval("#rows tbody tr", (trs) => trs.length)
       const count = () => page.textContent("#count")

@@ -2,8 +2,9 @@
  * The report's pieces: the timeline against a brute-force count, the table's
  * bounded rows (failures first) against a reference selection, the
  * aggregates against the run summary's own on the same records, epochs and
- * scorers read off the first trials, the shared SVG primitives, and
- * escaping of user text in the page.
+ * scorers read off the first trials, the shared SVG primitives, the
+ * clustered statistics, pass@k and pass^k and per-group breakdowns on the
+ * page, and escaping of user text in the page.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { assert, describe, it } from "@effect/vitest"
@@ -16,9 +17,11 @@ import * as Aggregate from "../src/report/Aggregate.ts"
 import * as Html from "../src/report/Html.ts"
 import * as Page from "../src/report/Page.ts"
 import * as Report from "../src/report/Report.ts"
+import * as PageGroups from "../src/report/PageGroups.ts"
 import * as Svg from "../src/report/Svg.ts"
 import { Timeline } from "../src/report/Timeline.ts"
 import * as Summary from "../src/Summary.ts"
+import type * as Clustered from "../src/scoring/Clustered.ts"
 import type { AgentEvalTrial } from "../src/Trial.ts"
 
 const mulberry32 = (seed: number) => () => {
@@ -39,6 +42,8 @@ interface Spec {
   readonly output?: string
   readonly errorType?: string
   readonly scores?: AgentEvalTrial["scores"]
+  /** More metadata, as a run writes it (stderr_cluster, groups). */
+  readonly metadata?: Record<string, unknown>
 }
 
 const trial = (s: Spec): AgentEvalTrial => {
@@ -56,7 +61,8 @@ const trial = (s: Spec): AgentEvalTrial => {
     metadata: {
       started_at: new Date(start).toISOString(),
       finished_at: new Date(start + latency).toISOString(),
-      latency_ms: latency
+      latency_ms: latency,
+      ...s.metadata
     },
     ...(s.scores === undefined || status === "failed" ? {} : { scores: s.scores })
   }
@@ -392,6 +398,148 @@ describe("Page", () => {
   })
 })
 
+describe("Page statistics", () => {
+  const pass = (passed: boolean) => ({ exact: { value: passed ? 1 : 0, passed } })
+  const render = (trials: ReadonlyArray<AgentEvalTrial>, summary?: Summary.Summary) => {
+    const agg = new Aggregate.Aggregate({ maxRows: 10, ...(summary === undefined ? {} : { epochs: summary.epochs, scoring: { scorers: ["exact"] } }) })
+    for (const t of trials) agg.add(t)
+    const result = agg.result()
+    return { html: Page.render({ resultsFile: "r.jsonl", result, summary, withTasks: false }), file: Page.fileSummary("r.jsonl", result, summary) }
+  }
+  // The cells of the scorer table's row of `name`, as text.
+  const rowOf = (html: string, name: string): Array<string> | undefined => {
+    const row = new RegExp(`<tr><td>${name}</td>(.*?)</tr>`).exec(html)?.[1]
+    return row === undefined ? undefined : [...row.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((m) => m[1]!)
+  }
+
+  it("the scorer table shows the clustered figures: CR1 SE, t interval on G - 1, clusters, design effects (a case worked by hand)", () => {
+    // Two tasks of two epochs, one right both times, one wrong both times: mean 0.5,
+    // CR1 SE sqrt(2/1 * (1^2 + 1^2)) / 4 = 0.5, t(0.975, 1) = 12.7062, iid SE 0.2887, design effect 3.
+    const trials = ["a", "a", "b", "b"].map((task, i) => trial({ task, epoch: 1 + (i % 2), scores: pass(task === "a") }))
+    const { html } = render(trials)
+    assert.include(html, `<p class="note clustering" id="stderr-cluster">Standard errors: clustered by task (its epochs) over 2 clusters.</p>`)
+    for (const label of ["Clusters", "Design effect", "Pass design effect"]) assert.include(html, `<th class="num">${label}</th>`)
+    assert.deepStrictEqual(rowOf(html, "exact"), [
+      "4", "4", "0", "0.5 ± 0.5", "[-5.8531, 6.8531]", "2", "3", "0.5", "[0.0692, 0.9308]", "3"
+    ])
+    // The pass rate's Wilson interval is that of p = 0.5 on n_eff = 4 / 3 trials (z = 1.96):
+    // 0.5 ± 1.96 · sqrt(0.1875 + 0.5402) / (1 + 2.8812) = 0.5 ± 0.4308.
+    assert.deepStrictEqual(rowOf(html, "passed \\(every scorer\\)"), ["4", "—", "—", "—", "—", "2", "—", "0.5", "[0.0692, 0.9308]", "3"])
+  })
+
+  it("says how errors are clustered: by a recorded PATH over its values, or not at all (no cluster columns)", () => {
+    const byPassage = Array.from({ length: 24 }, (_, i) =>
+      trial({
+        task: `t${i}`,
+        epoch: 1,
+        scores: pass(i % 3 === 0),
+        metadata: { epochs: 1, stderr_cluster: { by: "metadata.passage_id", value: `p${i % 12}` } }
+      }))
+    const clustered = render(byPassage)
+    assert.include(clustered.html, "Standard errors: clustered by metadata.passage_id over 12 clusters.</p>")
+    const s = clustered.file.scoring!.scorers["exact"]!
+    assert.strictEqual(s.clusters, 12)
+    assert.deepStrictEqual(rowOf(clustered.html, "exact")!.slice(5, 7), ["12", Html.formatNumber(s.design_effect!, 4)])
+
+    const alone = render(byPassage.map((t) => ({ ...t, metadata: { ...t.metadata, stderr_cluster: null } })))
+    assert.include(alone.html, "Standard errors: not clustered (each trial independent).</p>")
+    assert.notInclude(alone.html, `<th class="num">Clusters</th>`)
+    const iid = alone.file.scoring!.scorers["exact"]!
+    assert.isNull(iid.design_effect)
+    assert.deepStrictEqual(rowOf(alone.html, "exact"), [
+      "24", "24", "0", `${Html.formatNumber(iid.mean!, 4)} ± ${Html.formatNumber(iid.standard_error!, 4)}`,
+      `[${Html.formatNumber(iid.ci95![0], 4)}, ${Html.formatNumber(iid.ci95![1], 4)}]`,
+      Html.formatNumber(iid.pass_rate!, 4),
+      `[${Html.formatNumber(iid.pass_rate_ci95![0], 4)}, ${Html.formatNumber(iid.pass_rate_ci95![1], 4)}]`
+    ])
+  })
+
+  // Five tasks of 4 epochs passing 4, 3, 1, 0 and 2 times (PassAtK's example): pass@2 0.6667, pass^2 0.3333;
+  // pass@3 (1 + 1 + 0.75 + 0 + 1) / 5 = 0.75, pass^3 (1 + 0.25) / 5 = 0.25.
+  const fiveTasks = [4, 3, 1, 0, 2].flatMap((c, t) =>
+    [1, 2, 3, 4].map((epoch) => trial({ task: `t${t}`, epoch, scores: pass(epoch <= c) })))
+  const atKs = (html: string) =>
+    [.../<div id="pass-at-k">(.*?)<\/div>/.exec(html)![1]!.matchAll(/<tr>(.*?)<\/tr>/g)].slice(1).map((m) =>
+      [...m[1]!.matchAll(/<td[^>]*>(.*?)<\/td>/g)].map((c) => c[1]!))
+
+  it("pass@k: a table at the summary's k (--pass-k) with pass@k, pass^k and their t intervals, and a pass^k series", () => {
+    const acc = new Summary.Accumulator(4, { scorers: ["exact"] })
+    for (const t of fiveTasks) acc.add(t)
+    const summary = Summary.make({
+      runId: "r", resultsFile: "r.jsonl", outcome: "finished", acc, probe: new MutableProbe(), wallMs: 1000, parallelism: 2, passK: [2, 3]
+    })
+    const p = summary.scoring!.pass_at_k
+    const { html } = render(fiveTasks, summary)
+    const rows = atKs(html)
+    assert.deepStrictEqual(rows.map((r) => r.slice(0, 2).concat(r[3]!)), [["2", "0.6667", "0.3333"], ["3", "0.75", "0.25"]])
+    for (const [i, k] of [2, 3].entries()) {
+      const interval = (key: string) => `[${Html.formatNumber(p.ci95[key]![0], 4)}, ${Html.formatNumber(p.ci95[key]![1], 4)}]`
+      assert.deepStrictEqual(rows[i], [String(k), Html.formatNumber(p.estimates[`pass@${k}`]!, 4), interval(`pass@${k}`), Html.formatNumber(p.estimates[`pass^${k}`]!, 4), interval(`pass^${k}`)])
+    }
+    // Without a summary: the default k, 1, min(5, K) and K.
+    assert.deepStrictEqual(atKs(render(fiveTasks).html).map((r) => r[0]), ["1", "4"])
+    // The chart: pass@k and pass^k of the passed trials and of the completed ones.
+    for (const name of ["pass@k, passed", "pass^k, passed", "pass@k, completed", "pass^k, completed"]) assert.include(html, `<text x="14" y="9">${name}</text>`)
+    const chart = /<h2>pass@k and pass\^k by k<\/h2>(<svg.*?<\/svg>)/.exec(html)![1]!
+    assert.strictEqual(chart.match(/<polyline/g)?.length, 4)
+  })
+
+  const subject = (value: string | null) => ({ groups: { "metadata.subject": value } })
+  const HOSTILE = `<img src=x onerror=alert(1)>`
+
+  it("groups: a table and a chart per PATH, user values escaped, largest groups first", () => {
+    const values = ["math", "math", "math", HOSTILE, HOSTILE, `bio\u202egy`, null]
+    const trials = values.flatMap((value, t) =>
+      [1, 2].map((epoch) => trial({ task: `t${t}`, epoch, scores: pass(t % 2 === 0 || epoch === 1), metadata: subject(value) })))
+    const { html, file } = render(trials)
+    const groups = file.scoring!.groups["metadata.subject"]!
+    assert.deepStrictEqual(Object.keys(groups).sort(), ["(missing)", HOSTILE, "bio\u202egy", "math"].sort())
+    assert.include(html, `<section class="card" id="group-by-metadata.subject"><h2>By metadata.subject (4 values)</h2>`)
+    const cells = (s: Clustered.ScorerStats) => {
+      const ci = (i: readonly [number, number] | null) => (i === null ? "—" : `[${Html.formatNumber(i[0], 4)}, ${Html.formatNumber(i[1], 4)}]`)
+      return `<td class="num">${Html.formatNumber(s.mean!, 4)} ${ci(s.ci95)}</td><td class="num">${Html.formatNumber(s.pass_rate!, 4)} ${ci(s.pass_rate_ci95)}</td>`
+    }
+    const rows = [
+      ["math", 6, groups["math"]!],
+      ["&lt;img src=x onerror=alert(1)&gt;", 4, groups[HOSTILE]!],
+      [`bio<span class="ctl">&lt;U+202E&gt;</span>gy`, 2, groups["bio\u202egy"]!],
+      ["(missing)", 2, groups["(missing)"]!]
+    ] as const
+    const table = /<h2>By metadata\.subject.*?<table>(.*?)<\/table>/.exec(html)![1]!
+    assert.strictEqual(table, `<thead><tr><th>Value</th><th class="num">Trials</th><th class="num">exact mean [95% CI]</th>` +
+      `<th class="num">exact pass rate [95% CI]</th></tr></thead><tbody>` +
+      rows.map(([v, n, g]) => `<tr><td>${v}</td><td class="num">${n}</td>${cells(g["exact"]!)}</tr>`).join("") + `</tbody>`)
+    assert.strictEqual(groups["math"]!["exact"]!.clusters, 3)
+    // The chart: a bar with a whisker per value, labels escaped.
+    const chart = /<svg[^>]*aria-label="Pass rate by metadata.subject[^"]*".*?<\/svg>/.exec(html)![0]
+    assert.strictEqual(chart.match(/<rect/g)?.length, 4)
+    assert.include(chart, `>&lt;img src=x onerror=alert(1)&gt;<title>`)
+    assert.include(chart, ">bio&lt;U+202E&gt;gy<title>")
+    assert.notInclude(html, "<img")
+    assert.notMatch(html, /[\u202a-\u202e]/)
+  })
+
+  it("groups: at most GROUPS_SHOWN values in the table, the rest counted, so a PATH of 20,000 values makes a small page", () => {
+    // Value v0 has 3 tasks, v1 2, every other value 1.
+    const n = 20_000
+    const trials = Array.from({ length: n + 3 }, (_, i) => {
+      const value = i < 3 ? "v0" : i < 5 ? "v1" : `v${i - 3}`
+      return trial({ task: `t${i}`, epoch: 1, scores: pass(i % 2 === 0), metadata: subject(value) })
+    })
+    const { html, file } = render(trials)
+    const values = Object.keys(file.scoring!.groups["metadata.subject"]!).length
+    assert.strictEqual(values, n)
+    const section = /<section class="card" id="group-by-metadata.subject">.*?<\/section>/.exec(html)![0]
+    const table = /<table>(.*?)<\/table>/.exec(section)![1]!
+    assert.strictEqual(table.match(/<tr>/g)?.length, 1 + PageGroups.GROUPS_SHOWN)
+    assert.match(table, /^<thead>.*?<\/thead><tbody><tr><td>v0<\/td><td class="num">3<\/td>.*?<tr><td>v1<\/td><td class="num">2<\/td>/)
+    assert.include(section, `${Html.formatNumber(n - PageGroups.GROUPS_SHOWN)} more values (smaller groups): see the --summary JSON (scoring.groups).`)
+    assert.include(section, `The chart shows the ${PageGroups.CHART_ROWS} largest groups.`)
+    assert.strictEqual(/<svg.*?<\/svg>/.exec(section)![0].match(/<circle/g)?.length, PageGroups.CHART_ROWS)
+    assert.isBelow(section.length, 60_000)
+  })
+})
+
 describe("Report.write", () => {
   it.effect("fills input and reference of the shown rows only from the task stream", () =>
     Effect.gen(function*() {
@@ -409,6 +557,37 @@ describe("Report.write", () => {
         ["t2:1", "question 2", `{"n":2}`],
         ["t0:1", "question 0", `{"n":0}`]
       ])
+      fs.rmSync(dir, { recursive: true, force: true })
+    }).pipe(Effect.provide(NodeServices.layer)))
+})
+
+describe("Report.readSummary", () => {
+  it.effect("refuses a summary whose pass@k k or clustering the page cannot use, naming the field", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-trials-report-"))
+      const base = {
+        run_id: "r", outcome: "finished", trials: { total: { total: 0, completed: 0, failed: 0, partial: 0 } }, wall_time_s: 0,
+        throughput_per_s: 0, parallelism: 1, peak_active_calls: 0, peak_outstanding: 0, peak_live_fibers: 0, retries: 0, epochs: 3
+      }
+      const scoring = (extra: object) => ({ ...base, scoring: { scorers: {}, pass_rule: "every scorer", ...extra } })
+      const cases: ReadonlyArray<readonly [object, string | null]> = [
+        [scoring({ pass_at_k: { ks: [1, 3] }, stderr_cluster: "metadata.passage_id" }), null],
+        [{ ...base, pass_at_k: { ks: [1, 2, 3] } }, null],
+        [scoring({ pass_at_k: { ks: [0, 2] } }), "field scoring.pass_at_k.ks must be a list of integers from 1 to the epochs (3), got [0,2]"],
+        [scoring({ pass_at_k: { ks: [4] } }), "field scoring.pass_at_k.ks must be a list of integers from 1 to the epochs (3), got [4]"],
+        [{ ...base, pass_at_k: { ks: "1" } }, `field pass_at_k.ks must be a list of integers from 1 to the epochs (3), got "1"`],
+        [scoring({ stderr_cluster: 5 }), `field scoring.stderr_cluster must be "task", a path or null, got 5`]
+      ]
+      for (const [i, [json, message]] of cases.entries()) {
+        const file = path.join(dir, `s${i}.json`)
+        fs.writeFileSync(file, JSON.stringify(json))
+        const result = yield* Effect.result(Report.readSummary(file))
+        if (message === null) assert.strictEqual(result._tag, "Success", JSON.stringify(json))
+        else {
+          assert.strictEqual(result._tag, "Failure", JSON.stringify(json))
+          if (result._tag === "Failure") assert.strictEqual(result.failure.message, `${file}: ${message}`)
+        }
+      }
       fs.rmSync(dir, { recursive: true, force: true })
     }).pipe(Effect.provide(NodeServices.layer)))
 })

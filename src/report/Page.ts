@@ -1,7 +1,8 @@
 /**
  * A report's HTML from what one pass over its results file added up to
  * (`Aggregate.Result`) and, when there is one, the run's own summary: the
- * header, scores with their intervals, pass@k by k, the latency histogram,
+ * header, scores with their (clustered) intervals, a breakdown per
+ * `--group-by` path, pass@k and pass^k by k, the latency histogram,
  * throughput and calls in flight over time, failures by type, and the table
  * of trials. The figures of the file come from `Summary.make` over the
  * pass's accumulator: the same code, so the same numbers, as the run's
@@ -16,6 +17,8 @@ import { tableCss, tableScript } from "../internal/reportTable.ts"
 import * as Summary from "../Summary.ts"
 import type * as Aggregate from "./Aggregate.ts"
 import * as Html from "./Html.ts"
+import { groupSections } from "./PageGroups.ts"
+import { passAtKSection, scoresSection } from "./PageScores.ts"
 import * as Svg from "./Svg.ts"
 
 /**
@@ -35,9 +38,12 @@ export interface PageInput {
 
 /**
  * The figures of the file, as a run summary would state them: counts, error
- * types, latency percentiles, scorer statistics and pass@k. Wall time and
- * throughput span the records' timestamps; the run-level values a file does
- * not hold (peaks, parallelism) are zero.
+ * types, latency percentiles, scorer statistics (clustered as the records
+ * say, or as the summary's `stderr_cluster` says when it is given), groups,
+ * and pass@k and pass^k at the summary's k (`pass_at_k.ks`, else
+ * `Summary.defaultPassK`). Wall time and throughput span the records'
+ * timestamps; the run-level values a file does not hold (peaks, parallelism)
+ * are zero.
  *
  * @category constructors
  * @since 0.1.0
@@ -51,12 +57,10 @@ export const fileSummary = (resultsFile: string, result: Aggregate.Result, summa
     acc: result.acc,
     probe: new MutableProbe(),
     wallMs: t.count === 0 ? 0 : t.last - t.first,
-    parallelism: summary?.parallelism ?? 0
+    parallelism: summary?.parallelism ?? 0,
+    passK: summary?.scoring?.pass_at_k?.ks ?? summary?.pass_at_k?.ks
   })
 }
-
-const num = (v: number | null | undefined, digits = 3) => (v === null || v === undefined ? "—" : Html.formatNumber(v, digits))
-const ci = (i: readonly [number, number] | null | undefined) => (i === null || i === undefined ? "—" : `[${num(i[0])}, ${num(i[1])}]`)
 
 const seconds = (v: number) =>
   v === 0 ? "0" : Math.abs(v) < 120 ? `${Svg.compact(v)}s` : Math.abs(v) < 7200 ? `${Svg.compact(v / 60)}m` : `${Svg.compact(v / 3600)}h`
@@ -132,105 +136,6 @@ const header = (input: PageInput, file: Summary.Summary): string => {
     ` · ${file.epochs} epoch${file.epochs === 1 ? "" : "s"}</div></header>` +
     Html.stats(stats) +
     notes.map((n) => `<p class="note">${Html.text(n)}</p>`).join("")
-}
-
-const scoresSection = (file: Summary.Summary, epochs: number): string => {
-  const sc = file.scoring
-  if (sc === undefined) {
-    return Html.section("Scores", `<p class="note">Not scored: "completed" means the agent answered, not that the answer was right (run with --score).</p>`)
-  }
-  const rows = Object.entries(sc.scorers)
-  const chart = Svg.intervalChart({
-    rows: [
-      ...rows.map(([name, s]) => ({
-        label: `${name} pass rate`,
-        value: s.pass_rate,
-        low: s.pass_rate_ci95?.[0] ?? null,
-        high: s.pass_rate_ci95?.[1] ?? null
-      })),
-      ...rows.filter(([, s]) => s.mean !== null && s.mean >= 0 && s.mean <= 1).map(([name, s]) => ({
-        label: `${name} mean`,
-        value: s.mean,
-        low: s.ci95?.[0] ?? null,
-        high: s.ci95?.[1] ?? null,
-        color: "#6b7280"
-      })),
-      {
-        label: `passed (${sc.pass_rule})`,
-        value: sc.pass_rate,
-        low: sc.pass_rate_ci95?.[0] ?? null,
-        high: sc.pass_rate_ci95?.[1] ?? null,
-        color: "#111827"
-      }
-    ]
-  })
-  const table = Html.table(
-    [
-      { label: "Scorer" },
-      { label: "Trials", numeric: true },
-      { label: "Scored", numeric: true },
-      { label: "Scorer errors", numeric: true },
-      { label: "Mean ± SE", numeric: true },
-      { label: "Mean 95% CI", numeric: true },
-      { label: "Pass rate", numeric: true },
-      { label: "Wilson 95% CI", numeric: true }
-    ],
-    rows.map(([name, s]) => [
-      name,
-      s.trials,
-      s.scored,
-      s.errors,
-      `${num(s.mean, 4)} ± ${num(s.standard_error, 4)}`,
-      ci(s.ci95),
-      num(s.pass_rate, 4),
-      ci(s.pass_rate_ci95)
-    ])
-  )
-  return Html.section(
-    "Scores",
-    chart + table,
-    {
-      note: `Pass rates with 95% Wilson intervals; means with normal 95% intervals (grey). A failed trial counts in a scorer's trials and never passes.` +
-        (epochs <= 1 ? " One trial per task: pass@1 is the pass rate (run with --epochs K for pass@k)." : "") +
-        (sc.not_scored > 0 ? ` ${sc.not_scored} completed trials carry no score of the deciding scorers and are left out.` : "")
-    }
-  )
-}
-
-// The k the pass@k chart shows: every k up to 64 epochs, beyond that 64
-// points spread evenly on a log scale from 1 to K (each point costs a pass
-// over the histogram, and a line of thousands of points says no more).
-const chartKs = (epochs: number): ReadonlyArray<number> => {
-  if (epochs <= 64) return Array.from({ length: epochs }, (_, i) => i + 1)
-  const ks = new Set<number>([1, epochs])
-  for (let i = 1; i < 63; i++) ks.add(Math.round(Math.exp((Math.log(epochs) * i) / 63)))
-  return [...ks].sort((a, b) => a - b)
-}
-
-const passAtKSection = (result: Aggregate.Result): string => {
-  const epochs = result.acc.epochs
-  const ks = chartKs(epochs)
-  const series: Array<Svg.Series> = []
-  const tally = result.acc.scoring
-  if (tally !== undefined) {
-    series.push({ name: "passed (scored)", points: ks.map((k) => ({ x: k, y: Summary.passAtK(tally.tasksByPasses, k, epochs) ?? Number.NaN })) })
-  }
-  series.push({
-    name: "completed",
-    color: "#9ca3af",
-    dash: "5 4",
-    points: ks.map((k) => ({ x: k, y: Summary.passAtK(result.acc.tasksByPasses, k, epochs) ?? Number.NaN }))
-  })
-  const chart = Svg.lineChart({
-    x: { label: "k (trials drawn per task)", format: (v) => (Number.isInteger(v) ? String(v) : "") },
-    y: { label: "pass@k", min: 0, max: 1 },
-    series
-  })
-  const tasks = tally?.tasksByPasses ?? result.acc.tasksByPasses
-  return Html.section("pass@k by k", chart, {
-    note: `Unbiased estimator over ${Html.formatNumber(tasks.reduce((a, b) => a + b, 0))} tasks with all ${epochs} trials recorded` +
-      ` (${Html.formatNumber(tally?.incompleteTasks ?? result.acc.incompleteTasks)} incomplete). "completed" counts answered trials, right or wrong.`
-  })
 }
 
 const latencySection = (file: Summary.Summary, result: Aggregate.Result): string => {
@@ -341,8 +246,9 @@ export const render = (input: PageInput): string => {
   const body = [
     header(input, file),
     scoresSection(file, input.result.acc.epochs),
+    ...(file.scoring === undefined ? [] : groupSections(file.scoring)),
     `<div class="grid">` +
-    (input.result.acc.epochs > 1 ? passAtKSection(input.result) : "") +
+    (input.result.acc.epochs > 1 ? passAtKSection(input.result, file) : "") +
     latencySection(file, input.result) +
     timeSections(input.result).join("") +
     failuresSection(file) +

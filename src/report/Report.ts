@@ -164,7 +164,8 @@ export const write = Effect.fn("Report.write")(function*(input: {
     epochs: s?.epochs,
     scoring: s === undefined ? undefined : {
       scorers: Object.keys(s.scoring?.scorers ?? {}),
-      pass: s.scoring === undefined || s.scoring.pass_rule === "every scorer" ? undefined : s.scoring.pass_rule
+      pass: s.scoring === undefined || s.scoring.pass_rule === "every scorer" ? undefined : s.scoring.pass_rule,
+      stderrCluster: s.scoring?.stderr_cluster
     }
   })
   yield* Rescore.trialsOf(input.results).pipe(
@@ -292,6 +293,22 @@ export const readSummary = (file: string): Effect.Effect<Summary.Summary, Report
     if (!(Number.isSafeInteger(epochs) && epochs >= 1 && epochs <= MAX_EPOCHS)) {
       return yield* new ReportInputError({
         message: `${file}: field epochs must be an integer from 1 to ${MAX_EPOCHS}, got ${epochs}`
+      })
+    }
+    // What the page takes from the summary beyond the checks above: the k of pass@k and the clustering.
+    const at = (value: unknown, key: string): unknown =>
+      typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined
+    for (const [path, ks] of [["scoring.pass_at_k.ks", at(at(scoring, "pass_at_k"), "ks")], ["pass_at_k.ks", at(at(json, "pass_at_k"), "ks")]] as const) {
+      if (ks !== undefined && !(Array.isArray(ks) && ks.every((k) => Number.isSafeInteger(k) && k >= 1 && k <= epochs))) {
+        return yield* new ReportInputError({
+          message: `${file}: field ${path} must be a list of integers from 1 to the epochs (${epochs}), got ${JSON.stringify(ks).slice(0, 80)}`
+        })
+      }
+    }
+    const cluster = at(scoring, "stderr_cluster")
+    if (cluster !== undefined && cluster !== null && typeof cluster !== "string") {
+      return yield* new ReportInputError({
+        message: `${file}: field scoring.stderr_cluster must be "task", a path or null, got ${JSON.stringify(cluster).slice(0, 80)}`
       })
     }
     return json as Summary.Summary

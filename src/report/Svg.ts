@@ -453,6 +453,8 @@ export interface IntervalRow {
   readonly color?: string
   /** Text at the right end of the row (defaults to the value and interval). */
   readonly note?: string
+  /** Shown on hover over the row (the full label, when the label is cut). */
+  readonly tooltip?: string
 }
 
 /**
@@ -468,11 +470,14 @@ export interface IntervalChartOptions {
   /** The axis (default [0, 1]: rates and normalised scores). */
   readonly domain?: readonly [number, number]
   readonly format?: (v: number) => string
+  /** A bar from the axis' start to each value under its whisker (a bar chart with intervals). */
+  readonly bars?: boolean
 }
 
 /**
  * Values with their intervals, one row each on a shared horizontal axis (a
- * dot and a whisker): scores with their 95% intervals, say.
+ * dot and a whisker, over a bar from the axis' start with `bars`): scores
+ * with their 95% intervals, say.
  *
  * **Example** (Two scorers)
  *
@@ -518,7 +523,14 @@ export const intervalChart = (options: IntervalChartOptions): string => {
   options.rows.forEach((r, i) => {
     const cy = f.top + i * row + row / 2
     const color = r.color ?? palette[i % palette.length]!
-    out.push(`<text x="${f.left - 8}" y="${cy + 4}" text-anchor="end">${escape(r.label)}</text>`)
+    out.push(
+      `<text x="${f.left - 8}" y="${cy + 4}" text-anchor="end">${escape(r.label)}` +
+        `${r.tooltip === undefined ? "" : `<title>${escape(r.tooltip)}</title>`}</text>`
+    )
+    if (options.bars === true && r.value !== null) {
+      const w = Math.max(1, x(clamp(r.value)) - f.left)
+      out.push(`<rect x="${f.left}" y="${r1(cy - 8)}" width="${r1(w)}" height="16" rx="2" fill="${color}" fill-opacity="0.25"/>`)
+    }
     const hasCi = r.low !== undefined && r.low !== null && r.high !== undefined && r.high !== null
     if (hasCi) {
       const [a, b] = [r1(x(clamp(r.low!))), r1(x(clamp(r.high!)))]
