@@ -10,6 +10,7 @@
  */
 import { Exit, Option } from "effect"
 import { significant } from "./internal/figures.ts"
+import { CONTROLS, mark } from "./internal/htmlText.ts"
 import type { ProbeSnapshot } from "./Probe.ts"
 import * as Clustered from "./scoring/Clustered.ts"
 import * as Labels from "./scoring/Labels.ts"
@@ -769,6 +770,11 @@ export const clusterText = (by: Labels.ClusterBy, clusters: number | null): stri
     ? "not clustered (each trial independent)"
     : `clustered by ${by === "task" ? "task (its epochs)" : by} over ${clusters ?? 0} clusters`
 
+// A task's value on a terminal: controls and bidi marks as their code
+// points (`<U+202E>`), newlines and tabs too, so a value cannot reorder or
+// break the summary's lines.
+const terminalText = (text: string): string => text.replace(CONTROLS, mark).replace(/[\n\t]/g, mark)
+
 // At most this many values of a --group-by PATH in the text; the JSON has every one.
 const GROUP_LINES = 20
 
@@ -805,7 +811,7 @@ const formatScoring = (sc: ScoringSummary): Array<string> => {
     const values = Object.entries(byValue)
     for (const [value, scorers] of values.slice(0, GROUP_LINES)) {
       lines.push(
-        `  group ${path} = ${value}: ` +
+        `  group ${path} = ${terminalText(value)}: ` +
           Object.entries(scorers).map(([name, st]) =>
             `${name} mean ${num(st.mean)} ${interval(st.ci95)}, pass rate ${num(st.pass_rate)} ${interval(st.pass_rate_ci95)} (${st.trials} trials)`
           ).join("; ")

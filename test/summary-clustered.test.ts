@@ -181,6 +181,14 @@ describe("groups (--group-by, on the records)", () => {
     assert.include(text, "group metadata.subject = (missing): exact mean 0")
   })
 
+  it("a group value is shown on the terminal with its controls as code points: it cannot reorder or break lines", () => {
+    const acc = new Summary.Accumulator(2, { scorers: ["exact"] })
+    for (const t of sixTrials(() => ({ groups: { "metadata.subject": "gnp\u202e.exe\nscore exact: mean 1" } }))) acc.add(t)
+    const text = Summary.format(make(acc))
+    assert.include(text, "group metadata.subject = gnp<U+202E>.exe<U+000A>score exact: mean 1: exact mean")
+    assert.notInclude(text, "\u202e")
+  })
+
   it("no groups on the records: groups is {}", () => {
     const acc = new Summary.Accumulator(2, { scorers: ["exact"] })
     for (const t of sixTrials()) acc.add(t)
