@@ -8,4 +8,4 @@ import { invocationDir } from "../src/internal/invocationDir.ts"
 
 const dir = invocationDir(process.env, process.cwd(), path.resolve(import.meta.dirname, ".."))
 if (dir !== undefined) process.chdir(dir)
-await import("../src/bin.ts")
+await import("../src/cli/bin.ts")

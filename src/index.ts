@@ -16,7 +16,7 @@
  *
  * @since 0.1.0
  */
-export * as Agent from "./Agent.ts"
+export * as Agent from "./domain/Agent.ts"
 
 /**
  * Where tasks come from: a JSONL file (or stdin) read lazily, or generated
@@ -24,14 +24,14 @@ export * as Agent from "./Agent.ts"
  *
  * @since 0.1.0
  */
-export * as Dataset from "./Dataset.ts"
+export * as Dataset from "./datasets/Dataset.ts"
 
 /**
  * Typed errors of the runner and the agent adapters.
  *
  * @since 0.1.0
  */
-export * as Errors from "./Errors.ts"
+export * as Errors from "./domain/Errors.ts"
 
 /**
  * An agent behind an HTTP endpoint: the task goes out as JSON, an
@@ -46,7 +46,7 @@ export * as HttpAgent from "./agents/Http.ts"
  *
  * @since 0.1.0
  */
-export * as HttpErrors from "./agents/HttpErrors.ts"
+export * as HttpErrors from "./domain/HttpErrors.ts"
 
 /**
  * A user's module as an agent (`module:PATH[#export]`).
@@ -68,7 +68,7 @@ export * as OpenAiAgent from "./agents/OpenAi.ts"
  *
  * @since 0.1.0
  */
-export * as Options from "./Options.ts"
+export * as Options from "./runner/Options.ts"
 
 /**
  * Failure handling around each agent call: timeouts, retries with backoff,
@@ -76,14 +76,14 @@ export * as Options from "./Options.ts"
  *
  * @since 0.1.0
  */
-export * as Policy from "./Policy.ts"
+export * as Policy from "./runner/Policy.ts"
 
 /**
  * The counts the runner's guarantees speak of, read through a read-only probe.
  *
  * @since 0.1.0
  */
-export * as Probe from "./Probe.ts"
+export * as Probe from "./runner/Probe.ts"
 
 /**
  * Where trials go: a JSONL results file appended as trials finish, and
@@ -91,7 +91,7 @@ export * as Probe from "./Probe.ts"
  *
  * @since 0.1.0
  */
-export * as Results from "./Results.ts"
+export * as Results from "./results/Results.ts"
 
 /**
  * The bounded trial runner: `runTrials` over a Stream of tasks, and the
@@ -99,7 +99,7 @@ export * as Results from "./Results.ts"
  *
  * @since 0.1.0
  */
-export * as Runner from "./Runner.ts"
+export * as Runner from "./runner/Runner.ts"
 
 /**
  * `Runner.runTrials`, also at the top level under the name outside checks
@@ -109,14 +109,14 @@ export * as Runner from "./Runner.ts"
  * @contract
  * @since 0.1.0
  */
-export { runTrials } from "./Runner.ts"
+export { runTrials } from "./runner/Runner.ts"
 
 /**
  * A scorer: a named check of a completed trial's answer, giving a `Score`.
  *
  * @since 0.1.0
  */
-export * as Scorer from "./scoring/Scorer.ts"
+export * as Scorer from "./domain/Scorer.ts"
 
 /**
  * `--score SPEC`: the spec syntax of the built-in scorers.
@@ -241,7 +241,7 @@ export * as Stage from "./scoring/Stage.ts"
  *
  * @since 0.1.0
  */
-export * as Rescore from "./scoring/Rescore.ts"
+export * as Rescore from "./programs/Rescore.ts"
 
 /**
  * The `compare` command: two results files task by task, each scorer's
@@ -250,7 +250,7 @@ export * as Rescore from "./scoring/Rescore.ts"
  *
  * @since 0.1.0
  */
-export * as Compare from "./report/Compare.ts"
+export * as Compare from "./programs/Compare.ts"
 
 /**
  * The `report` command: one self-contained HTML page about a results file,
@@ -259,7 +259,7 @@ export * as Compare from "./report/Compare.ts"
  *
  * @since 0.1.0
  */
-export * as Report from "./report/Report.ts"
+export * as Report from "./programs/Report.ts"
 
 /**
  * The report's one pass over a results file: the run summary's accumulator,
@@ -320,7 +320,7 @@ export * as SimAgent from "./agents/Sim.ts"
  *
  * @since 0.1.0
  */
-export * as Summary from "./Summary.ts"
+export * as Summary from "./scoring/Summary.ts"
 
 /**
  * Traces and metrics of runs, Effect-native: spans for the caller's tracer,
@@ -329,11 +329,11 @@ export * as Summary from "./Summary.ts"
  *
  * @since 0.1.0
  */
-export * as Telemetry from "./Telemetry.ts"
+export * as Telemetry from "./runner/Telemetry.ts"
 
 /**
  * The domain of an evaluation run, as Schemas: tasks, outputs, trials.
  *
  * @since 0.1.0
  */
-export * as Trial from "./Trial.ts"
+export * as Trial from "./domain/Trial.ts"

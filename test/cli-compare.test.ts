@@ -8,7 +8,7 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import type { AgentEvalTrial } from "../src/Trial.ts"
+import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 import { describeResult, killAll, readTrials, removeTempDirs, run, tempDir, writeJsonl } from "./cli-helpers.ts"
 
 afterAll(() => {

@@ -9,7 +9,7 @@ import { Effect, Exit } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Sim from "../src/agents/Sim.ts"
-import type { AgentEvalTrial } from "../src/Trial.ts"
+import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 import {
   assertExactlyOnce,
   describeResult,

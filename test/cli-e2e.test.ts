@@ -7,7 +7,7 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import type { AgentEvalTask } from "../src/Trial.ts"
+import type { AgentEvalTask } from "../src/domain/Trial.ts"
 import {
   assertExactlyOnce,
   describeResult,

@@ -10,7 +10,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { AgentEvalTrial } from "../src/Trial.ts"
+import { AgentEvalTrial } from "../src/domain/Trial.ts"
 
 export const repoRoot = path.resolve(import.meta.dirname, "..")
 const bin = path.join(repoRoot, "node_modules", ".bin")
@@ -56,9 +56,9 @@ export interface StartOptions {
   readonly command?: string
   /**
    * How the command is started: `tsx` (default) runs scripts/trials.ts
-   * with tsx's loader, as `npm run trials` does; `bin` runs src/bin.ts on Node 24
+   * with tsx's loader, as `npm run trials` does; `bin` runs src/cli/bin.ts on Node 24
    * alone (its own type stripping), with the node flags of the bin's `#!`
-   * line, as the installed `agent-trials` runs dist/bin.js.
+   * line, as the installed `agent-trials` runs dist/cli/bin.js.
    */
   readonly entry?: "tsx" | "bin"
 }
@@ -70,7 +70,7 @@ export const entries = ["tsx", "bin"] as const
 export const start = (args: ReadonlyArray<string>, options: StartOptions = {}): Running => {
   const command = [options.command ?? "run", ...args]
   const [file, argv] = options.entry === "bin"
-    ? [path.join(bin, "node"), ["--max-semi-space-size=4", "--heap-growing-percent=80", "src/bin.ts", ...command]]
+    ? [path.join(bin, "node"), ["--max-semi-space-size=4", "--heap-growing-percent=80", "src/cli/bin.ts", ...command]]
     : [path.join(bin, "node"), ["--max-semi-space-size=4", "--heap-growing-percent=80", "--import", "tsx", "scripts/trials.ts", ...command]]
   const child = spawn(file, argv, {
     cwd: repoRoot,

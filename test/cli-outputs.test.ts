@@ -14,7 +14,7 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
-import type { AgentEvalTrial } from "../src/Trial.ts"
+import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 import {
   type CliResult,
   describeResult,

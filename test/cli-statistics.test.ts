@@ -12,7 +12,7 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as StudentT from "../src/scoring/StudentT.ts"
-import type { AgentEvalTrial } from "../src/Trial.ts"
+import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 import { describeResult, killAll, readTrials, removeTempDirs, repoRoot, run, tempDir, writeJsonl } from "./cli-helpers.ts"
 
 afterAll(() => {

@@ -10,8 +10,8 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as path from "node:path"
-import * as Compare from "../src/report/Compare.ts"
-import type { AgentEvalTrial } from "../src/Trial.ts"
+import * as Compare from "../src/programs/Compare.ts"
+import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 import { removeTempDirs, tempDir, writeJsonl } from "./cli-helpers.ts"
 
 afterAll(removeTempDirs)

@@ -9,9 +9,9 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Schema, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as Dataset from "../src/Dataset.ts"
+import * as Dataset from "../src/datasets/Dataset.ts"
 import { firstInvalid, splitLines } from "../src/internal/lines.ts"
-import type { AgentEvalTask } from "../src/Trial.ts"
+import type { AgentEvalTask } from "../src/domain/Trial.ts"
 import { removeTempDirs, tempDir } from "./cli-helpers.ts"
 
 afterAll(removeTempDirs)

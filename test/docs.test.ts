@@ -27,7 +27,7 @@ interface Entry {
   readonly source: string
 }
 
-// `"./eager": { "default": "./dist/Eager.js" }` is built from src/Eager.ts.
+// `"./eager": { "default": "./dist/runner/Eager.js" }` is built from src/runner/Eager.ts.
 const entries: ReadonlyArray<Entry> = (() => {
   const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as {
     readonly name: string
@@ -282,10 +282,10 @@ const contractNames = (): Array<string> => {
 const moduleDoc = (file: string): string | undefined => /^\s*(\/\*\*[\s\S]*?\*\/)/.exec(fs.readFileSync(file, "utf8"))?.[1]
 
 describe("the public surface", () => {
-  it("the entries come from package.json: agent-trials and agent-trials/eager, built from src/index.ts and src/Eager.ts", () => {
+  it("the entries come from package.json: agent-trials and agent-trials/eager, built from src/index.ts and src/runner/Eager.ts", () => {
     assert.deepStrictEqual(entries.map((entry) => [entry.specifier, relative(entry.source)]), [
       ["agent-trials", "src/index.ts"],
-      ["agent-trials/eager", "src/Eager.ts"]
+      ["agent-trials/eager", "src/runner/Eager.ts"]
     ])
   })
 
@@ -319,8 +319,8 @@ describe("the public surface", () => {
 
   it("every public module opens with a module doc that has @since", () => {
     const modules = publicModules()
-    assert.include(modules.map(relative), "src/Runner.ts")
-    assert.include(modules.map(relative), "src/Eager.ts")
+    assert.include(modules.map(relative), "src/runner/Runner.ts")
+    assert.include(modules.map(relative), "src/runner/Eager.ts")
     const missing = modules.filter((file) => !(moduleDoc(file)?.includes("@since") ?? false)).map(relative)
     assert.deepStrictEqual(missing, [])
   })
@@ -391,7 +391,7 @@ describe("examples in doc comments and README.md", { timeout: 120_000 }, () => {
   it("are found: in src/ doc comments and in README.md", () => {
     const origins = new Set(examples.map((example) => relative(example.origin)))
     assert.include([...origins], "README.md")
-    assert.include([...origins], "src/Runner.ts")
+    assert.include([...origins], "src/runner/Runner.ts")
     assert.isAtLeast(examples.length, 10)
   })
 

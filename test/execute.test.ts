@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
-import * as Agent from "../src/Agent.ts"
-import { isoTime, SyncBlock, WallClock } from "../src/internal/execute.ts"
-import { MutableProbe } from "../src/internal/probe.ts"
-import { Runner, runTrials } from "../src/Runner.ts"
+import * as Agent from "../src/domain/Agent.ts"
+import { isoTime, SyncBlock, WallClock } from "../src/runner/internal/execute.ts"
+import { MutableProbe } from "../src/runner/internal/probe.ts"
+import { Runner, runTrials } from "../src/runner/Runner.ts"
 import { tasksStream } from "./fixtures.ts"
 
 describe("isoTime", () => {

@@ -4,12 +4,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Data, Effect, Exit, Fiber, Stream } from "effect"
 import { TestClock } from "effect/testing"
-import * as Agent from "../src/Agent.ts"
-import { MAX_EPOCHS } from "../src/Errors.ts"
-import { runTrialsEager } from "../src/Eager.ts"
-import { MutableProbe } from "../src/internal/probe.ts"
-import { runTrials } from "../src/Runner.ts"
-import type { AgentEvalTask, AgentEvalTrial } from "../src/Trial.ts"
+import * as Agent from "../src/domain/Agent.ts"
+import { MAX_EPOCHS } from "../src/domain/Errors.ts"
+import { runTrialsEager } from "../src/runner/Eager.ts"
+import { MutableProbe } from "../src/runner/internal/probe.ts"
+import { runTrials } from "../src/runner/Runner.ts"
+import type { AgentEvalTask, AgentEvalTrial } from "../src/domain/Trial.ts"
 import { tasksStream } from "./fixtures.ts"
 
 class Refused extends Data.TaggedError("Refused")<{ readonly message: string }> {}

@@ -7,7 +7,7 @@
 import { assert } from "@effect/vitest"
 import { Effect } from "effect"
 import type * as http from "node:http"
-import type { AgentEvalTask, AgentEvalTrial } from "../src/Trial.ts"
+import type { AgentEvalTask, AgentEvalTrial } from "../src/domain/Trial.ts"
 import { json, serve } from "./http-server.ts"
 
 /**

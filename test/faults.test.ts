@@ -8,9 +8,9 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import * as HttpAgent from "../src/agents/Http.ts"
-import { MutableProbe } from "../src/internal/probe.ts"
-import { runTrials } from "../src/Runner.ts"
-import type { AgentEvalTask } from "../src/Trial.ts"
+import { MutableProbe } from "../src/runner/internal/probe.ts"
+import { runTrials } from "../src/runner/Runner.ts"
+import type { AgentEvalTask } from "../src/domain/Trial.ts"
 import { checkTrial, expectations, faultServer, routeOf } from "./fault-server.ts"
 
 const TIMEOUT_MS = 1000

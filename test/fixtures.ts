@@ -1,5 +1,5 @@
 import { Effect, Latch, Stream } from "effect"
-import type { AgentEvalTask, AgentOutput } from "../src/Trial.ts"
+import type { AgentEvalTask, AgentOutput } from "../src/domain/Trial.ts"
 
 /** `n` tasks with ids `t0..t{n-1}`, generated lazily. */
 export const tasksStream = (n: number): Stream.Stream<AgentEvalTask> =>

@@ -5,9 +5,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Stream } from "effect"
 import { TestClock } from "effect/testing"
-import { runTrialsEager } from "../src/Eager.ts"
-import { MutableProbe } from "../src/internal/probe.ts"
-import { helperFibers, runTrials } from "../src/Runner.ts"
+import { runTrialsEager } from "../src/runner/Eager.ts"
+import { MutableProbe } from "../src/runner/internal/probe.ts"
+import { helperFibers, runTrials } from "../src/runner/Runner.ts"
 import { gatedAgent, tasksStream } from "./fixtures.ts"
 
 const PARALLELISM = 8

@@ -12,7 +12,7 @@ import { TestClock } from "effect/testing"
 import type * as http from "node:http"
 import * as Judge from "../src/scoring/Judge.ts"
 import * as Scorers from "../src/scoring/Scorers.ts"
-import type { AgentEvalTask, AgentEvalTrial, Score } from "../src/Trial.ts"
+import type { AgentEvalTask, AgentEvalTrial, Score } from "../src/domain/Trial.ts"
 import { json, type Received, serve } from "./http-server.ts"
 
 const KEY = "sk-judge-SECRET-4242"

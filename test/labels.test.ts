@@ -5,9 +5,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Exit, Result, Schema } from "effect"
-import * as Options from "../src/Options.ts"
+import * as Options from "../src/runner/Options.ts"
 import * as Labels from "../src/scoring/Labels.ts"
-import type { AgentEvalTrial } from "../src/Trial.ts"
+import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 
 const task = {
   id: "t1",

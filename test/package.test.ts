@@ -98,11 +98,11 @@ afterAll(() => {
 describe.concurrent("the installed package", { timeout: 180_000 }, () => {
   it("the tarball: built JavaScript, declarations and source maps, the bin; no tests or scripts", () => {
     const files = packed.files.map((f) => f.path)
-    for (const file of ["dist/index.js", "dist/index.d.ts", "dist/index.js.map", "dist/index.d.ts.map", "dist/Eager.js", "dist/Eager.d.ts", "dist/bin.js", "src/index.ts", "README.md", "package.json"]) {
+    for (const file of ["dist/index.js", "dist/index.d.ts", "dist/index.js.map", "dist/index.d.ts.map", "dist/runner/Eager.js", "dist/runner/Eager.d.ts", "dist/cli/bin.js", "src/index.ts", "README.md", "package.json"]) {
       assert.include(files, file)
     }
     assert.deepStrictEqual(files.filter((f) => !/^(dist|src)\//.test(f) && f !== "README.md" && f !== "package.json"), [])
-    assert.isTrue(fs.readFileSync(path.join(project, "node_modules", "agent-trials", "dist", "bin.js"), "utf8").startsWith("#!/usr/bin/env -S node --max-semi-space-size=4 --heap-growing-percent=80\n"))
+    assert.isTrue(fs.readFileSync(path.join(project, "node_modules", "agent-trials", "dist", "cli", "bin.js"), "utf8").startsWith("#!/usr/bin/env -S node --max-semi-space-size=4 --heap-growing-percent=80\n"))
   })
 
   it("the project sees no tsx and no TypeScript", async () => {
@@ -138,7 +138,7 @@ describe.concurrent("the installed package", { timeout: 180_000 }, () => {
     const modules = pathToFileURL(path.join(project, "node_modules")).href
     const ours = urls.filter((url) => url.startsWith(`${modules}/agent-trials/dist/`))
     assert.isAbove(ours.length, 10)
-    assert.notInclude(ours, `${modules}/agent-trials/dist/bin.js`)
+    assert.notInclude(ours, `${modules}/agent-trials/dist/cli/bin.js`)
     assert.deepStrictEqual(
       urls.filter((url) => !url.startsWith("node:") && !url.startsWith(`${modules}/agent-trials/dist/`) && !url.startsWith(`${modules}/effect/dist/`)),
       []

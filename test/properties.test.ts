@@ -6,10 +6,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Schema, Stream } from "effect"
 import { TestClock } from "effect/testing"
-import type { Agent } from "../src/Agent.ts"
-import { MutableProbe } from "../src/internal/probe.ts"
-import { runTrials } from "../src/Runner.ts"
-import type { AgentEvalTask } from "../src/Trial.ts"
+import type { Agent } from "../src/domain/Agent.ts"
+import { MutableProbe } from "../src/runner/internal/probe.ts"
+import { runTrials } from "../src/runner/Runner.ts"
+import type { AgentEvalTask } from "../src/domain/Trial.ts"
 import { taskIterable } from "./fixtures.ts"
 
 // A deterministic per-task draw from the run's seed (xorshift-mixed).

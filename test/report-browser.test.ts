@@ -20,9 +20,9 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { chromium } from "playwright-core"
-import * as Compare from "../src/report/Compare.ts"
-import * as Report from "../src/report/Report.ts"
-import type { AgentEvalTrial } from "../src/Trial.ts"
+import * as Compare from "../src/programs/Compare.ts"
+import * as Report from "../src/programs/Report.ts"
+import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 
 const CHROMIUM = "/usr/bin/chromium"
 const available = fs.existsSync(CHROMIUM)

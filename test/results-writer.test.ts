@@ -11,9 +11,9 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Deferred, Duration, Effect, Exit, Fiber, FileSystem, Layer, PlatformError, References, Scope } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as Results from "../src/Results.ts"
-import * as Run from "../src/Run.ts"
-import type { AgentEvalTrial } from "../src/Trial.ts"
+import * as Results from "../src/results/Results.ts"
+import * as Run from "../src/programs/Run.ts"
+import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 import { readTrials, removeTempDirs, tempDir } from "./cli-helpers.ts"
 
 afterAll(removeTempDirs)

@@ -7,8 +7,8 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as Results from "../src/Results.ts"
-import type { AgentEvalTrial } from "../src/Trial.ts"
+import * as Results from "../src/results/Results.ts"
+import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 import { removeTempDirs, tempDir } from "./cli-helpers.ts"
 
 afterAll(removeTempDirs)

@@ -7,12 +7,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Latch, Stream } from "effect"
 import { TestClock } from "effect/testing"
-import { MutableProbe } from "../src/internal/probe.ts"
-import { runTrials } from "../src/Runner.ts"
-import type { Scorer } from "../src/scoring/Scorer.ts"
-import * as Scorers from "../src/scoring/Scorer.ts"
+import { MutableProbe } from "../src/runner/internal/probe.ts"
+import { runTrials } from "../src/runner/Runner.ts"
+import type { Scorer } from "../src/domain/Scorer.ts"
+import * as Scorers from "../src/domain/Scorer.ts"
 import * as Stage from "../src/scoring/Stage.ts"
-import type { AgentEvalTrial, AgentOutput } from "../src/Trial.ts"
+import type { AgentEvalTrial, AgentOutput } from "../src/domain/Trial.ts"
 import { tasksStream } from "./fixtures.ts"
 
 const TRIALS = 10_000

@@ -7,8 +7,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Statistics from "../src/scoring/Statistics.ts"
 import * as StudentT from "../src/scoring/StudentT.ts"
-import { passAtK as histogramPassAtK } from "../src/Summary.ts"
-import type { Score } from "../src/Trial.ts"
+import { passAtK as histogramPassAtK } from "../src/scoring/Summary.ts"
+import type { Score } from "../src/domain/Trial.ts"
 
 const close = (actual: number | null | undefined, expected: number, tolerance = 1e-9, what = "") => {
   assert.isNumber(actual, what)

@@ -16,9 +16,9 @@
  *   wilson(p, n): the textbook Wilson score interval, z = norm.ppf(0.975)
  */
 import { assert, describe, it } from "@effect/vitest"
-import { MutableProbe } from "../src/internal/probe.ts"
-import * as Summary from "../src/Summary.ts"
-import type { AgentEvalTrial } from "../src/Trial.ts"
+import { MutableProbe } from "../src/runner/internal/probe.ts"
+import * as Summary from "../src/scoring/Summary.ts"
+import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 
 const at = "2026-01-01T00:00:00.000Z"
 

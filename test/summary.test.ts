@@ -5,12 +5,12 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { MutableProbe } from "../src/internal/probe.ts"
-import * as Progress from "../src/Progress.ts"
-import { MAX_EPOCHS } from "../src/Errors.ts"
+import { MutableProbe } from "../src/runner/internal/probe.ts"
+import * as Progress from "../src/programs/Progress.ts"
+import { MAX_EPOCHS } from "../src/domain/Errors.ts"
 import * as Aggregate from "../src/report/Aggregate.ts"
-import * as Summary from "../src/Summary.ts"
-import type { AgentEvalTrial } from "../src/Trial.ts"
+import * as Summary from "../src/scoring/Summary.ts"
+import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 
 const mulberry32 = (seed: number) => () => {
   seed = (seed + 0x6d2b79f5) | 0

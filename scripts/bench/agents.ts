@@ -4,7 +4,7 @@
  * approach calls exactly these functions; agent-trials gets them through
  * `Agent.fromPromise`.
  */
-import type { AgentEvalTask } from "../../src/Trial.ts"
+import type { AgentEvalTask } from "../../src/domain/Trial.ts"
 
 export type UserAgent = (task: AgentEvalTask, context: { readonly signal: AbortSignal }) => Promise<string>
 

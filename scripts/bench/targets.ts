@@ -5,7 +5,7 @@
  * ours) measured in the same bench run: per round, runTrials' figure over the
  * bare operator's, then the median of those ratios.
  */
-import { helperFibers } from "../../src/Runner.ts"
+import { helperFibers } from "../../src/runner/Runner.ts"
 import { type ApproachName, catalog } from "./catalog.ts"
 import { cliOwnMb, cliPeakMb, type CliRecord } from "./cli.ts"
 import { fmtCount, type Summary } from "./summary.ts"

@@ -7,12 +7,12 @@
  */
 import { Effect, Schema } from "effect"
 import { Headers, type HttpClient } from "effect/http"
-import type { Agent } from "../Agent.ts"
-import { InvalidAgentOutput } from "../Errors.ts"
-import { AgentOutput, type AgentEvalTask } from "../Trial.ts"
-import type { HttpAgentError } from "./HttpErrors.ts"
-import { postJson, preview } from "./internal/post.ts"
-import { redactUrl, scrubber, urlSecrets } from "./internal/redact.ts"
+import type { Agent } from "../domain/Agent.ts"
+import { InvalidAgentOutput } from "../domain/Errors.ts"
+import { AgentOutput, type AgentEvalTask } from "../domain/Trial.ts"
+import type { HttpAgentError } from "../domain/HttpErrors.ts"
+import { postJson, preview } from "../domain/internal/post.ts"
+import { redactUrl, scrubber, urlSecrets } from "../internal/redact.ts"
 
 /**
  * Options of an HTTP agent.

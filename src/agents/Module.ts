@@ -7,8 +7,8 @@
  */
 import { Effect, Schema } from "effect"
 import { loadExport } from "../internal/loadExport.ts"
-import { fromCallable } from "../Agent.ts"
-import type { AgentEvalTask } from "../Trial.ts"
+import { fromCallable } from "../domain/Agent.ts"
+import type { AgentEvalTask } from "../domain/Trial.ts"
 
 /**
  * The module cannot be loaded, or lacks a callable export of that name.

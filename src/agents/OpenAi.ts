@@ -8,12 +8,12 @@
  */
 import { Config, Effect, Option, Redacted } from "effect"
 import type { HttpClient } from "effect/http"
-import type { Agent } from "../Agent.ts"
-import { InvalidAgentOutput } from "../Errors.ts"
-import type { AgentEvalTask, AgentOutput } from "../Trial.ts"
-import type { HttpAgentError } from "./HttpErrors.ts"
-import { chatCompletionsUrl, postJson, preview } from "./internal/post.ts"
-import { keySecrets, redactUrl, scrubber, urlSecrets } from "./internal/redact.ts"
+import type { Agent } from "../domain/Agent.ts"
+import { InvalidAgentOutput } from "../domain/Errors.ts"
+import type { AgentEvalTask, AgentOutput } from "../domain/Trial.ts"
+import type { HttpAgentError } from "../domain/HttpErrors.ts"
+import { chatCompletionsUrl, postJson, preview } from "../domain/internal/post.ts"
+import { keySecrets, redactUrl, scrubber, urlSecrets } from "../internal/redact.ts"
 
 /**
  * Options of a chat completions agent.

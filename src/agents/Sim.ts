@@ -7,8 +7,8 @@
  * @since 0.1.0
  */
 import { Effect, Schema } from "effect"
-import { parseDurationMs } from "../Policy.ts"
-import type { Agent } from "../Agent.ts"
+import { parseDurationMs } from "../runner/Policy.ts"
+import type { Agent } from "../domain/Agent.ts"
 
 /**
  * How a simulated agent behaves: a latency of `latencyMs` ± `jitterMs`, a

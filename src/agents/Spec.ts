@@ -10,9 +10,9 @@
  */
 import { Effect, type Redacted } from "effect"
 import type { HttpClient } from "effect/http"
-import type { Agent } from "../Agent.ts"
+import type { Agent } from "../domain/Agent.ts"
 import * as HttpAgent from "./Http.ts"
-import { redactUrl } from "./internal/redact.ts"
+import { redactUrl } from "../internal/redact.ts"
 import * as ModuleAgent from "./Module.ts"
 import * as OpenAiAgent from "./OpenAi.ts"
 import * as Sim from "./Sim.ts"

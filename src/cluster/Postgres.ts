@@ -11,7 +11,7 @@ import { Duration, Effect, Layer, Redacted, Schema } from "effect"
 import type { ShardingConfig } from "effect/cluster"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient } from "effect/sql"
-import { redactUrl } from "../agents/internal/redact.ts"
+import { redactUrl } from "../internal/redact.ts"
 import { entityId, entityType, RunTrial } from "./TrialEntity.ts"
 
 /**

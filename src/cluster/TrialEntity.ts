@@ -14,7 +14,7 @@
 import { Schema } from "effect"
 import { ClusterSchema, Entity } from "effect/cluster"
 import { Rpc } from "effect/rpc"
-import { AgentEvalTask, AgentEvalTrial, trialId } from "../Trial.ts"
+import { AgentEvalTask, AgentEvalTrial, trialId } from "../domain/Trial.ts"
 
 /**
  * How a trial is run, the same for every trial of a run: the run's

@@ -9,7 +9,7 @@
 import { Effect } from "effect"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
-import { describe } from "../Agent.ts"
+import { describe } from "../domain/Agent.ts"
 
 /** @internal */
 export const loadExport = (

@@ -18,10 +18,10 @@
  *
  * @since 0.1.0
  */
-import { MAX_EPOCHS } from "../Errors.ts"
+import { MAX_EPOCHS } from "../domain/Errors.ts"
 import * as Labels from "../scoring/Labels.ts"
-import * as Summary from "../Summary.ts"
-import type { AgentEvalTrial, TrialStatus } from "../Trial.ts"
+import * as Summary from "../scoring/Summary.ts"
+import type { AgentEvalTrial, TrialStatus } from "../domain/Trial.ts"
 import { Timeline } from "./Timeline.ts"
 
 /**

@@ -12,9 +12,9 @@
  */
 import { significant } from "../internal/figures.ts"
 import * as HtmlText from "../internal/htmlText.ts"
-import { MutableProbe } from "../internal/probe.ts"
+import { MutableProbe } from "../runner/internal/probe.ts"
 import { tableCss, tableScript } from "../internal/reportTable.ts"
-import * as Summary from "../Summary.ts"
+import * as Summary from "../scoring/Summary.ts"
 import type * as Aggregate from "./Aggregate.ts"
 import * as Html from "./Html.ts"
 import { groupSections } from "./PageGroups.ts"

@@ -9,7 +9,7 @@
  * @internal
  */
 import * as PassAtK from "../scoring/PassAtK.ts"
-import * as Summary from "../Summary.ts"
+import * as Summary from "../scoring/Summary.ts"
 import type * as Aggregate from "./Aggregate.ts"
 import * as Html from "./Html.ts"
 import * as Svg from "./Svg.ts"

@@ -25,7 +25,7 @@
  *
  * @since 0.1.0
  */
-import type { Score } from "../Trial.ts"
+import type { Score } from "../domain/Trial.ts"
 import * as Statistics from "./Statistics.ts"
 import * as StudentT from "./StudentT.ts"
 

@@ -25,7 +25,7 @@
  * @since 0.1.0
  */
 import { Effect, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
-import type { ScoringSummary } from "../Summary.ts"
+import type { ScoringSummary } from "./Summary.ts"
 
 /**
  * A gate: `threshold` is X, `on` what is judged, the mean (the pass rate for

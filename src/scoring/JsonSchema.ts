@@ -11,8 +11,8 @@ import { Effect, Schema } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import type { AnySchemaObject, ErrorObject, ValidateFunction } from "ajv"
-import type { Score } from "../Trial.ts"
-import { describe, make as makeScorer, type Scorer, verdict } from "./Scorer.ts"
+import type { Score } from "../domain/Trial.ts"
+import { describe, make as makeScorer, type Scorer, verdict } from "../domain/Scorer.ts"
 import { notJson, outputJson } from "./Structured.ts"
 
 /**

@@ -15,12 +15,12 @@
  */
 import { Duration, Effect, Redacted, Schema } from "effect"
 import type { HttpClient } from "effect/http"
-import { InvalidAgentOutput } from "../Errors.ts"
-import { chatCompletionsUrl, postJson, preview } from "../agents/internal/post.ts"
-import { keySecrets, redactUrl, scrubber, urlSecrets } from "../agents/internal/redact.ts"
-import * as Policy from "../Policy.ts"
-import type { AgentEvalTask } from "../Trial.ts"
-import * as Scorer from "./Scorer.ts"
+import { InvalidAgentOutput } from "../domain/Errors.ts"
+import { chatCompletionsUrl, postJson, preview } from "../domain/internal/post.ts"
+import { keySecrets, redactUrl, scrubber, urlSecrets } from "../internal/redact.ts"
+import * as Policy from "../runner/Policy.ts"
+import type { AgentEvalTask } from "../domain/Trial.ts"
+import * as Scorer from "../domain/Scorer.ts"
 
 /**
  * Options of a judge.

@@ -18,7 +18,7 @@
  * @since 0.1.0
  */
 import { Result } from "effect"
-import type { AgentEvalTask, AgentEvalTrial } from "../Trial.ts"
+import type { AgentEvalTask, AgentEvalTrial } from "../domain/Trial.ts"
 
 /**
  * The first segment of a path into a task: one of the task's fields.

@@ -14,9 +14,9 @@
  * @since 0.1.0
  */
 import { Effect, Schema } from "effect"
-import type { AgentEvalTask, Score } from "../Trial.ts"
+import type { AgentEvalTask, Score } from "../domain/Trial.ts"
 import * as Levenshtein from "./Levenshtein.ts"
-import { InvalidReference, make, type MissingReference, reference, type Scorer, verdict } from "./Scorer.ts"
+import { InvalidReference, make, type MissingReference, reference, type Scorer, verdict } from "../domain/Scorer.ts"
 
 /**
  * How texts are prepared before they are compared: `trim` (default true)

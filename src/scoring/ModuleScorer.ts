@@ -14,10 +14,10 @@
  */
 import { Duration, Effect, Schema } from "effect"
 import { loadExport } from "../internal/loadExport.ts"
-import * as Policy from "../Policy.ts"
-import type { AgentEvalTask, AgentEvalTrial } from "../Trial.ts"
-import { Score } from "../Trial.ts"
-import { describe, InvalidScore, make, type Scorer } from "./Scorer.ts"
+import * as Policy from "../runner/Policy.ts"
+import type { AgentEvalTask, AgentEvalTrial } from "../domain/Trial.ts"
+import { Score } from "../domain/Trial.ts"
+import { describe, InvalidScore, make, type Scorer } from "../domain/Scorer.ts"
 
 /**
  * The module cannot be loaded, or lacks a callable export of that name.

@@ -32,7 +32,7 @@
  *
  * @since 0.1.0
  */
-import { redactUrl } from "../agents/internal/redact.ts"
+import { redactUrl } from "../internal/redact.ts"
 import type { Tolerance } from "./Structured.ts"
 
 /**

@@ -13,12 +13,12 @@
  * @since 0.1.0
  */
 import { Effect, Exit, Semaphore, Stream } from "effect"
-import { checkParallelism, type InvalidParallelism } from "../Errors.ts"
-import { trackStreamFibers, unwrapAtStart } from "../internal/bounded.ts"
-import { type MutableProbe, toMutable } from "../internal/probe.ts"
-import type * as Probe from "../Probe.ts"
-import type { AgentEvalTask, AgentEvalTrial, Score } from "../Trial.ts"
-import type { Scorer } from "./Scorer.ts"
+import { checkParallelism, type InvalidParallelism } from "../domain/Errors.ts"
+import { trackStreamFibers, unwrapAtStart } from "../runner/internal/bounded.ts"
+import { type MutableProbe, toMutable } from "../runner/internal/probe.ts"
+import type * as Probe from "../runner/Probe.ts"
+import type { AgentEvalTask, AgentEvalTrial, Score } from "../domain/Trial.ts"
+import type { Scorer } from "../domain/Scorer.ts"
 
 /**
  * A finished trial with the task it was run on (the scorers read its

@@ -16,7 +16,7 @@
  *
  * @since 0.1.0
  */
-import type { Score } from "../Trial.ts"
+import type { Score } from "../domain/Trial.ts"
 import * as StudentT from "./StudentT.ts"
 
 /**

@@ -6,9 +6,9 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import type { AgentEvalTask, Score } from "../Trial.ts"
+import type { AgentEvalTask, Score } from "../domain/Trial.ts"
 import { preview, quote } from "./Match.ts"
-import { InvalidReference, make, type MissingReference, reference, type Scorer, verdict } from "./Scorer.ts"
+import { InvalidReference, make, type MissingReference, reference, type Scorer, verdict } from "../domain/Scorer.ts"
 
 /**
  * How far from the reference a number may be: `Absolute` (`|x - ref| <=

@@ -5,15 +5,15 @@
  */
 import { Config, Console, Duration, Effect, Option, Runtime, Schema } from "effect"
 import { Argument, CliError, CliOutput, Command, Flag } from "effect/cli"
-import * as OpenAiAgent from "./agents/OpenAi.ts"
-import * as SimAgent from "./agents/Sim.ts"
-import * as Options from "./Options.ts"
-import * as Compare from "./report/Compare.ts"
-import * as Report from "./report/Report.ts"
-import { formatReport, reproduce } from "./Repro.ts"
-import * as Run from "./Run.ts"
-import * as Gates from "./scoring/Gates.ts"
-import * as Rescore from "./scoring/Rescore.ts"
+import * as OpenAiAgent from "../agents/OpenAi.ts"
+import * as SimAgent from "../agents/Sim.ts"
+import * as Options from "../runner/Options.ts"
+import * as Compare from "../programs/Compare.ts"
+import * as Report from "../programs/Report.ts"
+import { formatReport, reproduce } from "../programs/Repro.ts"
+import * as Run from "../programs/Run.ts"
+import * as Gates from "../scoring/Gates.ts"
+import * as Rescore from "../programs/Rescore.ts"
 
 /**
  * The reproduction did not show the bounded runner within its bounds.
@@ -454,7 +454,7 @@ const runHereOrOnCluster = (
     }
     if (config.rate !== undefined) return yield* notHere("--rate", "it would limit this process, not the cluster")
     if (config.adaptive) return yield* notHere("--adaptive", "it would limit this process, not the cluster")
-    const Cluster = yield* Effect.promise(() => import("./cluster/Commands.ts"))
+    const Cluster = yield* Effect.promise(() => import("../programs/Cluster.ts"))
     return yield* Cluster.withRemote(cluster, (remote, shown) => Run.run({ ...config, remote, cluster: shown })).pipe(
       Effect.mapError((e) => Cluster.isInputError(e) ? new Run.RunInputError({ message: e.message }) : e)
     )
@@ -496,7 +496,7 @@ export const workerCommand = Command.make(
   },
   Effect.fn("Cli.worker")(function*(flags) {
     const apiKey = yield* OpenAiAgent.keyFromConfig.pipe(Effect.orElseSucceed(() => undefined))
-    const Cluster = yield* Effect.promise(() => import("./cluster/Commands.ts"))
+    const Cluster = yield* Effect.promise(() => import("../programs/Cluster.ts"))
     const os = yield* Effect.promise(() => import("node:os"))
     yield* Cluster.worker({
       cluster: flags.cluster,
@@ -530,7 +530,7 @@ export const clusterCommand = Command.make("cluster").pipe(
         out: optionalString("out", "Delete every message of the run writing this results file (default: every processed message)")
       },
       Effect.fn("Cli.clusterPrune")(function*(flags) {
-        const Cluster = yield* Effect.promise(() => import("./cluster/Commands.ts"))
+        const Cluster = yield* Effect.promise(() => import("../programs/Cluster.ts"))
         yield* Cluster.pruneMessages({ cluster: flags.cluster, out: Option.getOrUndefined(flags.out), cwd: process.cwd() })
           .pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
       }, reportErrors)

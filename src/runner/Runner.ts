@@ -16,8 +16,8 @@
  * @since 0.1.0
  */
 import { Effect, Semaphore, Stream } from "effect"
-import type { Agent } from "./Agent.ts"
-import { checkEpochs, checkParallelism, InvalidParallelism } from "./Errors.ts"
+import type { Agent } from "../domain/Agent.ts"
+import { checkEpochs, checkParallelism, InvalidParallelism } from "../domain/Errors.ts"
 import {
   bounded,
   type BoundedConfig,
@@ -33,7 +33,7 @@ import { startTrial } from "./internal/execute.ts"
 import { toMutable } from "./internal/probe.ts"
 import type { MaxFailuresExceeded } from "./Policy.ts"
 import type * as Probe from "./Probe.ts"
-import type { AgentEvalTask, AgentEvalTrial } from "./Trial.ts"
+import type { AgentEvalTask, AgentEvalTrial } from "../domain/Trial.ts"
 
 export type { PolicyOptions } from "./internal/bounded.ts"
 

@@ -9,9 +9,9 @@
  */
 import { Clock, Effect, type Redacted } from "effect"
 import { HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
-import { InvalidAgentOutput } from "../../Errors.ts"
+import { InvalidAgentOutput } from "../Errors.ts"
 import { HttpStatusError, NetworkError, retryAfterMs } from "../HttpErrors.ts"
-import { redactUrl } from "./redact.ts"
+import { redactUrl } from "../../internal/redact.ts"
 
 /** @internal */
 export interface PostOptions {

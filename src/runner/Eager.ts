@@ -10,12 +10,12 @@
  * @since 0.1.0
  */
 import { Effect, Semaphore, Stream } from "effect"
-import type { Agent } from "./Agent.ts"
-import { checkParallelism, type InvalidParallelism } from "./Errors.ts"
+import type { Agent } from "../domain/Agent.ts"
+import { checkParallelism, type InvalidParallelism } from "../domain/Errors.ts"
 import { executeTrial } from "./internal/execute.ts"
 import * as Probe from "./internal/probe.ts"
 import type { RunOptions } from "./Runner.ts"
-import type { AgentEvalTask, AgentEvalTrial } from "./Trial.ts"
+import type { AgentEvalTask, AgentEvalTrial } from "../domain/Trial.ts"
 
 /**
  * Same signature as `runTrials`; emits trials in input order once all are done.

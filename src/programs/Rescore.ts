@@ -15,18 +15,18 @@
  * @since 0.1.0
  */
 import { Console, Effect, Exit, FileSystem, Option, Path, type Redacted, Schema, Stream } from "effect"
-import * as Dataset from "../Dataset.ts"
+import * as Dataset from "../datasets/Dataset.ts"
 import { IdSet } from "../internal/IdSet.ts"
 import { type Line, notUtf8, splitLines } from "../internal/lines.ts"
 import { checkDistinct, writeOutput } from "../internal/outputs.ts"
-import { MutableProbe } from "../internal/probe.ts"
-import * as Results from "../Results.ts"
-import * as Summary from "../Summary.ts"
-import { type AgentEvalTask, AgentEvalTrial } from "../Trial.ts"
-import * as Gates from "./Gates.ts"
-import * as Labels from "./Labels.ts"
-import * as Scorers from "./Scorers.ts"
-import * as Stage from "./Stage.ts"
+import { MutableProbe } from "../runner/internal/probe.ts"
+import * as Results from "../results/Results.ts"
+import * as Summary from "../scoring/Summary.ts"
+import { type AgentEvalTask, AgentEvalTrial } from "../domain/Trial.ts"
+import * as Gates from "../scoring/Gates.ts"
+import * as Labels from "../scoring/Labels.ts"
+import * as Scorers from "../scoring/Scorers.ts"
+import * as Stage from "../scoring/Stage.ts"
 
 /**
  * What `score` needs, after flags are read.

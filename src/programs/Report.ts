@@ -32,15 +32,15 @@
  * @since 0.1.0
  */
 import { Effect, FileSystem, Schema, Stream } from "effect"
-import * as Dataset from "../Dataset.ts"
-import { MAX_EPOCHS } from "../Errors.ts"
+import * as Dataset from "../datasets/Dataset.ts"
+import { MAX_EPOCHS } from "../domain/Errors.ts"
 import { checkDistinct, writeOutput } from "../internal/outputs.ts"
-import * as RunDefinition from "../RunDefinition.ts"
-import * as Rescore from "../scoring/Rescore.ts"
-import type * as Summary from "../Summary.ts"
-import type { AgentEvalTask } from "../Trial.ts"
-import * as Aggregate from "./Aggregate.ts"
-import * as Page from "./Page.ts"
+import * as RunDefinition from "./RunDefinition.ts"
+import * as Rescore from "./Rescore.ts"
+import type * as Summary from "../scoring/Summary.ts"
+import type { AgentEvalTask } from "../domain/Trial.ts"
+import * as Aggregate from "../report/Aggregate.ts"
+import * as Page from "../report/Page.ts"
 
 /**
  * A results, summary or task file the report cannot use, or a bad option

@@ -9,11 +9,11 @@
  * @internal
  */
 import { Effect, FileSystem, Schema, Stream } from "effect"
-import { MutableProbe } from "../internal/probe.ts"
-import * as Rescore from "../scoring/Rescore.ts"
-import * as Summary from "../Summary.ts"
-import type { AgentEvalTrial } from "../Trial.ts"
-import { Aggregate } from "./Aggregate.ts"
+import { MutableProbe } from "../runner/internal/probe.ts"
+import * as Rescore from "./Rescore.ts"
+import * as Summary from "../scoring/Summary.ts"
+import type { AgentEvalTrial } from "../domain/Trial.ts"
+import { Aggregate } from "../report/Aggregate.ts"
 
 /**
  * A file or flag `compare` cannot use (exit code 2).

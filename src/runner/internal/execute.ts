@@ -9,12 +9,12 @@
  * @internal
  */
 import { Cause, Clock, Context, Duration, Effect, Exit, type Semaphore, Tracer } from "effect"
-import type { Agent, TrialContext } from "../Agent.ts"
-import { type Callable, callables, callDirect, describe } from "../Agent.ts"
+import type { Agent, TrialContext } from "../../domain/Agent.ts"
+import { type Callable, callables, callDirect, describe } from "../../domain/Agent.ts"
 import * as Policy from "../Policy.ts"
 import type { MutableProbe } from "./probe.ts"
-import type { AgentEvalTask, AgentEvalTrial, AgentOutput, TrialError } from "../Trial.ts"
-import { trialId } from "../Trial.ts"
+import type { AgentEvalTask, AgentEvalTrial, AgentOutput, TrialError } from "../../domain/Trial.ts"
+import { trialId } from "../../domain/Trial.ts"
 import { attributes, type Counts, spanNames, type Traced } from "./telemetry.ts"
 
 /** @internal */

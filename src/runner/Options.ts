@@ -12,11 +12,11 @@
  * @since 0.1.0
  */
 import { Config, Duration as D, Effect, Option, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
-import * as Spec from "./agents/Spec.ts"
-import type * as Dataset from "./Dataset.ts"
-import { MAX_EPOCHS } from "./Errors.ts"
+import * as Spec from "../agents/Spec.ts"
+import type * as Dataset from "../datasets/Dataset.ts"
+import { MAX_EPOCHS } from "../domain/Errors.ts"
 import type * as Policy from "./Policy.ts"
-import * as Labels from "./scoring/Labels.ts"
+import * as Labels from "../scoring/Labels.ts"
 
 /**
  * A value an option's Schema refused, with the message naming where it came

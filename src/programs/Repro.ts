@@ -6,14 +6,14 @@
  * @since 0.1.0
  */
 import { Effect, Fiber, Latch, Stream } from "effect"
-import type { Agent } from "./Agent.ts"
-import { runTrialsEager } from "./Eager.ts"
-import type { InvalidParallelism } from "./Errors.ts"
-import { MutableProbe } from "./internal/probe.ts"
-import type { MaxFailuresExceeded } from "./Policy.ts"
-import type { Probe } from "./Probe.ts"
-import { helperFibers, runTrials } from "./Runner.ts"
-import type { AgentEvalTask } from "./Trial.ts"
+import type { Agent } from "../domain/Agent.ts"
+import { runTrialsEager } from "../runner/Eager.ts"
+import type { InvalidParallelism } from "../domain/Errors.ts"
+import { MutableProbe } from "../runner/internal/probe.ts"
+import type { MaxFailuresExceeded } from "../runner/Policy.ts"
+import type { Probe } from "../runner/Probe.ts"
+import { helperFibers, runTrials } from "../runner/Runner.ts"
+import type { AgentEvalTask } from "../domain/Trial.ts"
 
 /**
  * What one runner did.

@@ -7,10 +7,10 @@
  * @since 0.1.0
  */
 import { Effect, FileSystem, Result, Schema, Stdio, Stream } from "effect"
-import { sourceChunkSize } from "./internal/bounded.ts"
-import { IdSet } from "./internal/IdSet.ts"
-import { type Line, notUtf8, splitLines } from "./internal/lines.ts"
-import { AgentEvalTask } from "./Trial.ts"
+import { sourceChunkSize } from "../runner/internal/bounded.ts"
+import { IdSet } from "../internal/IdSet.ts"
+import { type Line, notUtf8, splitLines } from "../internal/lines.ts"
+import { AgentEvalTask } from "../domain/Trial.ts"
 
 /**
  * A dataset could not be read, or a line of it is invalid (`--on-invalid fail`).

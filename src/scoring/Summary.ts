@@ -9,14 +9,14 @@
  * @since 0.1.0
  */
 import { Exit, Option } from "effect"
-import { significant } from "./internal/figures.ts"
-import { CONTROLS, mark } from "./internal/htmlText.ts"
-import type { ProbeSnapshot } from "./Probe.ts"
-import * as Clustered from "./scoring/Clustered.ts"
-import * as Labels from "./scoring/Labels.ts"
-import * as PassAtK from "./scoring/PassAtK.ts"
-import * as Statistics from "./scoring/Statistics.ts"
-import type { AgentEvalTrial, TrialStatus } from "./Trial.ts"
+import { significant } from "../internal/figures.ts"
+import { CONTROLS, mark } from "../internal/htmlText.ts"
+import type { ProbeSnapshot } from "../runner/Probe.ts"
+import * as Clustered from "./Clustered.ts"
+import * as Labels from "./Labels.ts"
+import * as PassAtK from "./PassAtK.ts"
+import * as Statistics from "./Statistics.ts"
+import type { AgentEvalTrial, TrialStatus } from "../domain/Trial.ts"
 
 // Buckets grow by 5%: a percentile is reported to within about ±2.5%.
 const GROWTH = 1.05

@@ -10,11 +10,11 @@
  */
 import { Console, Effect, FileSystem, Path, Schema, Stream } from "effect"
 import { createHash } from "node:crypto"
-import { redactUrl } from "./agents/internal/redact.ts"
-import type { AgentSpec } from "./agents/Spec.ts"
-import { writeFileAtomic } from "./internal/atomicFile.ts"
-import * as Labels from "./scoring/Labels.ts"
-import * as ScorerSpec from "./scoring/Spec.ts"
+import { redactUrl } from "../internal/redact.ts"
+import type { AgentSpec } from "../agents/Spec.ts"
+import { writeFileAtomic } from "../internal/atomicFile.ts"
+import * as Labels from "../scoring/Labels.ts"
+import * as ScorerSpec from "../scoring/Spec.ts"
 
 /** A tasks file is told apart by its size and a hash of its first MiB: cheap on any size. */
 const HASHED_BYTES = 1 << 20

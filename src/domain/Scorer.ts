@@ -11,7 +11,7 @@
  * @since 0.1.0
  */
 import { Cause, Clock, Effect, Schema } from "effect"
-import type { AgentEvalTask, AgentEvalTrial, Score } from "../Trial.ts"
+import type { AgentEvalTask, AgentEvalTrial, Score } from "./Trial.ts"
 
 /**
  * A named scorer. `score` assumes a completed trial; a trial without an

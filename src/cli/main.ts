@@ -1,7 +1,7 @@
 /**
  * The `agent-trials` command's program: the CLI on Node, with the file
  * system, stdio and an HTTP client for the HTTP and OpenAI agents. Loaded by
- * the bin (src/bin.ts) once it has checked the Node version.
+ * the bin (src/cli/bin.ts) once it has checked the Node version.
  *
  * It is the only module of the package that needs `@effect/platform-node`:
  * the library entries (`agent-trials`, `agent-trials/eager`) do not import it.
@@ -15,7 +15,7 @@ import { runMain } from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Layer, Runtime } from "effect"
 import { runCli, trialsCommand, UsageError } from "./Cli.ts"
-import * as Telemetry from "./Telemetry.ts"
+import * as Telemetry from "../runner/Telemetry.ts"
 
 // A bad OTEL_* variable is a usage error: one line on stderr, exit 2.
 const telemetry = Telemetry.layerFromEnv.pipe(

@@ -9,12 +9,12 @@
 import { Console, Effect, Layer, type Redacted, type Scope } from "effect"
 import type { HttpClient } from "effect/http"
 import * as AgentSpec from "../agents/Spec.ts"
-import type { Remote } from "../Run.ts"
-import { layerClient, layerRunner, remote, runKey } from "./Client.ts"
-import { ClusterAuthFailed, ClusterUnreachable, type ClusterUrl, InvalidClusterUrl, layerSql, parseUrl, prune } from "./Postgres.ts"
-import * as Worker from "./Worker.ts"
+import type { Remote } from "./Run.ts"
+import { layerClient, layerRunner, remote, runKey } from "../cluster/Client.ts"
+import { ClusterAuthFailed, ClusterUnreachable, type ClusterUrl, InvalidClusterUrl, layerSql, parseUrl, prune } from "../cluster/Postgres.ts"
+import * as Worker from "../cluster/Worker.ts"
 
-export { ClusterAuthFailed, ClusterUnreachable, InvalidClusterUrl } from "./Postgres.ts"
+export { ClusterAuthFailed, ClusterUnreachable, InvalidClusterUrl } from "../cluster/Postgres.ts"
 
 /**
  * A cluster command's failure that is the user's to fix (exit 2): a bad URL,

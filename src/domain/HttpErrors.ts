@@ -7,7 +7,7 @@
  */
 import { Duration, Result, Schema } from "effect"
 import { Headers } from "effect/http"
-import type { InvalidAgentOutput } from "../Errors.ts"
+import type { InvalidAgentOutput } from "./Errors.ts"
 
 /**
  * The agent's server answered with a status outside 2xx. `retryAfterMs` is

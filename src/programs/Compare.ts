@@ -84,16 +84,16 @@
 import { Console, Effect, Schema } from "effect"
 import { checkDistinct, writeOutput } from "../internal/outputs.ts"
 import type * as Statistics from "../scoring/Statistics.ts"
-import type * as Summary from "../Summary.ts"
+import type * as Summary from "../scoring/Summary.ts"
 import { fromTallies } from "./CompareDiff.ts"
 import { notNonInferior, regression } from "./CompareGate.ts"
-import { toHtml } from "./CompareHtml.ts"
+import { toHtml } from "../report/CompareHtml.ts"
 import { CompareInputError, tally } from "./CompareTally.ts"
-import { format } from "./CompareText.ts"
+import { format } from "../report/CompareText.ts"
 
 export { CompareInputError } from "./CompareTally.ts"
-export { toHtml } from "./CompareHtml.ts"
-export { format } from "./CompareText.ts"
+export { toHtml } from "../report/CompareHtml.ts"
+export { format } from "../report/CompareText.ts"
 
 /**
  * A scorer's verdict: the 95% interval of its change lies wholly below 0

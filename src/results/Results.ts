@@ -6,10 +6,10 @@
  * @since 0.1.0
  */
 import { type Duration, Effect, Exit, FileSystem, Path, Schema, Scope, Semaphore, Stream } from "effect"
-import { osError, removeStale, rewritePath as atomicRewritePath } from "./internal/atomicFile.ts"
-import { IdSet } from "./internal/IdSet.ts"
-import { notUtf8, splitLines } from "./internal/lines.ts"
-import { AgentEvalTrial } from "./Trial.ts"
+import { osError, removeStale, rewritePath as atomicRewritePath } from "../internal/atomicFile.ts"
+import { IdSet } from "../internal/IdSet.ts"
+import { notUtf8, splitLines } from "../internal/lines.ts"
+import { AgentEvalTrial } from "../domain/Trial.ts"
 
 /**
  * The results file cannot be used as asked.

@@ -16,8 +16,8 @@
 import { Config, ConfigProvider, Effect, Layer, Option, Schema } from "effect"
 import type { HttpClient } from "effect/http"
 import { Otlp, type OtlpExporter } from "effect/observability"
-import { redactUrl } from "./agents/internal/redact.ts"
-import * as otlpRedaction from "./internal/otlpRedaction.ts"
+import { redactUrl } from "../internal/redact.ts"
+import * as otlpRedaction from "../internal/otlpRedaction.ts"
 import * as internal from "./internal/telemetry.ts"
 
 /**

@@ -5,8 +5,8 @@
  * @since 0.1.0
  */
 import { Config, Context, Effect, Layer, Option, Schema, Semaphore, Stream } from "effect"
-import type { Agent } from "./Agent.ts"
-import { checkParallelism, type InvalidParallelism } from "./Errors.ts"
+import type { Agent } from "../domain/Agent.ts"
+import { checkParallelism, type InvalidParallelism } from "../domain/Errors.ts"
 import {
   bounded,
   type BoundedConfig,
@@ -24,7 +24,7 @@ import * as Options from "./Options.ts"
 import * as Policy from "./Policy.ts"
 import type { MaxFailuresExceeded } from "./Policy.ts"
 import type * as Probe from "./Probe.ts"
-import type { AgentEvalTask, AgentEvalTrial } from "./Trial.ts"
+import type { AgentEvalTask, AgentEvalTrial } from "../domain/Trial.ts"
 
 /**
  * An `AGENT_TRIALS_*` variable the `Runner` layer cannot use.

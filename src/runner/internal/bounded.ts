@@ -9,7 +9,7 @@ import { Channel, Duration, Effect, Scheduler, type Semaphore, Stream } from "ef
 import * as Policy from "../Policy.ts"
 import { MaxFailuresExceeded } from "../Policy.ts"
 import * as Probe from "./probe.ts"
-import type { AgentEvalTrial } from "../Trial.ts"
+import type { AgentEvalTrial } from "../../domain/Trial.ts"
 import type { ExecuteConfig } from "./execute.ts"
 import { attributes, runTelemetry, spanNames } from "./telemetry.ts"
 
