@@ -176,7 +176,8 @@ describe.concurrent("a file that cannot be written is exit 1 in every command, w
     ])
     assert.strictEqual(scoreRun!.code, 1, describeResult(scoreRun!))
     assert.deepStrictEqual(stderrLines(scoreRun!), [full("--summary")], describeResult(scoreRun!))
-    assert.match(scoreRun!.stdout, /^run score-results\.jsonl: finished$/m)
+    // score's own summary (issue 21 item 7): its header names the input and output.
+    assert.match(scoreRun!.stdout, /^score .*results\.jsonl -> .*scored\.jsonl: finished$/m)
     assert.strictEqual(readTrials(scored).length, 5)
     assert.strictEqual(reportRun!.code, 1, describeResult(reportRun!))
     assert.deepStrictEqual(stderrLines(reportRun!), [full("--html")], describeResult(reportRun!))

@@ -229,7 +229,10 @@ export const differences = (
   const clusterOf = (d: RunDefinition) => d.stderr_cluster === undefined ? Labels.clusterBy(undefined, d.epochs) : d.stderr_cluster
   const clusterThen = clusterOf(recorded)
   const clusterNow = clusterOf(now)
-  if (clusterThen !== clusterNow) out.push([clusterFlag(clusterThen), clusterFlag(clusterNow)])
+  // Each side at its epochs' default is the --epochs difference itself, not another one.
+  const bothDefault = clusterThen === Labels.clusterBy(undefined, recorded.epochs) &&
+    clusterNow === Labels.clusterBy(undefined, now.epochs)
+  if (clusterThen !== clusterNow && !bothDefault) out.push([clusterFlag(clusterThen), clusterFlag(clusterNow)])
   if (!same(recorded.group_by ?? [], now.group_by ?? [])) {
     out.push([groupsText(recorded.group_by ?? []), groupsText(now.group_by ?? [])])
   }
