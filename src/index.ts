@@ -68,7 +68,7 @@ export * as OpenAiAgent from "./agents/OpenAi.ts"
  *
  * @since 0.1.0
  */
-export * as Options from "./runner/Options.ts"
+export * as Options from "./programs/Options.ts"
 
 /**
  * Failure handling around each agent call: timeouts, retries with backoff,

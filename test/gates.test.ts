@@ -6,7 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Result, Schema } from "effect"
-import * as Options from "../src/runner/Options.ts"
+import * as Options from "../src/programs/Options.ts"
 import * as Gates from "../src/scoring/Gates.ts"
 import type * as Clustered from "../src/scoring/Clustered.ts"
 import type { ScoringSummary } from "../src/scoring/Summary.ts"

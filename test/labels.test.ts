@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Exit, Result, Schema } from "effect"
-import * as Options from "../src/runner/Options.ts"
+import * as Options from "../src/programs/Options.ts"
 import * as Labels from "../src/scoring/Labels.ts"
 import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 

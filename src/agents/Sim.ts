@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import { Effect, Schema } from "effect"
-import { parseDurationMs } from "../runner/Policy.ts"
+import { parseDurationMs } from "../internal/options.ts"
 import type { Agent } from "../domain/Agent.ts"
 
 /**

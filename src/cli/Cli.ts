@@ -7,7 +7,7 @@ import { Config, Console, Duration, Effect, Option, Runtime, Schema } from "effe
 import { Argument, CliError, CliOutput, Command, Flag } from "effect/cli"
 import * as OpenAiAgent from "../agents/OpenAi.ts"
 import * as SimAgent from "../agents/Sim.ts"
-import * as Options from "../runner/Options.ts"
+import * as Options from "../programs/Options.ts"
 import * as Compare from "../programs/Compare.ts"
 import * as Report from "../programs/Report.ts"
 import { formatReport, reproduce } from "../programs/Repro.ts"

@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import { Effect, FileSystem, Result, Schema, Stdio, Stream } from "effect"
-import { sourceChunkSize } from "../runner/internal/bounded.ts"
+import { sourceChunkSize } from "../internal/limits.ts"
 import { IdSet } from "../internal/IdSet.ts"
 import { type Line, notUtf8, splitLines } from "../internal/lines.ts"
 import { AgentEvalTask } from "../domain/Trial.ts"

@@ -4,6 +4,9 @@
  * @since 0.1.0
  */
 import { Schema } from "effect"
+import { MAX_EPOCHS } from "../internal/limits.ts"
+
+export { MAX_EPOCHS } from "../internal/limits.ts"
 
 /**
  * `parallelism` was not an integer >= 1. Raised before any agent call.
@@ -56,16 +59,6 @@ export const checkParallelism = (value: unknown, source = "parallelism"): Invali
     ? undefined
     : new InvalidParallelism({ value, source })
 
-/**
- * The most epochs (trials per task) a run takes. Each source chunk of 64
- * tasks is expanded into 64 x K trial units at once, and pass@k is computed
- * for k up to K: at 10,000 that is 640,000 units (tens of MB) for a moment,
- * while 1e9 exhausted V8 before the first trial ran.
- *
- * @category validation
- * @since 0.1.0
- */
-export const MAX_EPOCHS = 10_000
 
 /**
  * Checks an epochs count at the boundary: an integer from 1 to

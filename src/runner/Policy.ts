@@ -10,9 +10,9 @@
  */
 import { Duration, Effect, Option, Random, Schema, type Semaphore } from "effect"
 import type { MutableProbe } from "./internal/probe.ts"
-// A cycle (Options -> agents/Spec -> agents/Sim -> Policy -> Options): use
-// Options only inside functions, never while this module loads.
-import * as Options from "./Options.ts"
+import * as Options from "../internal/options.ts"
+
+export { parseDurationMs } from "../internal/options.ts"
 
 /**
  * An attempt ran past `timeout`; the call was interrupted.
@@ -143,19 +143,6 @@ export class RateLimiter {
   )
 }
 
-/**
- * A duration with its unit (`20ms`, `1.5s`, `0s`, `2m`) -> milliseconds;
- * undefined when `Options.NonNegativeDuration` refuses it (a bare number
- * such as `20` is refused: the unit is not guessed).
- *
- * @category parsing
- * @since 0.1.0
- */
-export const parseDurationMs = (text: string): number | undefined =>
-  Option.match(Schema.decodeUnknownOption(Options.NonNegativeDuration)(text), {
-    onNone: () => undefined,
-    onSome: Duration.toMillis
-  })
 
 /**
  * Parses `--max-failures`: a count (`25`) or a percentage (`10%`); undefined
@@ -166,6 +153,7 @@ export const parseDurationMs = (text: string): number | undefined =>
  */
 export const parseMaxFailures = (text: string): MaxFailures | undefined =>
   Option.getOrUndefined(Schema.decodeUnknownOption(Options.MaxFailures)(text))
+
 
 /**
  * The failure budget. `Count`: the run stops when more than `count` trials

@@ -20,7 +20,7 @@ import {
 } from "./internal/bounded.ts"
 import { startTrial } from "./internal/execute.ts"
 import { MutableProbe } from "./internal/probe.ts"
-import * as Options from "./Options.ts"
+import * as Options from "../internal/options.ts"
 import * as Policy from "./Policy.ts"
 import type { MaxFailuresExceeded } from "./Policy.ts"
 import type * as Probe from "./Probe.ts"

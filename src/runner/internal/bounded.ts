@@ -91,16 +91,7 @@ export const policyConfig = (
 }
 
 /** @internal */
-/**
- * How many tasks a source built here (synthetic tasks, `runTasks`'
- * iterable) makes ahead. `Stream.fromIterable`'s default, 4,096, builds
- * tasks that outlive young-generation collections while they wait to be
- * admitted; 64 keeps them short-lived (measured: less CPU and GC per trial),
- * and is still far above any pull `Stream.mapEffect` makes at once.
- *
- * @internal
- */
-export const sourceChunkSize = 64
+export { sourceChunkSize } from "../../internal/limits.ts"
 
 export interface BoundedConfig extends ExecuteConfig {
   readonly parallelism: number

@@ -12,11 +12,7 @@
  * @since 0.1.0
  */
 import { Config, Duration as D, Effect, Option, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
-import * as Spec from "../agents/Spec.ts"
-import type * as Dataset from "../datasets/Dataset.ts"
-import { MAX_EPOCHS } from "../domain/Errors.ts"
-import type * as Policy from "./Policy.ts"
-import * as Labels from "../scoring/Labels.ts"
+import { MAX_EPOCHS } from "./limits.ts"
 
 /**
  * A value an option's Schema refused, with the message naming where it came
@@ -30,9 +26,13 @@ export class InvalidOption extends Schema.TaggedError<InvalidOption>()("InvalidO
   message: Schema.String
 }) {}
 
-// A Schema from a string: `parse` decides and words the refusal, `format`
-// writes a value back the way `parse` reads it.
-const fromString = <S extends Schema.Top>(
+/**
+ * A Schema from a string: `parse` decides and words the refusal, `format`
+ * writes a value back the way `parse` reads it.
+ *
+ * @internal
+ */
+export const fromString = <S extends Schema.Top>(
   to: S,
   parse: (text: string) => Result.Result<S["Type"], string>,
   format: (value: S["Type"]) => string
@@ -49,7 +49,8 @@ const fromString = <S extends Schema.Top>(
     })
   ))
 
-const quote = (text: string) => JSON.stringify(text)
+/** @internal */
+export const quote = (text: string) => JSON.stringify(text)
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, min: 60_000, h: 3_600_000 }
 const NUMBER = String.raw`(\d+(?:\.\d+)?)`
@@ -101,6 +102,20 @@ export const Duration = fromString(Schema.Duration, parseDuration(false), format
 export const NonNegativeDuration = fromString(Schema.Duration, parseDuration(true), formatDuration)
 
 /**
+ * A duration with its unit (`20ms`, `1.5s`, `0s`, `2m`) -> milliseconds;
+ * undefined when `NonNegativeDuration` refuses it (a bare number
+ * such as `20` is refused: the unit is not guessed).
+ *
+ * @category parsing
+ * @since 0.1.0
+ */
+export const parseDurationMs = (text: string): number | undefined =>
+  Option.match(Schema.decodeUnknownOption(NonNegativeDuration)(text), {
+    onNone: () => undefined,
+    onSome: D.toMillis
+  })
+
+/**
  * A cap on call starts: `limit` per `per`.
  *
  * @category models
@@ -147,7 +162,13 @@ export const Rate = fromString(
   }
 )
 
-const MaxFailuresType: Schema.Codec<Policy.MaxFailures> = Schema.Union([
+// The failure budget, as Policy.MaxFailures describes it (declared there,
+// for its public name; this module sits below Policy).
+type MaxFailures =
+  | { readonly _tag: "Count"; readonly count: number }
+  | { readonly _tag: "Fraction"; readonly fraction: number; readonly minFinished?: number | undefined }
+
+const MaxFailuresType: Schema.Codec<MaxFailures> = Schema.Union([
   Schema.TaggedStruct("Count", { count: Schema.Number }),
   Schema.TaggedStruct("Fraction", { fraction: Schema.Number, minFinished: Schema.optional(Schema.Number) })
 ])
@@ -171,7 +192,7 @@ const MaxFailuresType: Schema.Codec<Policy.MaxFailures> = Schema.Union([
  */
 export const MaxFailures = fromString(
   MaxFailuresType,
-  (text): Result.Result<Policy.MaxFailures, string> => {
+  (text): Result.Result<MaxFailures, string> => {
     const percent = /^\s*(\d+(?:\.\d+)?)\s*%\s*$/.exec(text)
     // Read as `Ne-2`, the nearest double to N/100 (`0.7 / 100` is not).
     const fraction = percent === null ? Number.NaN : Number(`${percent[1]}e-2`)
@@ -266,111 +287,6 @@ export const Margin = fromString(
     return Number.isFinite(n) ? Result.succeed(n) : Result.fail(`Expected a number from 0 up, like 0.02, got ${quote(text)}`)
   },
   String
-)
-
-/**
- * A dotted path into a task (`metadata.subject`, `inputs.lang`), as
- * `--group-by PATH` takes it: the first segment is one of the task's fields.
- *
- * @category schemas
- * @since 0.1.0
- */
-export const TaskPath = fromString(Schema.String, Labels.parsePath, String)
-
-/**
- * What `--stderr-cluster` takes: a dotted path into the task, or `none`
- * (decoded to `null`: no clustering).
- *
- * **Example** (A path and none)
- *
- * ```ts
- * import { Schema } from "effect"
- * import { Options } from "agent-trials"
- *
- * Schema.decodeUnknownSync(Options.StderrCluster)("metadata.passage_id") // "metadata.passage_id"
- * Schema.decodeUnknownSync(Options.StderrCluster)("none") // null
- * ```
- *
- * @category schemas
- * @since 0.1.0
- */
-export const StderrCluster = fromString(
-  Schema.NullOr(Schema.String),
-  (text): Result.Result<string | null, string> =>
-    text === "none"
-      ? Result.succeed(null)
-      : Result.mapError(Labels.parsePath(text), (message) => `${message.replace(/^Expected /, "Expected none or ")}`),
-  (value) => value ?? "none"
-)
-
-/**
- * The k of pass@k a summary reports: integers from 1 to the epochs' cap,
- * comma-separated (`1,2,10`), sorted and without repeats.
- *
- * @category schemas
- * @since 0.1.0
- */
-export const PassK = fromString(
-  Schema.Array(Schema.Number),
-  (text): Result.Result<ReadonlyArray<number>, string> => {
-    const parts = text.split(",").map((part) => part.trim())
-    const ks = parts.map((part) => /^\d+$/.test(part) ? Number(part) : Number.NaN)
-    const bad = parts.find((_, i) => !(Number.isSafeInteger(ks[i]) && ks[i] >= 1 && ks[i] <= MAX_EPOCHS))
-    if (bad !== undefined) {
-      return Result.fail(
-        `Expected integers from 1 to ${MAX_EPOCHS} separated by commas, like 1,2,10, got ${quote(text)} (${quote(bad)} is not one)`
-      )
-    }
-    return Result.succeed([...new Set(ks)].sort((a, b) => a - b))
-  },
-  (ks) => ks.join(",")
-)
-
-/**
- * What a bad dataset line does: `fail` or `skip`.
- *
- * @category schemas
- * @since 0.1.0
- */
-export const OnInvalid = fromString(
-  Schema.Literals(["fail", "skip"]),
-  (text): Result.Result<Dataset.OnInvalid, string> =>
-    text === "fail" || text === "skip" ? Result.succeed(text) : Result.fail(`Expected fail or skip, got ${quote(text)}`),
-  (value) => value
-)
-
-const agentSpecTags = new Set(["Sim", "Module", "Http", "OpenAi"])
-
-/**
- * An `--agent` spec: `sim[:latency=20ms,...]`, `module:PATH[#export]`,
- * `http(s)://URL` or `openai:BASE_URL`, parsed by `AgentSpec.parse` (whose
- * messages name `--agent`).
- *
- * @category schemas
- * @since 0.1.0
- */
-export const AgentSpec = fromString(
-  Schema.declare((u: unknown): u is Spec.AgentSpec =>
-    typeof u === "object" && u !== null && agentSpecTags.has((u as { readonly _tag?: unknown })._tag as string)
-  ),
-  (text) => {
-    const spec = Spec.parse(text)
-    return typeof spec === "string" ? Result.fail(spec) : Result.succeed(spec)
-  },
-  (spec) => {
-    switch (spec._tag) {
-      case "Sim": {
-        const o = spec.options
-        return `sim:latency=${o.latencyMs}ms,jitter=${o.jitterMs}ms,fail=${o.failRate},seed=${o.seed}`
-      }
-      case "Module":
-        return `module:${spec.file}${spec.exportName === undefined ? "" : `#${spec.exportName}`}`
-      case "Http":
-        return spec.url
-      case "OpenAi":
-        return `openai:${spec.baseUrl}`
-    }
-  }
 )
 
 /**
