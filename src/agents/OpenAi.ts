@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Config, Effect, Option, Redacted } from "effect"
+import { Effect, Redacted } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Agent } from "../domain/Agent.ts"
 import { InvalidAgentOutput } from "../domain/Errors.ts"
@@ -67,19 +67,7 @@ export const make = (options: Options): Agent<HttpAgentError, HttpClient.HttpCli
   })
 }
 
-/**
- * `OPENAI_API_KEY` when it is set and not empty.
- *
- * @category config
- * @since 0.1.0
- */
-export const keyFromConfig: Effect.Effect<Redacted.Redacted<string> | undefined, Config.ConfigError> = Config
-  .Redacted("OPENAI_API_KEY")
-  .pipe(
-    Config.option,
-    Effect.map(Option.filter((key) => Redacted.value(key) !== "")),
-    Effect.map(Option.getOrUndefined)
-  )
+export { keyFromConfig } from "../internal/apiKey.ts"
 
 const userContent = (task: AgentEvalTask): string => {
   const instruction = task.inputs["instruction"]

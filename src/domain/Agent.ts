@@ -9,6 +9,7 @@
 import { Effect, Exit, Schema } from "effect"
 import { AgentError, InvalidAgentOutput } from "./Errors.ts"
 import { AgentOutput, type AgentEvalTask } from "./Trial.ts"
+import { describe as describeCause, preview } from "../internal/describe.ts"
 
 /**
  * An agent as the runner sees it.
@@ -194,7 +195,7 @@ export const toAgentOutput = (value: unknown): Exit.Exit<AgentOutput, InvalidAge
   if (exit._tag === "Success") return Exit.succeed(exit.value)
   return Exit.fail(
     new InvalidAgentOutput({
-      message: `Agent returned ${preview(value)}, expected a string or { output_text: string, ... }`
+      message: `Agent returned ${preview(value, 200)}, expected a string or { output_text: string, ... }`
     })
   )
 }
@@ -230,18 +231,4 @@ const isPlainOutput = (value: unknown): value is AgentOutput => {
  *
  * @internal
  */
-export const describe = (cause: unknown): string => {
-  if (cause instanceof Error) return cause.message || cause.name
-  if (typeof cause === "string") return cause
-  return preview(cause)
-}
-
-const preview = (value: unknown): string => {
-  let text: string
-  try {
-    text = JSON.stringify(value) ?? String(value)
-  } catch {
-    text = String(value)
-  }
-  return text.length > 200 ? `${text.slice(0, 200)}...` : text
-}
+export const describe = (cause: unknown): string => describeCause(cause, { max: 200, clip: "preview" })

@@ -12,6 +12,7 @@
  */
 import { Cause, Clock, Effect, Schema } from "effect"
 import type { AgentEvalTask, AgentEvalTrial, Score } from "./Trial.ts"
+import { describe as describeCause } from "../internal/describe.ts"
 
 /**
  * A named scorer. `score` assumes a completed trial; a trial without an
@@ -206,16 +207,4 @@ const errorType = (error: unknown, typed: boolean): string => {
  *
  * @internal
  */
-export const describe = (error: unknown): string => {
-  let text: string
-  if (error instanceof Error) text = error.message || error.name
-  else if (typeof error === "string") text = error
-  else {
-    try {
-      text = JSON.stringify(error) ?? String(error)
-    } catch {
-      text = String(error)
-    }
-  }
-  return text.length > 500 ? `${text.slice(0, 500)}...` : text
-}
+export const describe = (error: unknown): string => describeCause(error, { max: 500, clip: "all" })

@@ -9,7 +9,7 @@
 import { Effect } from "effect"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
-import { describe } from "../domain/Agent.ts"
+import { describe as describeCause } from "./describe.ts"
 
 /** @internal */
 export const loadExport = (
@@ -22,7 +22,7 @@ export const loadExport = (
     const wanted = exportName ?? "default"
     const mod = yield* Effect.tryPromise({
       try: () => import(pathToFileURL(path.resolve(cwd, file)).href) as Promise<Record<string, unknown>>,
-      catch: (e) => `cannot load ${kind} ${file}: ${describe(e)}`
+      catch: (e) => `cannot load ${kind} ${file}: ${describeCause(e, { max: 200, clip: "preview" })}`
     })
     let fn = mod[wanted]
     // A CommonJS module imported from ESM puts its exports under `default`.

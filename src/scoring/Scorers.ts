@@ -7,7 +7,7 @@
  */
 import { Duration, Effect, type Redacted, Schema } from "effect"
 import type { HttpClient } from "effect/http"
-import * as OpenAiAgent from "../agents/OpenAi.ts"
+import { keyFromConfig } from "../internal/apiKey.ts"
 import type * as Policy from "../runner/Policy.ts"
 import * as Judge from "./Judge.ts"
 import * as JsonSchema from "./JsonSchema.ts"
@@ -146,7 +146,7 @@ const build = (
       return Effect.map(
         options.apiKey === undefined
           ? Effect.mapError(
-            OpenAiAgent.keyFromConfig,
+            keyFromConfig,
             (e) => new ScorerSpecError({ message: `--score ${spec.shown}: cannot read OPENAI_API_KEY: ${e.message}` })
           )
           : Effect.succeed(options.apiKey),
