@@ -9,7 +9,7 @@
  */
 import { Effect } from "effect"
 import * as Significance from "../scoring/Significance.ts"
-import type { CompareOptions, Comparison, FileInfo, PassComparison, ScorerComparison, Verdict } from "./Compare.ts"
+import type { CompareOptions, Comparison, FileInfo, PassComparison, ScorerComparison, Verdict } from "../report/CompareModel.ts"
 import { groupsOf } from "./CompareGroups.ts"
 import { clusterKey, Paired, type PairedChange, type Unit, valueIn } from "./ComparePaired.ts"
 import { CompareInputError, type FileTally } from "./CompareTally.ts"

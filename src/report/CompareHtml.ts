@@ -7,7 +7,7 @@
  *
  * @internal
  */
-import type { Comparison, ScorerComparison } from "../programs/Compare.ts"
+import type { Comparison, ScorerComparison } from "./CompareModel.ts"
 import * as Html from "./Html.ts"
 import * as Svg from "./Svg.ts"
 

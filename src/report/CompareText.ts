@@ -8,7 +8,7 @@
  *
  * @internal
  */
-import type { Comparison } from "../programs/Compare.ts"
+import type { Comparison } from "./CompareModel.ts"
 
 const SHOWN = 10
 const WIDTH = 100
