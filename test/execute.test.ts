@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import * as Agent from "../src/domain/Agent.ts"
-import { isoTime, SyncBlock, WallClock } from "../src/runner/internal/execute.ts"
+import { isoTime, SyncBlock, WallClock } from "../src/runner/internal/clock.ts"
 import { MutableProbe } from "../src/runner/internal/probe.ts"
 import { Runner, runTrials } from "../src/runner/Runner.ts"
 import { tasksStream } from "./fixtures.ts"

@@ -1,0 +1,53 @@
+/**
+ * How a call's failure is classified: the timeout that bounds a call and the
+ * error it fails with, the first typed failure of a cause (what the retry
+ * and the adaptive limit judge), and the `TrialError` a failed trial records.
+ *
+ * @internal
+ */
+import { Cause, Duration, Effect } from "effect"
+import { describe } from "../../domain/Agent.ts"
+import type { TrialError } from "../../domain/Trial.ts"
+import * as Policy from "../Policy.ts"
+
+export const withTimeout = <A, E, R>(self: Effect.Effect<A, E, R>, timeoutMs: number) =>
+  Effect.timeoutOrElse(self, {
+    duration: timeoutMs,
+    orElse: () =>
+      Effect.fail(
+        new Policy.Timeout({
+          message: `the agent call did not finish within ${Duration.format(Duration.millis(timeoutMs))}`,
+          timeout_ms: timeoutMs
+        })
+      )
+  })
+
+export const firstError = (cause: Cause.Cause<unknown>): { readonly value: unknown } | undefined => {
+  const reason = cause.reasons[0]
+  return reason !== undefined && Cause.isFailReason(reason) ? { value: reason.error } : undefined
+}
+
+/**
+ * The first failure of a cause as a `TrialError`: a tagged error's `_tag`, an
+ * Error's `name`, or `Defect` / `Interrupted`.
+ *
+ * @internal
+ */
+export const toTrialError = (cause: Cause.Cause<unknown>, occurredAt: string): TrialError => {
+  const reason = cause.reasons[0]
+  if (reason === undefined) return { type: "Unknown", message: "empty cause", occurred_at: occurredAt }
+  if (Cause.isInterruptReason(reason)) {
+    return { type: "Interrupted", message: "the agent call was interrupted", occurred_at: occurredAt }
+  }
+  const error = Cause.isFailReason(reason) ? reason.error : reason.defect
+  return { type: errorType(error, Cause.isFailReason(reason)), message: describe(error), occurred_at: occurredAt }
+}
+
+const errorType = (error: unknown, typed: boolean): string => {
+  if (typeof error === "object" && error !== null) {
+    const tag = (error as { readonly _tag?: unknown })._tag
+    if (typeof tag === "string" && tag.length > 0) return tag
+    if (error instanceof Error) return error.name
+  }
+  return typed ? "AgentError" : "Defect"
+}
