@@ -1,0 +1,65 @@
+/**
+ * How a command fails: the errors that set the exit code, and the one line
+ * each prints on stderr.
+ *
+ * @since 0.1.0
+ */
+import { Console, Effect, Runtime, Schema } from "effect"
+
+/**
+ * The reproduction did not show the bounded runner within its bounds.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class BoundsViolated extends Schema.TaggedError<BoundsViolated>()("BoundsViolated", {
+  message: Schema.String
+}) {
+  override readonly [Runtime.errorExitCode] = 1
+  override readonly [Runtime.errorReported] = false
+}
+
+/**
+ * Bad flags or input: exit code 2.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
+  message: Schema.String
+}) {
+  override readonly [Runtime.errorExitCode] = 2
+  override readonly [Runtime.errorReported] = false
+}
+
+/**
+ * The run stopped before its end: its failure budget (`--max-failures`) was
+ * exceeded, or the results file could not be written. Exit 1.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class RunStopped extends Schema.TaggedError<RunStopped>()("RunStopped", {
+  message: Schema.String
+}) {
+  override readonly [Runtime.errorExitCode] = 1
+  override readonly [Runtime.errorReported] = false
+}
+
+/**
+ * Prints a failure of ours as one plain line on stderr (no stack trace): the
+ * message already names the flag, file or line at fault.
+ *
+ * @category combinators
+ * @since 0.1.0
+ */
+export const reportErrors = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.tapError(self, (error) =>
+    error instanceof UsageError || error instanceof BoundsViolated || error instanceof RunStopped
+      ? Console.error(`agent-trials: ${error.message}`)
+      : Effect.void)
+
+// A command's own failure as its exit: bad input 2, a stop on the way (a
+// failure budget, a results file that cannot be written) 1.
+export const exitFor = (isInput: (error: unknown) => boolean) => (error: { readonly message: string }) =>
+  isInput(error) ? new UsageError({ message: error.message }) : new RunStopped({ message: error.message })

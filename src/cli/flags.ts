@@ -1,0 +1,109 @@
+/**
+ * The flag helpers the commands share: every flag falls back to its
+ * `AGENT_TRIALS_*` variable, then to its default, and a refused value is
+ * worded by the option's Schema.
+ *
+ * @since 0.1.0
+ */
+import { Config, Effect, Option, Schema } from "effect"
+import { CliError, Flag } from "effect/cli"
+import * as Options from "../programs/Options.ts"
+import * as Gates from "../scoring/Gates.ts"
+
+// Every run flag falls back to AGENT_TRIALS_<FLAG>, then to its default; the
+// help text names the variable.
+export const envName = (flag: string) => `AGENT_TRIALS_${flag.toUpperCase().replaceAll("-", "_")}`
+export const described = (flag: string, description: string) => `${description} [env ${envName(flag)}]`
+
+export const optionalString = (name: string, description: string) =>
+  Flag.String(name).pipe(
+    Flag.withDescription(described(name, description)),
+    Flag.withFallbackConfig(Config.String(envName(name))),
+    Flag.optional
+  )
+
+export const refused = (e: Options.InvalidOption) => new CliError.ValidationError({ message: e.message })
+
+// The flag's text decoded by the option's Schema; without the flag, the
+// variable decoded by the same Schema; without either, `fallback`. A refused
+// value fails the parse with the Schema's words, naming the flag or the
+// variable it came from. Not `Flag.withSchema` / `withFallbackConfig`: they
+// word it `Invalid value for flag --timeout: "5". Expected: Schema validation
+// failed: ...`, and a bad variable as `--timeout: "config". Expected:
+// SchemaError(... at ["AGENT_TRIALS_TIMEOUT"])` over two lines.
+export const optionFlag = <A, const D>(
+  name: string,
+  metavar: string,
+  schema: Schema.Codec<A, string>,
+  fallback: D,
+  description: string
+): Flag.Flag<A | D> =>
+  Flag.String(name).pipe(
+    Flag.withDescription(described(name, description)),
+    Flag.withMetavar(metavar),
+    Flag.mapEffect((text) => Effect.mapError(Options.decode(schema, `--${name}`)(text), refused)),
+    Flag.withDefault(
+      Options.fromConfig(schema, envName(name)).pipe(
+        Effect.map(Option.getOrElse((): A | D => fallback)),
+        Effect.mapError(refused)
+      )
+    )
+  )
+
+// Repeatable; without the flag, AGENT_TRIALS_SCORE gives one spec.
+export const scoreFlag = (description: string) =>
+  Flag.String("score").pipe(
+    Flag.withDescription(described("score", description)),
+    Flag.withMetavar("SPEC"),
+    Flag.atLeast(0)
+  )
+
+// Repeatable, each value decoded by the option's Schema (no variable: a
+// list of paths is no one variable's value).
+export const repeatedFlag = <A>(name: string, metavar: string, schema: Schema.Codec<A, string>, description: string) =>
+  Flag.String(name).pipe(
+    Flag.withDescription(description),
+    Flag.withMetavar(metavar),
+    Flag.atLeast(0),
+    Flag.mapEffect((texts) =>
+      Effect.mapError(Effect.forEach(texts, (text) => Options.decode(schema, `--${name}`)(text)), refused)
+    )
+  )
+
+// The flags of the statistics a summary reports: run and score take them.
+export const statisticsFlags = {
+  passK: optionFlag(
+    "pass-k",
+    "K,K,...",
+    Options.PassK,
+    undefined,
+    "The k of pass@k and pass^k reported, each at most --epochs (default 1, min(5, K), K)"
+  ),
+  failUnder: repeatedFlag(
+    "fail-under",
+    "NAME=X[@lower]",
+    Gates.GateSpec,
+    "Exit 1 when scorer NAME's mean (passed: the pass rate) is below X; @lower judges the 95% interval's lower bound, repeatable"
+  ),
+  groupBy: repeatedFlag(
+    "group-by",
+    "PATH",
+    Options.TaskPath,
+    "Break the scores down by the values of this dotted path into the task (metadata.subject), repeatable"
+  )
+}
+
+export const scoreFromEnv = (specs: ReadonlyArray<string>) =>
+  specs.length > 0
+    ? Effect.succeed(specs)
+    : Config.option(Config.String(envName("score"))).pipe(
+      Effect.map(Option.match({ onNone: () => specs, onSome: (spec) => [spec] })),
+      Effect.orElseSucceed(() => specs)
+    )
+
+export const SCORE_DESCRIPTION =
+  "A scorer, repeatable: exact | includes | regex[:PATTERN] | numeric[:tolerance=T] | json | levenshtein[:threshold=X] | " +
+  "judge:BASE_URL | module:PATH[#export], optionally NAME=SPEC; none scores nothing"
+
+export const switchFlag = (name: string, description: string) =>
+  Flag.Boolean(name).pipe(Flag.withDescription(description), Flag.withoutNegation, Flag.withDefault(false))
