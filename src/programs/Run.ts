@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { Console, type Duration, Effect, Exit, Path, type Redacted, Schema, Stream } from "effect"
+import { Console, Effect, Exit, Path, type Redacted, Schema, Stream } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Agent } from "../domain/Agent.ts"
 import * as AgentSpec from "../agents/Spec.ts"
@@ -18,6 +18,7 @@ import { checkDistinct, writeOutput } from "../internal/outputs.ts"
 import { MutableProbe } from "../runner/internal/probe.ts"
 import type * as Options from "../runner/Options.ts"
 import * as Policy from "../runner/Policy.ts"
+import { InvalidTask, type Remote, type RemoteConfig, RunInputError } from "../runner/Remote.ts"
 import * as Progress from "./Progress.ts"
 import * as Report from "./Report.ts"
 import * as Results from "../results/Results.ts"
@@ -31,6 +32,9 @@ import * as Stage from "../scoring/Stage.ts"
 import * as Summary from "../scoring/Summary.ts"
 import { type AgentEvalTask, type AgentEvalTrial, trialId } from "../domain/Trial.ts"
 
+// Declared beside what uses them; `Run.*` is still the way in for the CLI and the tests.
+export { InvalidTask, type Remote, type RemoteConfig, RunInputError } from "../runner/Remote.ts"
+
 /**
  * Everything `run` needs, after flags and environment are read: each option
  * already decoded by its `Options` Schema.
@@ -38,33 +42,20 @@ import { type AgentEvalTask, type AgentEvalTrial, trialId } from "../domain/Tria
  * @category models
  * @since 0.1.0
  */
-export interface RunConfig {
+export interface RunConfig extends RemoteConfig {
   readonly tasks: string | undefined
   readonly synthetic: number | undefined
   /** The agent to build, decoded from `--agent` by `Options.AgentSpec`. */
   readonly agent: AgentSpec.AgentSpec
   readonly model: string | undefined
   readonly apiKey: Redacted.Redacted<string> | undefined
-  readonly parallelism: number
   readonly epochs: number
   readonly out: string | undefined
-  readonly resume: boolean
-  readonly retryFailed: boolean
   readonly summary: string | undefined
-  readonly progress: boolean
   readonly progressInterval: number
-  readonly tty: boolean
   readonly onInvalid: Dataset.OnInvalid
-  readonly cwd: string
-  /** Per attempt; no timeout when undefined. */
-  readonly timeout: Duration.Duration | undefined
-  readonly retries: number
-  readonly backoff: Duration.Duration
-  readonly backoffMax: Duration.Duration
-  readonly retryAfterMax: Duration.Duration
   readonly rate: Options.Rate | undefined
   readonly adaptive: boolean
-  readonly maxFailures: Policy.MaxFailures | undefined
   /**
    * `--score` specs; `["none"]` scores nothing. When undefined: `exact` for
    * synthetic tasks (their references are the answers), nothing for `--tasks`.
@@ -72,7 +63,6 @@ export interface RunConfig {
   readonly score?: ReadonlyArray<string> | undefined
   /** Trials being scored at most; the run's parallelism when undefined. */
   readonly scoreParallelism?: number | undefined
-  readonly judgeModel?: string | undefined
   /** Judge calls in flight at most, across the run; the score parallelism when undefined. */
   readonly judgeParallelism?: number | undefined
   /** The scorer that decides whether a trial passed; every scorer when undefined. */
@@ -101,25 +91,6 @@ export interface RunConfig {
 }
 
 /**
- * Where a `--cluster` run's trials are run: given the run's units (each
- * with its bad-line message under `--on-invalid skip`), emits each finished
- * and scored trial once, at most `parallelism` trials outstanding.
- *
- * @category models
- * @since 0.1.0
- */
-export type Remote = <E, R>(
-  units: Stream.Stream<TrialUnit, E, R>,
-  options: {
-    readonly config: RunConfig
-    readonly out: string
-    readonly scoreSpecs: ReadonlyArray<string>
-    readonly probe: MutableProbe
-    readonly invalid: (task: AgentEvalTask) => string | undefined
-  }
-) => Stream.Stream<AgentEvalTrial, E | RunInputError | Policy.MaxFailuresExceeded, R>
-
-/**
  * The scorer specs a run applies: the `--score` specs, without `none`; by
  * default `exact` when the tasks are synthetic (each carries its answer as
  * its reference) and none for a task file (whose references may be missing).
@@ -131,16 +102,6 @@ export const scoreSpecs = (config: Pick<RunConfig, "score" | "tasks">): Readonly
   config.score === undefined || config.score.length === 0
     ? config.tasks === undefined ? ["exact"] : []
     : config.score.filter((spec) => spec !== "none")
-
-/**
- * A flag or input the run cannot use (exit code 2).
- *
- * @category errors
- * @since 0.1.0
- */
-export class RunInputError extends Schema.TaggedError<RunInputError>()("RunInputError", {
-  message: Schema.String
-}) {}
 
 /**
  * The results file could not be written: the run stopped (exit code 1; the
@@ -160,16 +121,6 @@ export class RunWriteError extends Schema.TaggedError<RunWriteError>()("RunWrite
  * @since 0.1.0
  */
 export class RunGateFailed extends Schema.TaggedError<RunGateFailed>()("RunGateFailed", {
-  message: Schema.String
-}) {}
-
-/**
- * A bad dataset line with `--on-invalid skip`: recorded as a failed trial.
- *
- * @category errors
- * @since 0.1.0
- */
-export class InvalidTask extends Schema.TaggedError<InvalidTask>()("InvalidTask", {
   message: Schema.String
 }) {}
 
