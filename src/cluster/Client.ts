@@ -15,7 +15,7 @@ import { createHash } from "node:crypto"
 import * as os from "node:os"
 import * as path from "node:path"
 import { stopOnFailures, trackStreamFibers } from "../runner/internal/bounded.ts"
-import { type Remote, type RunConfig, RunInputError } from "../programs/Run.ts"
+import { type Remote, type RemoteConfig, RunInputError } from "../runner/Remote.ts"
 import type { TrialUnit } from "../runner/Runner.ts"
 import { type AgentEvalTrial, trialId } from "../domain/Trial.ts"
 import { type ClusterUrl, forgetTrial, layerSql, liveWorkers, prune, shardingSettings } from "./Postgres.ts"
@@ -67,7 +67,7 @@ export const runKey = (out: string, cwd: string): string =>
  * @category constructors
  * @since 0.1.0
  */
-export const settingsOf = (config: RunConfig, score: ReadonlyArray<string>): Settings => ({
+export const settingsOf = (config: RemoteConfig, score: ReadonlyArray<string>): Settings => ({
   ...(config.timeout === undefined ? undefined : { timeoutMs: Duration.toMillis(config.timeout) }),
   retries: config.retries,
   backoffMs: Duration.toMillis(config.backoff),

@@ -9,138 +9,31 @@
  *
  * @since 0.1.0
  */
-import { Console, type Duration, Effect, Exit, Path, type Redacted, Schema, Stream } from "effect"
+import { Console, Effect, Exit, Path, Schema, Stream } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Agent } from "../domain/Agent.ts"
 import * as AgentSpec from "../agents/Spec.ts"
 import * as Dataset from "../datasets/Dataset.ts"
 import { checkDistinct, writeOutput } from "../internal/outputs.ts"
 import { MutableProbe } from "../runner/internal/probe.ts"
-import type * as Options from "../programs/Options.ts"
 import * as Policy from "../runner/Policy.ts"
+import { InvalidTask, RunInputError } from "../runner/Remote.ts"
 import * as Progress from "./Progress.ts"
-import * as Report from "./Report.ts"
 import * as Results from "../results/Results.ts"
 import * as RunDefinition from "./RunDefinition.ts"
-import { runUnits, type TrialUnit } from "../runner/Runner.ts"
-import type { Scorer } from "../domain/Scorer.ts"
-import * as Scorers from "../scoring/Scorers.ts"
+import { DEFAULT_SYNTHETIC, policyOptions, type RunConfig, scoreSpecs, validate } from "./RunConfig.ts"
+import { buildScorers, itemsOf, toUnits } from "./RunInputs.ts"
+import { writeReport } from "./RunReport.ts"
+import { runUnits } from "../runner/Runner.ts"
 import * as Gates from "../scoring/Gates.ts"
 import * as Labels from "../scoring/Labels.ts"
 import * as Stage from "../scoring/Stage.ts"
 import * as Summary from "../scoring/Summary.ts"
 import { type AgentEvalTask, type AgentEvalTrial, trialId } from "../domain/Trial.ts"
 
-/**
- * Everything `run` needs, after flags and environment are read: each option
- * already decoded by its `Options` Schema.
- *
- * @category models
- * @since 0.1.0
- */
-export interface RunConfig {
-  readonly tasks: string | undefined
-  readonly synthetic: number | undefined
-  /** The agent to build, decoded from `--agent` by `Options.AgentSpec`. */
-  readonly agent: AgentSpec.AgentSpec
-  readonly model: string | undefined
-  readonly apiKey: Redacted.Redacted<string> | undefined
-  readonly parallelism: number
-  readonly epochs: number
-  readonly out: string | undefined
-  readonly resume: boolean
-  readonly retryFailed: boolean
-  readonly summary: string | undefined
-  readonly progress: boolean
-  readonly progressInterval: number
-  readonly tty: boolean
-  readonly onInvalid: Dataset.OnInvalid
-  readonly cwd: string
-  /** Per attempt; no timeout when undefined. */
-  readonly timeout: Duration.Duration | undefined
-  readonly retries: number
-  readonly backoff: Duration.Duration
-  readonly backoffMax: Duration.Duration
-  readonly retryAfterMax: Duration.Duration
-  readonly rate: Options.Rate | undefined
-  readonly adaptive: boolean
-  readonly maxFailures: Policy.MaxFailures | undefined
-  /**
-   * `--score` specs; `["none"]` scores nothing. When undefined: `exact` for
-   * synthetic tasks (their references are the answers), nothing for `--tasks`.
-   */
-  readonly score?: ReadonlyArray<string> | undefined
-  /** Trials being scored at most; the run's parallelism when undefined. */
-  readonly scoreParallelism?: number | undefined
-  readonly judgeModel?: string | undefined
-  /** Judge calls in flight at most, across the run; the score parallelism when undefined. */
-  readonly judgeParallelism?: number | undefined
-  /** The scorer that decides whether a trial passed; every scorer when undefined. */
-  readonly pass?: string | undefined
-  /** Where the HTML report goes, written at the end of the run (after the summary); none when undefined. */
-  readonly report?: string | undefined
-  /**
-   * `--stderr-cluster`: a dotted path into the task whose value clusters the
-   * standard errors, or null (`none`); by task when epochs > 1 if undefined.
-   */
-  readonly stderrCluster?: string | null | undefined
-  /** `--group-by` paths: the summary breaks the scores down by each one's values. */
-  readonly groupBy?: ReadonlyArray<string> | undefined
-  /** `--pass-k`: the k of pass@k reported, each at most the epochs (default 1, min(5, K), K). */
-  readonly passK?: ReadonlyArray<number> | undefined
-  /** `--fail-under NAME=X[@lower]`: exit 1 when a scorer's mean (or the pass rate) is below X. */
-  readonly failUnder?: ReadonlyArray<Gates.Gate> | undefined
-  /**
-   * Runs the trials elsewhere instead of calling the agent here (`run
-   * --cluster`): the units go in, at most `parallelism` outstanding, and
-   * finished (scored) trials come out, for the writer to record.
-   */
-  readonly remote?: Remote | undefined
-  /** The `--cluster` URL as messages show it (redacted), for a run on a cluster: part of what defines it. */
-  readonly cluster?: string | undefined
-}
-
-/**
- * Where a `--cluster` run's trials are run: given the run's units (each
- * with its bad-line message under `--on-invalid skip`), emits each finished
- * and scored trial once, at most `parallelism` trials outstanding.
- *
- * @category models
- * @since 0.1.0
- */
-export type Remote = <E, R>(
-  units: Stream.Stream<TrialUnit, E, R>,
-  options: {
-    readonly config: RunConfig
-    readonly out: string
-    readonly scoreSpecs: ReadonlyArray<string>
-    readonly probe: MutableProbe
-    readonly invalid: (task: AgentEvalTask) => string | undefined
-  }
-) => Stream.Stream<AgentEvalTrial, E | RunInputError | Policy.MaxFailuresExceeded, R>
-
-/**
- * The scorer specs a run applies: the `--score` specs, without `none`; by
- * default `exact` when the tasks are synthetic (each carries its answer as
- * its reference) and none for a task file (whose references may be missing).
- *
- * @category constructors
- * @since 0.1.0
- */
-export const scoreSpecs = (config: Pick<RunConfig, "score" | "tasks">): ReadonlyArray<string> =>
-  config.score === undefined || config.score.length === 0
-    ? config.tasks === undefined ? ["exact"] : []
-    : config.score.filter((spec) => spec !== "none")
-
-/**
- * A flag or input the run cannot use (exit code 2).
- *
- * @category errors
- * @since 0.1.0
- */
-export class RunInputError extends Schema.TaggedError<RunInputError>()("RunInputError", {
-  message: Schema.String
-}) {}
+// Declared beside what uses them; `Run.*` is still the way in for the CLI and the tests.
+export { DEFAULT_SYNTHETIC, type RunConfig, scoreSpecs } from "./RunConfig.ts"
+export { InvalidTask, type Remote, type RemoteConfig, RunInputError } from "../runner/Remote.ts"
 
 /**
  * The results file could not be written: the run stopped (exit code 1; the
@@ -164,19 +57,6 @@ export class RunGateFailed extends Schema.TaggedError<RunGateFailed>()("RunGateF
 }) {}
 
 /**
- * A bad dataset line with `--on-invalid skip`: recorded as a failed trial.
- *
- * @category errors
- * @since 0.1.0
- */
-export class InvalidTask extends Schema.TaggedError<InvalidTask>()("InvalidTask", {
-  message: Schema.String
-}) {}
-
-/** Default synthetic task count when neither --tasks nor --synthetic is given. */
-export const DEFAULT_SYNTHETIC = 512
-
-/**
  * A fresh run id: UTC time to the second plus a random suffix.
  *
  * @category constructors
@@ -184,52 +64,6 @@ export const DEFAULT_SYNTHETIC = 512
  */
 export const makeRunId = (now = new Date()): string =>
   `${now.toISOString().slice(0, 19).replace(/[:]/g, "-")}-${Math.random().toString(36).slice(2, 8)}`
-
-// Each value was refused or accepted by its Schema as it was read; what is
-// left are the combinations of flags.
-const validate = (config: RunConfig): RunInputError | undefined => {
-  const bad = (message: string) => new RunInputError({ message })
-  if (config.tasks !== undefined && config.synthetic !== undefined) {
-    return bad("--tasks and --synthetic cannot be used together: choose one source of tasks")
-  }
-  if (config.resume && config.out === undefined) return bad("--resume needs --out FILE: the results file to continue")
-  // Stdout is written, never read back.
-  if (config.out !== undefined && Results.isStdout(config.out)) {
-    if (config.resume) return bad(`--resume cannot read back --out ${config.out}: stdout is not a regular file`)
-    if (config.report !== undefined) {
-      return bad(`--report reads the results file back: it cannot with --out ${config.out} (stdout is not a regular file)`)
-    }
-  }
-  if (config.retryFailed && !config.resume) return bad("--retry-failed needs --resume")
-  const above = config.passK?.filter((k) => k > config.epochs) ?? []
-  if (above.length > 0) {
-    return bad(
-      `--pass-k ${above.join(",")}: above --epochs ${config.epochs} (pass@k draws k of a task's ${config.epochs} trials); ` +
-        `run more epochs or ask for a smaller k`
-    )
-  }
-  if (config.groupBy !== undefined && new Set(config.groupBy).size < config.groupBy.length) {
-    return bad(`--group-by ${config.groupBy.find((p, i) => config.groupBy!.indexOf(p) !== i)} is given twice`)
-  }
-  if (config.score !== undefined && config.score.includes("none") && config.score.length > 1) {
-    return bad("--score none scores nothing: it cannot be given with other --score specs")
-  }
-  return undefined
-}
-
-/** The runner options that the failure-handling flags ask for. */
-const policyOptions = (config: RunConfig) => ({
-  timeout: config.timeout,
-  retry: config.retries === 0 ? undefined : {
-    retries: config.retries,
-    base: config.backoff,
-    max: config.backoffMax,
-    retryAfterMax: config.retryAfterMax
-  },
-  rate: config.rate,
-  adaptive: config.adaptive,
-  maxFailures: config.maxFailures
-})
 
 /**
  * Runs the job. Fails with `RunInputError` on bad flags or input (after
@@ -469,73 +303,3 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     ))
   )
 })
-
-// The report reads the file the run wrote, with the run's summary and its
-// task source read again (synthetic tasks are the same on every read; stdin
-// cannot be read twice). A report that cannot be written leaves the results
-// as they are; the failure is its message, naming --report.
-const writeReport = (
-  config: RunConfig,
-  out: string,
-  summary: Summary.Summary,
-  say: (text: string) => Effect.Effect<void>
-) =>
-  Report.write({
-    results: out,
-    html: config.report!,
-    flag: "--report",
-    maxRows: Report.DEFAULT_MAX_ROWS,
-    summary,
-    tasks: config.tasks === "-" ? undefined : itemsOf(config)
-  }).pipe(
-    Effect.flatMap((written) => say(`report: ${written.html}`)),
-    Effect.mapError((e) =>
-      e instanceof Report.ReportWriteError ? e.message : `cannot write --report ${config.report}: ${e.message}`
-    )
-  )
-
-const buildScorers = (
-  config: RunConfig
-): Effect.Effect<ReadonlyArray<Scorer<HttpClient.HttpClient>>, RunInputError> =>
-  Effect.gen(function*() {
-    const specs = scoreSpecs(config)
-    const scorers = yield* Scorers.fromSpecs(specs, {
-      cwd: config.cwd,
-      judgeModel: config.judgeModel,
-      apiKey: config.apiKey,
-      // The run's retry flags, --retries 0 included (the judge's own default retries otherwise).
-      retry: { retries: config.retries, base: config.backoff, max: config.backoffMax, retryAfterMax: config.retryAfterMax }
-    }).pipe(Effect.mapError((e) => new RunInputError({ message: e.message })))
-    if (config.pass !== undefined && !scorers.some((s) => s.name === config.pass)) {
-      return yield* new RunInputError({
-        message: scorers.length === 0
-          ? `--pass ${config.pass}: the run has no scorers (--score SPEC)`
-          : `--pass ${config.pass}: no scorer has that name (scorers: ${scorers.map((s) => s.name).join(", ")})`
-      })
-    }
-    return scorers
-  })
-
-const itemsOf = (config: RunConfig): Stream.Stream<Dataset.Item, Dataset.DatasetError, Dataset.Services> =>
-  config.tasks === undefined
-    ? Dataset.synthetic(config.synthetic ?? DEFAULT_SYNTHETIC)
-    : Dataset.fromJsonl(config.tasks, { onInvalid: config.onInvalid })
-
-const toUnits = (
-  items: ReadonlyArray<Dataset.Item>,
-  epochs: number,
-  invalid: WeakMap<AgentEvalTask, string>
-): [TrialUnit, ...Array<TrialUnit>] => {
-  const out: Array<TrialUnit> = []
-  for (const item of items) {
-    if (item._tag === "Task") {
-      for (let epoch = 1; epoch <= epochs; epoch++) out.push({ task: item.task, epoch })
-    } else {
-      // One record per bad line, whatever the epochs.
-      const task: AgentEvalTask = { id: item.taskId, inputs: {} }
-      invalid.set(task, item.message)
-      out.push({ task, epoch: 1 })
-    }
-  }
-  return out as [TrialUnit, ...Array<TrialUnit>]
-}

@@ -1,0 +1,131 @@
+/**
+ * What `run` is given, after flags and environment are read, and what follows
+ * from it alone: the scorer specs it applies, the combinations of flags it
+ * refuses, and the runner options of its failure-handling flags.
+ *
+ * @since 0.1.0
+ */
+import type { Redacted } from "effect"
+import type * as AgentSpec from "../agents/Spec.ts"
+import type * as Dataset from "../datasets/Dataset.ts"
+import * as Results from "../results/Results.ts"
+import type * as Options from "./Options.ts"
+import { type Remote, type RemoteConfig, RunInputError } from "../runner/Remote.ts"
+import type * as Gates from "../scoring/Gates.ts"
+
+/**
+ * Everything `run` needs, after flags and environment are read: each option
+ * already decoded by its `Options` Schema.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RunConfig extends RemoteConfig {
+  readonly tasks: string | undefined
+  readonly synthetic: number | undefined
+  /** The agent to build, decoded from `--agent` by `Options.AgentSpec`. */
+  readonly agent: AgentSpec.AgentSpec
+  readonly model: string | undefined
+  readonly apiKey: Redacted.Redacted<string> | undefined
+  readonly epochs: number
+  readonly out: string | undefined
+  readonly summary: string | undefined
+  readonly progressInterval: number
+  readonly onInvalid: Dataset.OnInvalid
+  readonly rate: Options.Rate | undefined
+  readonly adaptive: boolean
+  /**
+   * `--score` specs; `["none"]` scores nothing. When undefined: `exact` for
+   * synthetic tasks (their references are the answers), nothing for `--tasks`.
+   */
+  readonly score?: ReadonlyArray<string> | undefined
+  /** Trials being scored at most; the run's parallelism when undefined. */
+  readonly scoreParallelism?: number | undefined
+  /** Judge calls in flight at most, across the run; the score parallelism when undefined. */
+  readonly judgeParallelism?: number | undefined
+  /** The scorer that decides whether a trial passed; every scorer when undefined. */
+  readonly pass?: string | undefined
+  /** Where the HTML report goes, written at the end of the run (after the summary); none when undefined. */
+  readonly report?: string | undefined
+  /**
+   * `--stderr-cluster`: a dotted path into the task whose value clusters the
+   * standard errors, or null (`none`); by task when epochs > 1 if undefined.
+   */
+  readonly stderrCluster?: string | null | undefined
+  /** `--group-by` paths: the summary breaks the scores down by each one's values. */
+  readonly groupBy?: ReadonlyArray<string> | undefined
+  /** `--pass-k`: the k of pass@k reported, each at most the epochs (default 1, min(5, K), K). */
+  readonly passK?: ReadonlyArray<number> | undefined
+  /** `--fail-under NAME=X[@lower]`: exit 1 when a scorer's mean (or the pass rate) is below X. */
+  readonly failUnder?: ReadonlyArray<Gates.Gate> | undefined
+  /**
+   * Runs the trials elsewhere instead of calling the agent here (`run
+   * --cluster`): the units go in, at most `parallelism` outstanding, and
+   * finished (scored) trials come out, for the writer to record.
+   */
+  readonly remote?: Remote | undefined
+  /** The `--cluster` URL as messages show it (redacted), for a run on a cluster: part of what defines it. */
+  readonly cluster?: string | undefined
+}
+
+/**
+ * The scorer specs a run applies: the `--score` specs, without `none`; by
+ * default `exact` when the tasks are synthetic (each carries its answer as
+ * its reference) and none for a task file (whose references may be missing).
+ *
+ * @category constructors
+ * @since 0.1.0
+ */
+export const scoreSpecs = (config: Pick<RunConfig, "score" | "tasks">): ReadonlyArray<string> =>
+  config.score === undefined || config.score.length === 0
+    ? config.tasks === undefined ? ["exact"] : []
+    : config.score.filter((spec) => spec !== "none")
+
+/** Default synthetic task count when neither --tasks nor --synthetic is given. */
+export const DEFAULT_SYNTHETIC = 512
+
+// Each value was refused or accepted by its Schema as it was read; what is
+// left are the combinations of flags.
+export const validate = (config: RunConfig): RunInputError | undefined => {
+  const bad = (message: string) => new RunInputError({ message })
+  if (config.tasks !== undefined && config.synthetic !== undefined) {
+    return bad("--tasks and --synthetic cannot be used together: choose one source of tasks")
+  }
+  if (config.resume && config.out === undefined) return bad("--resume needs --out FILE: the results file to continue")
+  // Stdout is written, never read back.
+  if (config.out !== undefined && Results.isStdout(config.out)) {
+    if (config.resume) return bad(`--resume cannot read back --out ${config.out}: stdout is not a regular file`)
+    if (config.report !== undefined) {
+      return bad(`--report reads the results file back: it cannot with --out ${config.out} (stdout is not a regular file)`)
+    }
+  }
+  if (config.retryFailed && !config.resume) return bad("--retry-failed needs --resume")
+  const above = config.passK?.filter((k) => k > config.epochs) ?? []
+  if (above.length > 0) {
+    return bad(
+      `--pass-k ${above.join(",")}: above --epochs ${config.epochs} (pass@k draws k of a task's ${config.epochs} trials); ` +
+        `run more epochs or ask for a smaller k`
+    )
+  }
+  if (config.groupBy !== undefined && new Set(config.groupBy).size < config.groupBy.length) {
+    return bad(`--group-by ${config.groupBy.find((p, i) => config.groupBy!.indexOf(p) !== i)} is given twice`)
+  }
+  if (config.score !== undefined && config.score.includes("none") && config.score.length > 1) {
+    return bad("--score none scores nothing: it cannot be given with other --score specs")
+  }
+  return undefined
+}
+
+/** The runner options that the failure-handling flags ask for. */
+export const policyOptions = (config: RunConfig) => ({
+  timeout: config.timeout,
+  retry: config.retries === 0 ? undefined : {
+    retries: config.retries,
+    base: config.backoff,
+    max: config.backoffMax,
+    retryAfterMax: config.retryAfterMax
+  },
+  rate: config.rate,
+  adaptive: config.adaptive,
+  maxFailures: config.maxFailures
+})

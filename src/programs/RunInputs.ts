@@ -1,0 +1,65 @@
+/**
+ * What a run reads before its first trial: the task source (a file or
+ * synthetic tasks) as items, each item's trial units, and the scorers of its
+ * `--score` specs.
+ *
+ * @since 0.1.0
+ */
+import { Effect, type Stream } from "effect"
+import type { HttpClient } from "effect/http"
+import * as Dataset from "../datasets/Dataset.ts"
+import type { Scorer } from "../domain/Scorer.ts"
+import type { AgentEvalTask } from "../domain/Trial.ts"
+import { RunInputError } from "../runner/Remote.ts"
+import type { TrialUnit } from "../runner/Runner.ts"
+import * as Scorers from "../scoring/Scorers.ts"
+import { DEFAULT_SYNTHETIC, type RunConfig, scoreSpecs } from "./RunConfig.ts"
+
+/** The scorers of the run's `--score` specs, `--pass` checked against their names. */
+export const buildScorers = (
+  config: RunConfig
+): Effect.Effect<ReadonlyArray<Scorer<HttpClient.HttpClient>>, RunInputError> =>
+  Effect.gen(function*() {
+    const specs = scoreSpecs(config)
+    const scorers = yield* Scorers.fromSpecs(specs, {
+      cwd: config.cwd,
+      judgeModel: config.judgeModel,
+      apiKey: config.apiKey,
+      // The run's retry flags, --retries 0 included (the judge's own default retries otherwise).
+      retry: { retries: config.retries, base: config.backoff, max: config.backoffMax, retryAfterMax: config.retryAfterMax }
+    }).pipe(Effect.mapError((e) => new RunInputError({ message: e.message })))
+    if (config.pass !== undefined && !scorers.some((s) => s.name === config.pass)) {
+      return yield* new RunInputError({
+        message: scorers.length === 0
+          ? `--pass ${config.pass}: the run has no scorers (--score SPEC)`
+          : `--pass ${config.pass}: no scorer has that name (scorers: ${scorers.map((s) => s.name).join(", ")})`
+      })
+    }
+    return scorers
+  })
+
+/** The run's task source: its `--tasks` file, or synthetic tasks. */
+export const itemsOf = (config: RunConfig): Stream.Stream<Dataset.Item, Dataset.DatasetError, Dataset.Services> =>
+  config.tasks === undefined
+    ? Dataset.synthetic(config.synthetic ?? DEFAULT_SYNTHETIC)
+    : Dataset.fromJsonl(config.tasks, { onInvalid: config.onInvalid })
+
+/** Each task's units, one per epoch; a bad line's stand-in task marked in `invalid`. */
+export const toUnits = (
+  items: ReadonlyArray<Dataset.Item>,
+  epochs: number,
+  invalid: WeakMap<AgentEvalTask, string>
+): [TrialUnit, ...Array<TrialUnit>] => {
+  const out: Array<TrialUnit> = []
+  for (const item of items) {
+    if (item._tag === "Task") {
+      for (let epoch = 1; epoch <= epochs; epoch++) out.push({ task: item.task, epoch })
+    } else {
+      // One record per bad line, whatever the epochs.
+      const task: AgentEvalTask = { id: item.taskId, inputs: {} }
+      invalid.set(task, item.message)
+      out.push({ task, epoch: 1 })
+    }
+  }
+  return out as [TrialUnit, ...Array<TrialUnit>]
+}

@@ -1,0 +1,76 @@
+/**
+ * The port a remote executor implements (`run --cluster`): the run's units
+ * go in, finished and scored trials come out, and the run's writer records
+ * them as it records the trials it ran itself.
+ *
+ * @since 0.1.0
+ */
+import { type Duration, Schema, type Stream } from "effect"
+import type { AgentEvalTask, AgentEvalTrial } from "../domain/Trial.ts"
+import type { MutableProbe } from "./internal/probe.ts"
+import type * as Policy from "./Policy.ts"
+import type { TrialUnit } from "./Runner.ts"
+
+/**
+ * What of the run's configuration a remote executor reads: how it reports,
+ * whether the run is fresh, its bound, and the failure-handling flags each
+ * trial carries to the worker that runs it.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface RemoteConfig {
+  readonly parallelism: number
+  readonly resume: boolean
+  readonly retryFailed: boolean
+  readonly progress: boolean
+  readonly tty: boolean
+  readonly cwd: string
+  /** Per attempt; no timeout when undefined. */
+  readonly timeout: Duration.Duration | undefined
+  readonly retries: number
+  readonly backoff: Duration.Duration
+  readonly backoffMax: Duration.Duration
+  readonly retryAfterMax: Duration.Duration
+  readonly maxFailures: Policy.MaxFailures | undefined
+  readonly judgeModel?: string | undefined
+}
+
+/**
+ * Where a `--cluster` run's trials are run: given the run's units (each
+ * with its bad-line message under `--on-invalid skip`), emits each finished
+ * and scored trial once, at most `parallelism` trials outstanding.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export type Remote = <E, R>(
+  units: Stream.Stream<TrialUnit, E, R>,
+  options: {
+    readonly config: RemoteConfig
+    readonly out: string
+    readonly scoreSpecs: ReadonlyArray<string>
+    readonly probe: MutableProbe
+    readonly invalid: (task: AgentEvalTask) => string | undefined
+  }
+) => Stream.Stream<AgentEvalTrial, E | RunInputError | Policy.MaxFailuresExceeded, R>
+
+/**
+ * A flag or input the run cannot use (exit code 2).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class RunInputError extends Schema.TaggedError<RunInputError>()("RunInputError", {
+  message: Schema.String
+}) {}
+
+/**
+ * A bad dataset line with `--on-invalid skip`: recorded as a failed trial.
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class InvalidTask extends Schema.TaggedError<InvalidTask>()("InvalidTask", {
+  message: Schema.String
+}) {}
