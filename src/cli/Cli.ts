@@ -11,6 +11,7 @@ import { reportCommand } from "./report.ts"
 import { reproCommand } from "./repro.ts"
 import { runCommand } from "./run.ts"
 import { scoreCommand } from "./score.ts"
+import { packageVersion } from "../internal/packageVersion.ts"
 
 export { BoundsViolated, reportErrors, RunStopped, UsageError } from "./errors.ts"
 export { clusterCommand, compareCommand, reportCommand, reproCommand, runCommand, scoreCommand, workerCommand }
@@ -44,7 +45,7 @@ const presenter: CliOutput.Presenter = {
  * @since 0.1.0
  */
 export const runCli = <Name extends string, Input, E, R>(command: Command.Command<Name, Input, {}, E, R>) =>
-  Command.run(command, { version: "0.1.0" }).pipe(
+  Command.run(command, { version: packageVersion() }).pipe(
     Effect.provideService(CliOutput.Presenter, presenter),
     Effect.catchIf(CliError.isCliError, (error) =>
       error._tag === "ShowHelp" && error.errors.length === 0 ? Effect.void : Effect.fail(new ParseFailed()))
