@@ -1,0 +1,136 @@
+/**
+ * The summaries' shapes: what `run` and `score` write with `--summary FILE`.
+ * Re-exported by `Summary.ts`.
+ *
+ * @since 0.1.0
+ */
+import type * as Clustered from "./Clustered.ts"
+import type * as Labels from "./Labels.ts"
+import type * as Statistics from "./Statistics.ts"
+
+/**
+ * The summary as written by `--summary FILE`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface Summary {
+  readonly run_id: string
+  readonly results_file: string
+  readonly outcome: "finished" | "interrupted" | "input_error" | "too_many_failures" | "write_error"
+  readonly trials: {
+    readonly this_run: { readonly completed: number; readonly failed: number; readonly partial: number; readonly total: number }
+    readonly already_recorded: { readonly completed: number; readonly failed: number; readonly partial: number; readonly total: number }
+    readonly total: { readonly completed: number; readonly failed: number; readonly partial: number; readonly total: number }
+    /**
+     * This run's trials that are not in the file, so a `--resume` runs them:
+     * `finished` ones not written when the run stopped (a failure budget, a
+     * write failure), and `interrupted` ones stopped in flight.
+     */
+    readonly not_recorded: { readonly finished: number; readonly interrupted: number }
+  }
+  readonly error_types: Record<string, number>
+  readonly latency_ms: { readonly p50: number | null; readonly p95: number | null; readonly p99: number | null; readonly max: number | null }
+  readonly wall_time_s: number
+  readonly throughput_per_s: number
+  readonly parallelism: number
+  readonly peak_active_calls: number
+  readonly peak_outstanding: number
+  readonly peak_live_fibers: number
+  /** Attempts after the first, over this run's trials. */
+  readonly retries: number
+  /** The concurrency limit's range (it moves only with `--adaptive`). */
+  readonly concurrency_limit: { readonly min: number; readonly max: number }
+  readonly epochs: number
+  /** What a pass is here: a completed trial (whether or not its answer was right). */
+  readonly pass_at_k?: PassAtKSummary<"completed trials">
+  /** Present when the run has scorers (`--score`). */
+  readonly scoring?: ScoringSummary
+}
+
+/**
+ * pass@k and pass^k at the `ks` reported (`--pass-k`, default 1, min(5, K)
+ * and K), over the tasks all of whose K trials are recorded: `estimates`
+ * and `ci95` keyed `pass@k` and `pass^k`, the interval the mean of the
+ * per-task estimates ± t(0.975, T - 1) · sd / √T over the T tasks (null
+ * below 2 tasks, and for a k above the epochs).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface PassAtKSummary<Counts extends string> {
+  readonly counts: Counts
+  readonly ks: ReadonlyArray<number>
+  readonly tasks_scored: number
+  readonly tasks_incomplete: number
+  readonly tasks_by_passes: ReadonlyArray<number>
+  readonly estimates: Record<string, number | null>
+  readonly ci95: Record<string, Statistics.Interval | null>
+}
+
+/**
+ * The scores of a run: per scorer its statistics, trials that passed (every
+ * scorer passed, or the one `--pass` names), and pass@k over passes.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ScoringSummary {
+  readonly scorers: Record<string, Clustered.ScorerStats>
+  /** `"every scorer"` or the name of the scorer that decides. */
+  readonly pass_rule: string
+  /** How standard errors and intervals are clustered: `"task"`, the `--stderr-cluster` PATH, or `null` (not clustered). */
+  readonly stderr_cluster: Labels.ClusterBy
+  readonly trials: number
+  readonly passed: number
+  readonly pass_rate: number | null
+  /** Wilson on the effective sample size `trials / max(1, pass_rate_design_effect)`. */
+  readonly pass_rate_ci95: Statistics.Interval | null
+  /** The design effect of the 0/1 pass indicators under the clusters; null when not clustered or undefined. */
+  readonly pass_rate_design_effect: number | null
+  /** Clusters (G) of the trials counted; null when not clustered. */
+  readonly clusters: number | null
+  /** Completed trials without the deciding scores (recorded by a run with other scorers): not counted above. */
+  readonly not_scored: number
+  readonly pass_at_k: PassAtKSummary<"passed trials">
+  /** By `--group-by` PATH, by value (`(missing)` for none), by scorer; `{}` without groups. */
+  readonly groups: Record<string, Record<string, Record<string, Clustered.ScorerStats>>>
+  readonly parallelism: number
+  readonly judge_parallelism: number | null
+  readonly peak_active_scorer_calls: number
+  readonly peak_outstanding: number
+}
+
+/**
+ * The summary of `score`: what the scoring did (trials scored, scorer calls,
+ * its wall time) and the scores, never the agent-call figures of the run
+ * that made the trials (their latency, peaks and retries are that run's).
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export interface ScoreSummary {
+  readonly command: "score"
+  readonly run_id: string
+  /** The results file scored. */
+  readonly input_file: string
+  /** The scored file written. */
+  readonly results_file: string
+  readonly outcome: Summary["outcome"]
+  readonly trials: {
+    /** Trials scored by this command, by the status their run recorded. */
+    readonly this_run: Summary["trials"]["this_run"]
+    /** Trials `--resume` found already scored in the output. */
+    readonly already_recorded: Summary["trials"]["already_recorded"]
+    readonly total: Summary["trials"]["total"]
+  }
+  /** Scorer calls made by this command (a failed trial is copied, not scored). */
+  readonly scorer_calls: number
+  /** The scoring's wall time. */
+  readonly wall_time_s: number
+  /** Trials scored per second. */
+  readonly throughput_per_s: number
+  /** The epochs the trials' run had (from their records; 1 when they do not say). */
+  readonly epochs: number
+  readonly scoring: ScoringSummary
+}
