@@ -1,0 +1,213 @@
+/**
+ * The layout's rules (issue 22), over the real import graph of src/:
+ *
+ * 1. Imports point down: internal <- domain <- runner <- {agents, datasets,
+ *    scoring, results} <- {report, cluster} <- programs <- cli. A folder
+ *    imports its own files and the folders below it; folders on one level
+ *    do not import each other. Type imports count: a type is a dependency.
+ * 2. No import cycles between files, except a public module and its own
+ *    `internal/` module when the internal one imports only types from it.
+ * 3. No file over 400 lines.
+ *
+ * The checks are a function of the graph, run once on src/ and once on a
+ * planted graph with one violation of each rule, which each must report.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import ts from "typescript"
+
+const root = path.resolve(import.meta.dirname, "..", "src")
+
+/** Folders by level, lowest first; the files at src/ itself (index.ts) sit above all. */
+const LEVELS: ReadonlyArray<ReadonlyArray<string>> = [
+  ["internal"],
+  ["domain"],
+  ["runner"],
+  ["agents", "datasets", "scoring", "results"],
+  ["report", "cluster"],
+  ["programs"],
+  ["cli"]
+]
+const levelOf = new Map(LEVELS.flatMap((folders, level) => folders.map((folder) => [folder, level] as const)))
+
+interface FileNode {
+  readonly lines: number
+  /** Imported file -> whether every import of it is type-only. */
+  readonly imports: ReadonlyMap<string, boolean>
+}
+
+type Graph = ReadonlyMap<string, FileNode>
+
+const listFiles = (dir: string): Array<string> =>
+  fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name)
+    return entry.isDirectory() ? listFiles(full) : entry.name.endsWith(".ts") ? [full] : []
+  })
+
+const readGraph = (): Graph => {
+  const graph = new Map<string, FileNode>()
+  for (const file of listFiles(root)) {
+    const text = fs.readFileSync(file, "utf8")
+    const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
+    const imports = new Map<string, boolean>()
+    const add = (specifier: string, typeOnly: boolean) => {
+      if (!specifier.startsWith(".")) return
+      const target = path.relative(root, path.resolve(path.dirname(file), specifier)).split(path.sep).join("/")
+      imports.set(target, (imports.get(target) ?? true) && typeOnly)
+    }
+    const visit = (node: ts.Node): void => {
+      if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+        const clause = node.importClause
+        const allTypes = clause !== undefined && (clause.isTypeOnly || (
+          clause.name === undefined && clause.namedBindings !== undefined && ts.isNamedImports(clause.namedBindings) &&
+          clause.namedBindings.elements.length > 0 && clause.namedBindings.elements.every((e) => e.isTypeOnly)
+        ))
+        add(node.moduleSpecifier.text, allTypes)
+      } else if (ts.isExportDeclaration(node) && node.moduleSpecifier !== undefined && ts.isStringLiteral(node.moduleSpecifier)) {
+        const allTypes = node.isTypeOnly || (node.exportClause !== undefined && ts.isNamedExports(node.exportClause) &&
+          node.exportClause.elements.length > 0 && node.exportClause.elements.every((e) => e.isTypeOnly))
+        add(node.moduleSpecifier.text, allTypes)
+      } else if (
+        ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+        node.arguments.length === 1 && ts.isStringLiteral(node.arguments[0])
+      ) {
+        add(node.arguments[0].text, false)
+      } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+        add(node.argument.literal.text, true)
+      }
+      ts.forEachChild(node, visit)
+    }
+    visit(source)
+    graph.set(path.relative(root, file).split(path.sep).join("/"), { lines: text.split("\n").length, imports })
+  }
+  return graph
+}
+
+const folderOf = (file: string): string | undefined => (file.includes("/") ? file.slice(0, file.indexOf("/")) : undefined)
+
+/** Rule 1: every import that points up or sideways, as `from -> to (why)`. */
+const layerViolations = (graph: Graph): Array<string> => {
+  const out: Array<string> = []
+  for (const [file, node] of graph) {
+    const from = folderOf(file)
+    if (from === undefined) continue
+    const level = levelOf.get(from)
+    if (level === undefined) {
+      out.push(`${file}: ${from}/ is not a folder of the layout`)
+      continue
+    }
+    for (const target of node.imports.keys()) {
+      const to = folderOf(target)
+      if (to === from) continue
+      const targetLevel = to === undefined ? Number.POSITIVE_INFINITY : levelOf.get(to)
+      if (targetLevel === undefined || targetLevel > level) out.push(`${file} -> ${target} (upward)`)
+      else if (targetLevel === level) out.push(`${file} -> ${target} (sideways: ${from}/ and ${to}/ are on one level)`)
+    }
+  }
+  return out.sort()
+}
+
+// `a/B.ts` and `a/internal/b.ts`: a public module and its own internal one.
+const isOwnInternal = (publicFile: string, internalFile: string): boolean =>
+  path.posix.dirname(internalFile) === path.posix.join(path.posix.dirname(publicFile), "internal") &&
+  path.posix.basename(internalFile).toLowerCase() === path.posix.basename(publicFile).toLowerCase()
+
+/** Rule 2: the import cycles (strongly connected components of more than one file, or a file importing itself). */
+const cycles = (graph: Graph): Array<string> => {
+  // The allowed pair: the internal module's type-only edge back to its public module is left out.
+  const edges = (file: string): Array<string> =>
+    [...(graph.get(file)?.imports ?? new Map<string, boolean>())].flatMap(([target, typeOnly]) =>
+      graph.has(target) && !(typeOnly && isOwnInternal(target, file)) ? [target] : []
+    )
+  let counter = 0
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: Array<string> = []
+  const onStack = new Set<string>()
+  const out: Array<string> = []
+  const connect = (v: string): void => {
+    index.set(v, counter)
+    low.set(v, counter)
+    counter++
+    stack.push(v)
+    onStack.add(v)
+    for (const w of edges(v)) {
+      if (!index.has(w)) {
+        connect(w)
+        low.set(v, Math.min(low.get(v)!, low.get(w)!))
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!))
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: Array<string> = []
+      let w: string
+      do {
+        w = stack.pop()!
+        onStack.delete(w)
+        component.push(w)
+      } while (w !== v)
+      if (component.length > 1 || edges(v).includes(v)) out.push(component.sort().join(" <-> "))
+    }
+  }
+  for (const file of graph.keys()) if (!index.has(file)) connect(file)
+  return out.sort()
+}
+
+/** Rule 3: files over 400 lines. */
+const longFiles = (graph: Graph): Array<string> =>
+  [...graph].flatMap(([file, node]) => (node.lines > 400 ? [`${file}: ${node.lines} lines`] : [])).sort()
+
+describe("the layout of src/", () => {
+  const graph = readGraph()
+
+  it("reads the real graph: every folder of the layout has files, and imports were found", () => {
+    for (const folder of levelOf.keys()) {
+      assert.isTrue([...graph.keys()].some((file) => file.startsWith(`${folder}/`)), `no file in src/${folder}/`)
+    }
+    assert.isAbove([...graph.values()].reduce((n, node) => n + node.imports.size, 0), 200)
+  })
+
+  it("rule 1: imports point down only, no folder imports one on its own level (so domain/ imports only internal/)", () => {
+    assert.deepStrictEqual(layerViolations(graph), [])
+  })
+
+  it("rule 2: no import cycles between files (but a module's own internal/ module importing only its types)", () => {
+    assert.deepStrictEqual(cycles(graph), [])
+  })
+
+  it("rule 3: no file over 400 lines", () => {
+    assert.deepStrictEqual(longFiles(graph), [])
+  })
+
+  it("the checks report a planted violation of each rule", () => {
+    const node = (lines: number, imports: Record<string, boolean> = {}): FileNode => ({
+      lines,
+      imports: new Map(Object.entries(imports))
+    })
+    const planted: Graph = new Map([
+      ["index.ts", node(10, { "cli/Cli.ts": false })],
+      ["cli/Cli.ts", node(10, { "programs/Run.ts": false })],
+      ["programs/Run.ts", node(10, { "runner/Runner.ts": false })],
+      // up: the runner reads a program
+      ["runner/Runner.ts", node(10, { "programs/Run.ts": true, "runner/internal/runner.ts": false })],
+      // the allowed pair: its internal module imports only types back
+      ["runner/internal/runner.ts", node(10, { "runner/Runner.ts": true })],
+      // sideways, and a cycle between two files of one folder
+      ["scoring/Stage.ts", node(10, { "agents/Http.ts": false, "scoring/Judge.ts": false })],
+      ["scoring/Judge.ts", node(10, { "scoring/Stage.ts": false })],
+      ["agents/Http.ts", node(401)],
+      // domain/ reading the runner
+      ["domain/Trial.ts", node(10, { "runner/Runner.ts": true })]
+    ])
+    assert.deepStrictEqual(layerViolations(planted), [
+      "domain/Trial.ts -> runner/Runner.ts (upward)",
+      "runner/Runner.ts -> programs/Run.ts (upward)",
+      "scoring/Stage.ts -> agents/Http.ts (sideways: scoring/ and agents/ are on one level)"
+    ])
+    assert.deepStrictEqual(cycles(planted), [
+      "programs/Run.ts <-> runner/Runner.ts",
+      "scoring/Judge.ts <-> scoring/Stage.ts"
+    ])
+    assert.deepStrictEqual(longFiles(planted), ["agents/Http.ts: 401 lines"])
+  })
+})
