@@ -21,6 +21,17 @@ describe("the version", () => {
     assert.throws(() => versionOf(pathToFileURL(file)), `${file} has no version`)
   })
 
+  it("is found in the folders above the code, skipping other packages' package.json (a build placed in .bench/cli-HASH/)", () => {
+    const dir = tempDir()
+    fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: "agent-trials", version: "1.2.3" }))
+    const build = path.join(dir, ".bench", "cli-abc")
+    fs.mkdirSync(path.join(build, "internal"), { recursive: true })
+    fs.writeFileSync(path.join(dir, ".bench", "package.json"), JSON.stringify({ name: "other", version: "0.0.1" }))
+    const module = pathToFileURL(path.join(build, "internal", "packageVersion.js")).href
+    assert.strictEqual(packageVersion(module), "1.2.3")
+    assert.throws(() => packageVersion(pathToFileURL("/packageVersion.js").href), "no package.json of agent-trials above")
+  })
+
   it("packageVersion is this repository's package.json version, and --version prints it", async () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(repoRoot, "package.json"), "utf8")) as { version: string }
     assert.strictEqual(packageVersion(), pkg.version)
