@@ -27,6 +27,17 @@ const withTotal = (c: { completed: number; failed: number; partial: number }) =>
   total: c.completed + c.failed + c.partial
 })
 
+// This run's trials, those already recorded, and both together.
+const trialCounts = (thisRun: ReturnType<typeof withTotal>, prior: ReturnType<typeof withTotal>) => ({
+  this_run: thisRun,
+  already_recorded: prior,
+  total: withTotal({
+    completed: thisRun.completed + prior.completed,
+    failed: thisRun.failed + prior.failed,
+    partial: thisRun.partial + prior.partial
+  })
+})
+
 const round = (x: number | undefined, digits = 3): number | null =>
   x === undefined ? null : Math.round(x * 10 ** digits) / 10 ** digits
 
@@ -62,13 +73,7 @@ export const make = (input: {
     results_file: input.resultsFile,
     outcome: input.outcome,
     trials: {
-      this_run: thisRun,
-      already_recorded: prior,
-      total: withTotal({
-        completed: thisRun.completed + prior.completed,
-        failed: thisRun.failed + prior.failed,
-        partial: thisRun.partial + prior.partial
-      }),
+      ...trialCounts(thisRun, prior),
       not_recorded: {
         finished: Math.max(0, input.probe.completed - thisRun.total),
         interrupted: input.probe.interrupted
@@ -234,15 +239,7 @@ export const makeScore = (input: {
     input_file: input.inputFile,
     results_file: input.resultsFile,
     outcome: input.outcome,
-    trials: {
-      this_run: thisRun,
-      already_recorded: prior,
-      total: withTotal({
-        completed: thisRun.completed + prior.completed,
-        failed: thisRun.failed + prior.failed,
-        partial: thisRun.partial + prior.partial
-      })
-    },
+    trials: trialCounts(thisRun, prior),
     scorer_calls: input.scorerCalls,
     wall_time_s: round(wall_time_s) ?? 0,
     throughput_per_s: round(wall_time_s > 0 ? thisRun.total / wall_time_s : 0, 1) ?? 0,
