@@ -24,7 +24,8 @@
  *
  * @since 0.1.0
  */
-import { Effect, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
+import { Result, Schema } from "effect"
+import { fromString } from "../internal/options.ts"
 import type { ScoringSummary } from "./Summary.ts"
 
 /**
@@ -120,17 +121,7 @@ export const parse = (input: string): Result.Result<Gate, string> => {
  * @category schemas
  * @since 0.1.0
  */
-export const GateSpec = Schema.String.pipe(Schema.decodeTo(
-  Schema.toType(Gate),
-  SchemaTransformation.transformEffect({
-    decode: (input: string) =>
-      Result.match(parse(input), {
-        onSuccess: Effect.succeed,
-        onFailure: (message) => Effect.fail(new SchemaIssue.InvalidValue({ message }, input))
-      }),
-    encode: (gate: Gate) => Effect.succeed(text(gate))
-  })
-))
+export const GateSpec = fromString(Gate, parse, text)
 
 /**
  * Gates whose NAME is neither a scorer of the run nor `passed`, or any gate
