@@ -19,6 +19,14 @@
 export * as Agent from "./domain/Agent.ts"
 
 /**
+ * The registry of agent kinds (`--agent SPEC`): each kind's spec parsed,
+ * shown, recorded and built, and the help and docs derived from the list.
+ *
+ * @since 0.3.0
+ */
+export * as AgentKinds from "./agents/AgentKinds.ts"
+
+/**
  * Where tasks come from: a JSONL file (or stdin) read lazily, or generated
  * synthetic tasks.
  *

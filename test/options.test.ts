@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Duration, Effect, Exit, Option, Schema } from "effect"
-import * as Spec from "../src/agents/Spec.ts"
+import * as Spec from "../src/agents/AgentKinds.ts"
 import { checkEpochs, checkParallelism, MAX_EPOCHS } from "../src/domain/Errors.ts"
 import * as Options from "../src/programs/Options.ts"
 import * as Policy from "../src/runner/Policy.ts"

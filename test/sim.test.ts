@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
 import * as Sim from "../src/agents/Sim.ts"
-import * as Spec from "../src/agents/Spec.ts"
+import * as Spec from "../src/agents/AgentKinds.ts"
 
 const optionsOf = (text: string): Sim.SimOptions => {
   const spec = Spec.parse(text)

@@ -5,38 +5,35 @@
  */
 import { Result, Schema } from "effect"
 import { fromString } from "../internal/options.ts"
-import * as Spec from "./Spec.ts"
-
-const agentSpecTags = new Set(["Sim", "Module", "Http", "OpenAi"])
+import * as AgentKinds from "./AgentKinds.ts"
 
 /**
- * An `--agent` spec: `sim[:latency=20ms,...]`, `module:PATH[#export]`,
- * `http(s)://URL` or `openai:BASE_URL`, parsed by `AgentSpec.parse` (whose
- * messages name `--agent`).
+ * `--agent` over a list of kinds: parsed by the first kind that matches the
+ * text (whose messages name `--agent`), shown again with every default
+ * written out.
+ *
+ * @category schemas
+ * @since 0.3.0
+ */
+export const make = <S extends AgentKinds.Spec = AgentKinds.Spec>(kinds: ReadonlyArray<AgentKinds.AgentKind>) => {
+  const tags = new Set(kinds.map((k) => k.tag))
+  return fromString(
+    Schema.declare((u: unknown): u is S =>
+      typeof u === "object" && u !== null && tags.has((u as { readonly _tag?: unknown })._tag as string)
+    ),
+    (text) => {
+      const spec = AgentKinds.parse(text, kinds)
+      return typeof spec === "string" ? Result.fail(spec) : Result.succeed(spec as S)
+    },
+    (spec) => AgentKinds.kindOf(spec, kinds).format(spec)
+  )
+}
+
+/**
+ * An `--agent` spec of a built-in kind: `sim[:latency=20ms,...]`,
+ * `module:PATH[#export]`, `http(s)://URL` or `openai:BASE_URL`.
  *
  * @category schemas
  * @since 0.1.0
  */
-export const AgentSpec = fromString(
-  Schema.declare((u: unknown): u is Spec.AgentSpec =>
-    typeof u === "object" && u !== null && agentSpecTags.has((u as { readonly _tag?: unknown })._tag as string)
-  ),
-  (text) => {
-    const spec = Spec.parse(text)
-    return typeof spec === "string" ? Result.fail(spec) : Result.succeed(spec)
-  },
-  (spec) => {
-    switch (spec._tag) {
-      case "Sim": {
-        const o = spec.options
-        return `sim:latency=${o.latencyMs}ms,jitter=${o.jitterMs}ms,fail=${o.failRate},seed=${o.seed}`
-      }
-      case "Module":
-        return `module:${spec.file}${spec.exportName === undefined ? "" : `#${spec.exportName}`}`
-      case "Http":
-        return spec.url
-      case "OpenAi":
-        return `openai:${spec.baseUrl}`
-    }
-  }
-)
+export const AgentSpec = make<AgentKinds.BuiltInSpec>(AgentKinds.builtIn)

@@ -13,6 +13,7 @@ import { AgentOutput, type AgentEvalTask } from "../domain/Trial.ts"
 import type { HttpAgentError } from "../domain/HttpErrors.ts"
 import { postJson, preview } from "../domain/internal/post.ts"
 import { redactUrl, scrubber, urlSecrets } from "../internal/redact.ts"
+import type { AgentKind } from "./Kind.ts"
 
 /**
  * Options of an HTTP agent.
@@ -97,4 +98,22 @@ const credentialValues = (headers: Record<string, string>, names: ReadonlyArray<
     if (token !== undefined) out.push(token)
   }
   return out
+}
+
+/**
+ * `http(s)://URL`: the agent kind.
+ *
+ * @category kinds
+ * @since 0.3.0
+ */
+export const kind: AgentKind<{ readonly _tag: "Http"; readonly url: string }> = {
+  tag: "Http",
+  matches: (text) => text.startsWith("http://") || text.startsWith("https://"),
+  usage: "http(s)://URL",
+  help: "http(s)://URL",
+  doc: "An HTTP endpoint: each task POSTed as JSON, an `AgentOutput` (or a string) back as JSON",
+  parse: (text) => URL.canParse(text) ? { _tag: "Http", url: text } : `--agent ${redactUrl(text)}: not a valid URL`,
+  format: (spec) => spec.url,
+  recorded: (spec) => redactUrl(spec.url),
+  build: (spec) => Effect.succeed(make(spec.url))
 }

@@ -9,6 +9,7 @@ import { Effect, Schema } from "effect"
 import { loadExport } from "../internal/loadExport.ts"
 import { fromCallable } from "../domain/Agent.ts"
 import type { AgentEvalTask } from "../domain/Trial.ts"
+import type { AgentKind } from "./Kind.ts"
 
 /**
  * The module cannot be loaded, or lacks a callable export of that name.
@@ -38,3 +39,38 @@ export const load = Effect.fn("ModuleAgent.load")(function*(file: string, export
   )
   return fromCallable(fn as UserCallable)
 })
+
+type ModuleSpec = { readonly _tag: "Module"; readonly file: string; readonly exportName: string | undefined }
+
+const moduleText = (file: string, exportName: string | undefined) =>
+  `module:${file}${exportName === undefined ? "" : `#${exportName}`}`
+
+/**
+ * `module:PATH[#export]`: the agent kind.
+ *
+ * @category kinds
+ * @since 0.3.0
+ */
+export const kind: AgentKind<ModuleSpec> = {
+  tag: "Module",
+  matches: (text) => text.startsWith("module:"),
+  usage: "module:PATH[#export]",
+  help: "module:PATH[#export]",
+  doc: "A function exported by a module of yours: `(task, { signal, trial }) => AgentOutput | string`, or a Promise or Effect of one",
+  parse: (text) => {
+    const rest = text.slice("module:".length)
+    const hash = rest.lastIndexOf("#")
+    const file = hash === -1 ? rest : rest.slice(0, hash)
+    const exportName = hash === -1 ? undefined : rest.slice(hash + 1)
+    if (file === "") return `--agent ${text}: expected module:PATH[#export]`
+    if (exportName === "") return `--agent ${text}: the export name after # is empty`
+    return { _tag: "Module", file, exportName }
+  },
+  format: (spec) => moduleText(spec.file, spec.exportName),
+  recorded: (spec, resolve) => moduleText(resolve(spec.file), spec.exportName),
+  input: (spec) => spec.file,
+  build: (spec, options) =>
+    load(spec.file, spec.exportName, options.cwd).pipe(
+      Effect.mapError((e) => `--agent ${moduleText(spec.file, spec.exportName)}: ${e.message}`)
+    )
+}

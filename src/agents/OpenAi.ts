@@ -14,6 +14,7 @@ import type { AgentEvalTask, AgentOutput } from "../domain/Trial.ts"
 import type { HttpAgentError } from "../domain/HttpErrors.ts"
 import { chatCompletionsUrl, postJson, preview } from "../domain/internal/post.ts"
 import { keySecrets, redactUrl, scrubber, urlSecrets } from "../internal/redact.ts"
+import type { AgentKind } from "./Kind.ts"
 
 /**
  * Options of a chat completions agent.
@@ -104,3 +105,31 @@ const field = (value: unknown, name: string): unknown =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined
 
 const at = (value: unknown, index: number): unknown => Array.isArray(value) ? value[index] : undefined
+
+/**
+ * `openai:BASE_URL`: the agent kind (with `--model`, and the key from
+ * `OPENAI_API_KEY`).
+ *
+ * @category kinds
+ * @since 0.3.0
+ */
+export const kind: AgentKind<{ readonly _tag: "OpenAi"; readonly baseUrl: string }> = {
+  tag: "OpenAi",
+  matches: (text) => text.startsWith("openai:"),
+  usage: "openai:BASE_URL",
+  help: "openai:BASE_URL",
+  doc: "One chat completions call to an OpenAI-compatible API (needs `--model`; the key from `OPENAI_API_KEY`)",
+  parse: (text) => {
+    const baseUrl = text.slice("openai:".length)
+    return URL.canParse(baseUrl) && /^https?:/.test(baseUrl)
+      ? { _tag: "OpenAi", baseUrl }
+      : `--agent openai:${redactUrl(baseUrl)}: expected openai:BASE_URL with an http(s) URL, e.g. openai:https://api.openai.com/v1`
+  },
+  format: (spec) => `openai:${spec.baseUrl}`,
+  recorded: (spec) => `openai:${redactUrl(spec.baseUrl)}`,
+  usesModel: true,
+  build: (spec, options) =>
+    options.model === undefined || options.model === ""
+      ? Effect.fail(`--agent openai:${redactUrl(spec.baseUrl)} needs --model NAME`)
+      : Effect.succeed(make({ baseUrl: spec.baseUrl, model: options.model, apiKey: options.apiKey }))
+}

@@ -9,6 +9,7 @@
 import { Effect, Schema } from "effect"
 import { parseDurationMs } from "../internal/options.ts"
 import type { Agent } from "../domain/Agent.ts"
+import type { AgentKind } from "./Kind.ts"
 
 /**
  * How a simulated agent behaves: a latency of `latencyMs` ± `jitterMs`, a
@@ -130,4 +131,26 @@ const unit = (seed: number, key: string, salt: number): number => {
   h = Math.imul(h, 0xc2b2ae35)
   h ^= h >>> 16
   return (h >>> 0) / 0x100000000
+}
+
+/**
+ * `sim[:latency=20ms,jitter=10ms,fail=0.02,seed=1]`: the agent kind.
+ *
+ * @category kinds
+ * @since 0.3.0
+ */
+export const kind: AgentKind<{ readonly _tag: "Sim"; readonly options: SimOptions }> = {
+  tag: "Sim",
+  matches: (text) => text === "sim" || text.startsWith("sim:"),
+  usage: "sim[:...]",
+  help: "sim[:latency=20ms,jitter=10ms,fail=0.02,seed=1] (jitter unless given: 10ms, at most latency/2)",
+  doc: "A simulated agent: seeded latencies and failures, no network (the default)",
+  parse: (text) => {
+    const options = parseOptions(text.slice(4))
+    return typeof options === "string" ? `--agent ${text}: ${options}` : { _tag: "Sim", options }
+  },
+  format: ({ options: o }) => `sim:latency=${o.latencyMs}ms,jitter=${o.jitterMs}ms,fail=${o.failRate},seed=${o.seed}`,
+  // Latency changes no record's outcome: a resume may run faster or slower.
+  recorded: ({ options: o }) => `sim:fail=${o.failRate},seed=${o.seed}`,
+  build: ({ options }) => Effect.succeed(make(options))
 }

@@ -5,16 +5,18 @@
  */
 import { Console, Effect, Runtime, Schema } from "effect"
 import { CliError, CliOutput, Command } from "effect/cli"
-import { clusterCommand, workerCommand } from "./cluster.ts"
+import { clusterCommand, makeWorkerCommand, workerCommand } from "./cluster.ts"
 import { compareCommand } from "./compare.ts"
 import { reportCommand } from "./report.ts"
 import { reproCommand } from "./repro.ts"
-import { runCommand } from "./run.ts"
+import { makeRunCommand, runCommand } from "./run.ts"
 import { scoreCommand } from "./score.ts"
 import { packageVersion } from "../internal/packageVersion.ts"
+import * as Kinds from "../programs/Kinds.ts"
 
 export { BoundsViolated, reportErrors, RunStopped, UsageError } from "./errors.ts"
 export { clusterCommand, compareCommand, reportCommand, reproCommand, runCommand, scoreCommand, workerCommand }
+export { makeRunCommand, makeWorkerCommand }
 
 /**
  * A command-line parse failure, already printed with the help text: exit 2.
@@ -52,12 +54,30 @@ export const runCli = <Name extends string, Input, E, R>(command: Command.Comman
   )
 
 /**
- * `agent-trials`: the root command.
+ * The root command over a registry of kinds: `--agent`, `--score`, the
+ * dataset formats and the outputs, and their help, come from `kinds`.
+ *
+ * @category commands
+ * @since 0.3.0
+ */
+export const make = (kinds: Kinds.Kinds) =>
+  Command.make("agent-trials").pipe(
+    Command.withDescription("A bounded, streaming evaluation runner for AI agents"),
+    Command.withSubcommands([
+      makeRunCommand(kinds),
+      scoreCommand,
+      compareCommand,
+      reportCommand,
+      reproCommand,
+      makeWorkerCommand(kinds),
+      clusterCommand
+    ])
+  )
+
+/**
+ * `agent-trials`: the root command, with this package's kinds.
  *
  * @category commands
  * @since 0.1.0
  */
-export const trialsCommand = Command.make("agent-trials").pipe(
-  Command.withDescription("A bounded, streaming evaluation runner for AI agents"),
-  Command.withSubcommands([runCommand, scoreCommand, compareCommand, reportCommand, reproCommand, workerCommand, clusterCommand])
-)
+export const trialsCommand = make(Kinds.builtIn)

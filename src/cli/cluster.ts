@@ -8,9 +8,10 @@ import { Config, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import * as OpenAiAgent from "../agents/OpenAi.ts"
 import * as SimAgent from "../agents/Sim.ts"
+import * as Kinds from "../programs/Kinds.ts"
 import * as Options from "../programs/Options.ts"
 import { reportErrors, UsageError } from "./errors.ts"
-import { described, envName, optionalString, optionFlag } from "./flags.ts"
+import { agentFlag, described, envName, modelFlag, optionalString, optionFlag } from "./flags.ts"
 
 const clusterFlag = Flag.String("cluster").pipe(
   Flag.withDescription(described("cluster", "postgres://USER[:PASSWORD]@HOST[:PORT]/DB: the cluster's database")),
@@ -24,46 +25,50 @@ const clusterFlag = Flag.String("cluster").pipe(
  * @category commands
  * @since 0.1.0
  */
-export const workerCommand = Command.make(
-  "worker",
-  {
-    cluster: clusterFlag,
-    agent: optionFlag(
-      "agent",
-      "SPEC",
-      Options.AgentSpec,
-      { _tag: "Sim", options: SimAgent.defaults },
-      "sim[:latency=20ms,jitter=10ms,fail=0.02,seed=1] (jitter unless given: 10ms, at most latency/2) | module:PATH[#export] | http(s)://URL | openai:BASE_URL (default sim)"
-    ),
-    model: optionalString("model", "Model name for openai: agents (required there; the key comes from OPENAI_API_KEY)"),
-    parallelism: optionFlag(
-      "parallelism",
-      "N",
-      Options.Parallelism,
-      8,
-      "Agent calls in flight at most on this worker (an integer >= 1, default 8)"
-    ),
-    host: optionalString("host", "The host name other processes reach this worker at (default: this machine's host name)"),
-    port: optionFlag("port", "PORT", Options.Parallelism, 34431, "The port this worker listens on (default 34431)")
-  },
-  Effect.fn("Cli.worker")(function*(flags) {
-    const apiKey = yield* OpenAiAgent.keyFromConfig.pipe(Effect.orElseSucceed(() => undefined))
-    const Cluster = yield* Effect.promise(() => import("../programs/Cluster.ts"))
-    const os = yield* Effect.promise(() => import("node:os"))
-    yield* Cluster.worker({
-      cluster: flags.cluster,
-      agent: flags.agent,
-      model: Option.getOrUndefined(flags.model),
-      apiKey,
-      parallelism: flags.parallelism,
-      host: Option.getOrElse(flags.host, () => os.hostname()),
-      port: flags.port,
-      cwd: process.cwd()
-    }).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
-  }, reportErrors)
-).pipe(Command.withDescription(
-  "Run the trials of `run --cluster` runs: a long-running worker of the cluster whose database is --cluster"
-))
+export const makeWorkerCommand = (kinds: Kinds.Kinds) =>
+  Command.make(
+    "worker",
+    {
+      cluster: clusterFlag,
+      agent: agentFlag(kinds, { _tag: "Sim", options: SimAgent.defaults }),
+      model: modelFlag,
+      parallelism: optionFlag(
+        "parallelism",
+        "N",
+        Options.Parallelism,
+        8,
+        "Agent calls in flight at most on this worker (an integer >= 1, default 8)"
+      ),
+      host: optionalString("host", "The host name other processes reach this worker at (default: this machine's host name)"),
+      port: optionFlag("port", "PORT", Options.Parallelism, 34431, "The port this worker listens on (default 34431)")
+    },
+    Effect.fn("Cli.worker")(function*(flags) {
+      const apiKey = yield* OpenAiAgent.keyFromConfig.pipe(Effect.orElseSucceed(() => undefined))
+      const Cluster = yield* Effect.promise(() => import("../programs/Cluster.ts"))
+      const os = yield* Effect.promise(() => import("node:os"))
+      yield* Cluster.worker({
+        cluster: flags.cluster,
+        agent: flags.agent,
+        kinds,
+        model: Option.getOrUndefined(flags.model),
+        apiKey,
+        parallelism: flags.parallelism,
+        host: Option.getOrElse(flags.host, () => os.hostname()),
+        port: flags.port,
+        cwd: process.cwd()
+      }).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
+    }, reportErrors)
+  ).pipe(Command.withDescription(
+    "Run the trials of `run --cluster` runs: a long-running worker of the cluster whose database is --cluster"
+  ))
+
+/**
+ * `worker` with this package's kinds.
+ *
+ * @category commands
+ * @since 0.1.0
+ */
+export const workerCommand = makeWorkerCommand(Kinds.builtIn)
 
 /**
  * `cluster prune --cluster URL [--out FILE]`: deletes trial messages from the

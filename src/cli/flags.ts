@@ -7,6 +7,9 @@
  */
 import { Config, Effect, Option, Schema } from "effect"
 import { CliError, Flag } from "effect/cli"
+import * as AgentKinds from "../agents/AgentKinds.ts"
+import * as AgentSpecOption from "../agents/AgentSpecOption.ts"
+import type * as Kinds from "../programs/Kinds.ts"
 import * as Options from "../programs/Options.ts"
 import * as Gates from "../scoring/Gates.ts"
 
@@ -107,3 +110,13 @@ export const SCORE_DESCRIPTION =
 
 export const switchFlag = (name: string, description: string) =>
   Flag.Boolean(name).pipe(Flag.withDescription(description), Flag.withoutNegation, Flag.withDefault(false))
+
+// `--agent` of `run` and `worker`: parsed by the kinds' registry, its help
+// derived from it.
+export const agentFlag = <const D>(kinds: Kinds.Kinds, fallback: D) =>
+  optionFlag("agent", "SPEC", AgentSpecOption.make(kinds.agents), fallback, AgentKinds.help(kinds.agents))
+
+export const modelFlag = optionalString(
+  "model",
+  "Model name for openai: agents (required there; the key comes from OPENAI_API_KEY)"
+)

@@ -7,10 +7,11 @@ import { Config, Duration, Effect, Option } from "effect"
 import { Command } from "effect/cli"
 import * as OpenAiAgent from "../agents/OpenAi.ts"
 import * as SimAgent from "../agents/Sim.ts"
+import * as Kinds from "../programs/Kinds.ts"
 import * as Options from "../programs/Options.ts"
 import * as Run from "../programs/Run.ts"
 import { exitFor, reportErrors } from "./errors.ts"
-import { optionalString, optionFlag, SCORE_DESCRIPTION, scoreFlag, scoreFromEnv, statisticsFlags, switchFlag } from "./flags.ts"
+import { agentFlag, modelFlag, optionalString, optionFlag, SCORE_DESCRIPTION, scoreFlag, scoreFromEnv, statisticsFlags, switchFlag } from "./flags.ts"
 
 /**
  * `run`: stream a dataset through an agent, write every result, resume after
@@ -20,187 +21,191 @@ import { optionalString, optionFlag, SCORE_DESCRIPTION, scoreFlag, scoreFromEnv,
  * @category commands
  * @since 0.1.0
  */
-export const runCommand = Command.make(
-  "run",
-  {
-    cluster: optionalString(
-      "cluster",
-      "postgres://USER[:PASSWORD]@HOST[:PORT]/DB: run the trials on that cluster's workers (agent-trials worker), not here"
-    ),
-    tasks: optionalString("tasks", "JSONL file of tasks, one AgentEvalTask per line, read lazily; - reads stdin"),
-    synthetic: optionFlag(
-      "synthetic",
-      "N",
-      Options.Count,
-      undefined,
-      `Generate N synthetic tasks instead (default when no --tasks: ${Run.DEFAULT_SYNTHETIC})`
-    ),
-    // No default here: `run --cluster` refuses an agent however it is given.
-    agent: optionFlag(
-      "agent",
-      "SPEC",
-      Options.AgentSpec,
-      undefined,
-      "sim[:latency=20ms,jitter=10ms,fail=0.02,seed=1] (jitter unless given: 10ms, at most latency/2) | module:PATH[#export] | http(s)://URL | openai:BASE_URL (default sim)"
-    ),
-    model: optionalString("model", "Model name for openai: agents (required there; the key comes from OPENAI_API_KEY)"),
-    parallelism: optionFlag(
-      "parallelism",
-      "N",
-      Options.Parallelism,
-      8,
-      "Agent calls in flight at most, and trials admitted at most (an integer >= 1, default 8)"
-    ),
-    epochs: optionFlag(
-      "epochs",
-      "K",
-      Options.Epochs,
-      1,
-      "Trials per task, at most 10000; trial ids are TASK_ID:EPOCH, EPOCH from 1 (default 1)"
-    ),
-    out: optionalString("out", "Results file (JSONL, appended as trials finish; default runs/<run-id>.jsonl)"),
-    resume: switchFlag("resume", "Continue --out: skip recorded trials, repair a torn last line, append the rest"),
-    retryFailed: switchFlag(
-      "retry-failed",
-      "With --resume: run the recorded failed trials again (their old lines are removed)"
-    ),
-    summary: optionalString("summary", "Also write the summary as JSON to this file"),
-    noProgress: switchFlag(
-      "no-progress",
-      "No progress display (otherwise, on stderr: a live line on a terminal, elsewhere a line every 5 s)"
-    ),
-    onInvalid: optionFlag(
-      "on-invalid",
-      "fail|skip",
-      Options.OnInvalid,
-      "fail",
-      "A bad dataset line: fail (stop admitting, keep what is recorded, exit 2) or skip (record it as a failed trial of type InvalidTask); default fail"
-    ),
-    timeout: optionFlag(
-      "timeout",
-      "DURATION",
-      Options.Duration,
-      undefined,
-      "Per attempt (500ms, 30s, 2m, 1h): the call is interrupted and the attempt fails with Timeout; none by default"
-    ),
-    retries: optionFlag(
-      "retries",
-      "N",
-      Options.Count,
-      2,
-      "Retries of retryable failures: timeouts, network errors, HTTP 408/429/5xx (default 2)"
-    ),
-    backoff: optionFlag(
-      "backoff",
-      "DURATION",
-      Options.Duration,
-      Duration.millis(500),
-      "Base of the jittered exponential backoff between attempts (default 500ms)"
-    ),
-    backoffMax: optionFlag("backoff-max", "DURATION", Options.Duration, Duration.seconds(30), "Longest backoff wait (default 30s)"),
-    retryAfterMax: optionFlag(
-      "retry-after-max",
-      "DURATION",
-      Options.Duration,
-      Duration.seconds(60),
-      "Longest wait a Retry-After header of a 429 or 503 may impose (default 60s)"
-    ),
-    rate: optionFlag(
-      "rate",
-      "RATE",
-      Options.Rate,
-      undefined,
-      "Cap on agent call starts across the run: N/s, N/m (or N/min) or N/h, N > 0; none by default"
-    ),
-    adaptive: switchFlag(
-      "adaptive",
-      "On HTTP 429 halve the concurrency, then raise it back one step at a time (never above --parallelism)"
-    ),
-    maxFailures: optionFlag(
-      "max-failures",
-      "N|P%",
-      Options.MaxFailures,
-      undefined,
-      "Stop (exit 1) when more than N trials, or more than P% of finished trials (from 20 on), have failed; no limit by default"
-    ),
-    score: scoreFlag(`${SCORE_DESCRIPTION} (default exact for synthetic tasks, none for --tasks)`),
-    scoreParallelism: optionFlag(
-      "score-parallelism",
-      "N",
-      Options.Parallelism,
-      undefined,
-      "Trials being scored at most (an integer >= 1; default --parallelism)"
-    ),
-    judgeModel: optionalString("judge-model", "Model a judge: scorer asks (the key comes from OPENAI_API_KEY)"),
-    judgeParallelism: optionFlag(
-      "judge-parallelism",
-      "N",
-      Options.Parallelism,
-      undefined,
-      "Judge calls in flight at most, across the run (an integer >= 1; default --score-parallelism)"
-    ),
-    pass: optionalString("pass", "The scorer whose verdict decides whether a trial passed (default: every scorer must pass)"),
-    report: optionalString("report", "Write the HTML report here at the end of the run (see the report command)"),
-    stderrCluster: optionFlag(
-      "stderr-cluster",
-      "PATH|none",
-      Options.StderrCluster,
-      undefined,
-      "Cluster standard errors by this dotted path into the task (metadata.passage_id); none: do not cluster " +
-        "(default: by task when --epochs > 1)"
-    ),
-    ...statisticsFlags
-  },
-  Effect.fn("Cli.run")(function*(flags) {
-    const apiKey = yield* OpenAiAgent.keyFromConfig.pipe(Effect.orElseSucceed(() => undefined))
-    const progressInterval = yield* Config.Int("AGENT_TRIALS_PROGRESS_INTERVAL_MS").pipe(
-      Config.withDefault(0),
-      Effect.orElseSucceed(() => 0)
-    )
-    const tty = process.stderr.isTTY === true
-    yield* runHereOrOnCluster(Option.getOrUndefined(flags.cluster), {
-      agent: flags.agent !== undefined,
-      model: Option.isSome(flags.model)
-    }, {
-      tasks: Option.getOrUndefined(flags.tasks),
-      synthetic: flags.synthetic,
-      agent: flags.agent ?? { _tag: "Sim", options: SimAgent.defaults },
-      model: Option.getOrUndefined(flags.model),
-      apiKey,
-      parallelism: flags.parallelism,
-      epochs: flags.epochs,
-      out: Option.getOrUndefined(flags.out),
-      resume: flags.resume,
-      retryFailed: flags.retryFailed,
-      summary: Option.getOrUndefined(flags.summary),
-      progress: !flags.noProgress,
-      progressInterval: progressInterval > 0 ? progressInterval : tty ? 250 : 5000,
-      tty,
-      onInvalid: flags.onInvalid,
-      cwd: process.cwd(),
-      timeout: flags.timeout,
-      retries: flags.retries,
-      backoff: flags.backoff,
-      backoffMax: flags.backoffMax,
-      retryAfterMax: flags.retryAfterMax,
-      rate: flags.rate,
-      adaptive: flags.adaptive,
-      maxFailures: flags.maxFailures,
-      score: yield* scoreFromEnv(flags.score),
-      scoreParallelism: flags.scoreParallelism,
-      judgeModel: Option.getOrUndefined(flags.judgeModel),
-      judgeParallelism: flags.judgeParallelism,
-      pass: Option.getOrUndefined(flags.pass),
-      report: Option.getOrUndefined(flags.report),
-      stderrCluster: flags.stderrCluster,
-      groupBy: flags.groupBy,
-      passK: flags.passK,
-      failUnder: flags.failUnder
-    }).pipe(Effect.mapError(exitFor((e) => e instanceof Run.RunInputError)))
-  }, reportErrors)
-).pipe(Command.withDescription(
-  "Run every task of a dataset through an agent, at most --parallelism at a time, appending each trial to --out as it finishes"
-))
+export const makeRunCommand = (kinds: Kinds.Kinds) =>
+  Command.make(
+    "run",
+    {
+      cluster: optionalString(
+        "cluster",
+        "postgres://USER[:PASSWORD]@HOST[:PORT]/DB: run the trials on that cluster's workers (agent-trials worker), not here"
+      ),
+      tasks: optionalString("tasks", "JSONL file of tasks, one AgentEvalTask per line, read lazily; - reads stdin"),
+      synthetic: optionFlag(
+        "synthetic",
+        "N",
+        Options.Count,
+        undefined,
+        `Generate N synthetic tasks instead (default when no --tasks: ${Run.DEFAULT_SYNTHETIC})`
+      ),
+      // No default here: `run --cluster` refuses an agent however it is given.
+      agent: agentFlag(kinds, undefined),
+      model: modelFlag,
+      parallelism: optionFlag(
+        "parallelism",
+        "N",
+        Options.Parallelism,
+        8,
+        "Agent calls in flight at most, and trials admitted at most (an integer >= 1, default 8)"
+      ),
+      epochs: optionFlag(
+        "epochs",
+        "K",
+        Options.Epochs,
+        1,
+        "Trials per task, at most 10000; trial ids are TASK_ID:EPOCH, EPOCH from 1 (default 1)"
+      ),
+      out: optionalString("out", "Results file (JSONL, appended as trials finish; default runs/<run-id>.jsonl)"),
+      resume: switchFlag("resume", "Continue --out: skip recorded trials, repair a torn last line, append the rest"),
+      retryFailed: switchFlag(
+        "retry-failed",
+        "With --resume: run the recorded failed trials again (their old lines are removed)"
+      ),
+      summary: optionalString("summary", "Also write the summary as JSON to this file"),
+      noProgress: switchFlag(
+        "no-progress",
+        "No progress display (otherwise, on stderr: a live line on a terminal, elsewhere a line every 5 s)"
+      ),
+      onInvalid: optionFlag(
+        "on-invalid",
+        "fail|skip",
+        Options.OnInvalid,
+        "fail",
+        "A bad dataset line: fail (stop admitting, keep what is recorded, exit 2) or skip (record it as a failed trial of type InvalidTask); default fail"
+      ),
+      timeout: optionFlag(
+        "timeout",
+        "DURATION",
+        Options.Duration,
+        undefined,
+        "Per attempt (500ms, 30s, 2m, 1h): the call is interrupted and the attempt fails with Timeout; none by default"
+      ),
+      retries: optionFlag(
+        "retries",
+        "N",
+        Options.Count,
+        2,
+        "Retries of retryable failures: timeouts, network errors, HTTP 408/429/5xx (default 2)"
+      ),
+      backoff: optionFlag(
+        "backoff",
+        "DURATION",
+        Options.Duration,
+        Duration.millis(500),
+        "Base of the jittered exponential backoff between attempts (default 500ms)"
+      ),
+      backoffMax: optionFlag("backoff-max", "DURATION", Options.Duration, Duration.seconds(30), "Longest backoff wait (default 30s)"),
+      retryAfterMax: optionFlag(
+        "retry-after-max",
+        "DURATION",
+        Options.Duration,
+        Duration.seconds(60),
+        "Longest wait a Retry-After header of a 429 or 503 may impose (default 60s)"
+      ),
+      rate: optionFlag(
+        "rate",
+        "RATE",
+        Options.Rate,
+        undefined,
+        "Cap on agent call starts across the run: N/s, N/m (or N/min) or N/h, N > 0; none by default"
+      ),
+      adaptive: switchFlag(
+        "adaptive",
+        "On HTTP 429 halve the concurrency, then raise it back one step at a time (never above --parallelism)"
+      ),
+      maxFailures: optionFlag(
+        "max-failures",
+        "N|P%",
+        Options.MaxFailures,
+        undefined,
+        "Stop (exit 1) when more than N trials, or more than P% of finished trials (from 20 on), have failed; no limit by default"
+      ),
+      score: scoreFlag(`${SCORE_DESCRIPTION} (default exact for synthetic tasks, none for --tasks)`),
+      scoreParallelism: optionFlag(
+        "score-parallelism",
+        "N",
+        Options.Parallelism,
+        undefined,
+        "Trials being scored at most (an integer >= 1; default --parallelism)"
+      ),
+      judgeModel: optionalString("judge-model", "Model a judge: scorer asks (the key comes from OPENAI_API_KEY)"),
+      judgeParallelism: optionFlag(
+        "judge-parallelism",
+        "N",
+        Options.Parallelism,
+        undefined,
+        "Judge calls in flight at most, across the run (an integer >= 1; default --score-parallelism)"
+      ),
+      pass: optionalString("pass", "The scorer whose verdict decides whether a trial passed (default: every scorer must pass)"),
+      report: optionalString("report", "Write the HTML report here at the end of the run (see the report command)"),
+      stderrCluster: optionFlag(
+        "stderr-cluster",
+        "PATH|none",
+        Options.StderrCluster,
+        undefined,
+        "Cluster standard errors by this dotted path into the task (metadata.passage_id); none: do not cluster " +
+          "(default: by task when --epochs > 1)"
+      ),
+      ...statisticsFlags
+    },
+    Effect.fn("Cli.run")(function*(flags) {
+      const apiKey = yield* OpenAiAgent.keyFromConfig.pipe(Effect.orElseSucceed(() => undefined))
+      const progressInterval = yield* Config.Int("AGENT_TRIALS_PROGRESS_INTERVAL_MS").pipe(
+        Config.withDefault(0),
+        Effect.orElseSucceed(() => 0)
+      )
+      const tty = process.stderr.isTTY === true
+      yield* runHereOrOnCluster(Option.getOrUndefined(flags.cluster), {
+        agent: flags.agent !== undefined,
+        model: Option.isSome(flags.model)
+      }, {
+        tasks: Option.getOrUndefined(flags.tasks),
+        synthetic: flags.synthetic,
+        agent: flags.agent ?? { _tag: "Sim", options: SimAgent.defaults },
+        kinds,
+        model: Option.getOrUndefined(flags.model),
+        apiKey,
+        parallelism: flags.parallelism,
+        epochs: flags.epochs,
+        out: Option.getOrUndefined(flags.out),
+        resume: flags.resume,
+        retryFailed: flags.retryFailed,
+        summary: Option.getOrUndefined(flags.summary),
+        progress: !flags.noProgress,
+        progressInterval: progressInterval > 0 ? progressInterval : tty ? 250 : 5000,
+        tty,
+        onInvalid: flags.onInvalid,
+        cwd: process.cwd(),
+        timeout: flags.timeout,
+        retries: flags.retries,
+        backoff: flags.backoff,
+        backoffMax: flags.backoffMax,
+        retryAfterMax: flags.retryAfterMax,
+        rate: flags.rate,
+        adaptive: flags.adaptive,
+        maxFailures: flags.maxFailures,
+        score: yield* scoreFromEnv(flags.score),
+        scoreParallelism: flags.scoreParallelism,
+        judgeModel: Option.getOrUndefined(flags.judgeModel),
+        judgeParallelism: flags.judgeParallelism,
+        pass: Option.getOrUndefined(flags.pass),
+        report: Option.getOrUndefined(flags.report),
+        stderrCluster: flags.stderrCluster,
+        groupBy: flags.groupBy,
+        passK: flags.passK,
+        failUnder: flags.failUnder
+      }).pipe(Effect.mapError(exitFor((e) => e instanceof Run.RunInputError)))
+    }, reportErrors)
+  ).pipe(Command.withDescription(
+    "Run every task of a dataset through an agent, at most --parallelism at a time, appending each trial to --out as it finishes"
+  ))
+
+/**
+ * `run` with this package's kinds.
+ *
+ * @category commands
+ * @since 0.1.0
+ */
+export const runCommand = makeRunCommand(Kinds.builtIn)
 
 // `run --cluster`: the cluster's code is loaded only then. The agent is the
 // workers' (`worker --agent`); rate and adaptive limits are per process and

@@ -8,7 +8,8 @@
  */
 import { Console, Effect, Layer, type Redacted, type Scope } from "effect"
 import type { HttpClient } from "effect/http"
-import * as AgentSpec from "../agents/Spec.ts"
+import * as AgentKinds from "../agents/AgentKinds.ts"
+import { builtIn, type Kinds } from "./Kinds.ts"
 import type { Remote } from "./Run.ts"
 import { layerClient, layerRunner, remote, runKey } from "../cluster/Client.ts"
 import { ClusterAuthFailed, ClusterUnreachable, type ClusterUrl, InvalidClusterUrl, layerSql, parseUrl, prune } from "../cluster/Postgres.ts"
@@ -68,7 +69,9 @@ export const withRemote = <A, E, R>(
  */
 export interface WorkerConfig {
   readonly cluster: string
-  readonly agent: AgentSpec.AgentSpec
+  readonly agent: AgentKinds.Spec
+  /** The kinds `agent` is of; `Kinds.builtIn` when undefined. */
+  readonly kinds?: Kinds | undefined
   readonly model: string | undefined
   readonly apiKey: Redacted.Redacted<string> | undefined
   readonly parallelism: number
@@ -88,7 +91,7 @@ export interface WorkerConfig {
 export const worker = (config: WorkerConfig): Effect.Effect<never, ClusterInputError, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     const cluster = yield* checked(config.cluster)
-    const agent = yield* AgentSpec.build(config.agent, config).pipe(
+    const agent = yield* AgentKinds.build(config.agent, config, (config.kinds ?? builtIn).agents).pipe(
       Effect.mapError((message) => new ClusterUnreachable({ message }))
     )
     const entity = Worker.layer({ agent, parallelism: config.parallelism, cwd: config.cwd })

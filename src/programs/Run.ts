@@ -12,12 +12,13 @@
 import { Console, Effect, Exit, Path, Schema, Stream } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Agent } from "../domain/Agent.ts"
-import * as AgentSpec from "../agents/Spec.ts"
+import * as AgentKinds from "../agents/AgentKinds.ts"
 import * as Dataset from "../datasets/Dataset.ts"
 import { checkDistinct, writeOutput } from "../internal/outputs.ts"
 import { MutableProbe } from "../runner/internal/probe.ts"
 import * as Policy from "../runner/Policy.ts"
 import { InvalidTask, RunInputError } from "../runner/Remote.ts"
+import * as Kinds from "./Kinds.ts"
 import * as Progress from "./Progress.ts"
 import * as Results from "../results/Results.ts"
 import * as RunDefinition from "./RunDefinition.ts"
@@ -76,11 +77,12 @@ export const makeRunId = (now = new Date()): string =>
 export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   const invalidConfig = validate(config)
   if (invalidConfig) return yield* invalidConfig
+  const kinds = config.kinds ?? Kinds.builtIn
   const input = (e: { readonly message: string }) => new RunInputError({ message: e.message })
   yield* checkDistinct({
     inputs: [
       { flag: "--tasks", path: config.tasks },
-      { flag: "--agent", path: config.agent._tag === "Module" ? config.agent.file : undefined }
+      { flag: "--agent", path: AgentKinds.kindOf(config.agent, kinds.agents).input?.(config.agent) }
     ],
     outputs: [
       { flag: "--out", path: config.out },
@@ -92,7 +94,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
 
   // A --cluster run's agent is the workers' own.
   const agent: Agent<unknown, HttpClient.HttpClient> = config.remote === undefined
-    ? yield* AgentSpec.build(config.agent, config).pipe(Effect.mapError((message) => new RunInputError({ message })))
+    ? yield* AgentKinds.build(config.agent, config, kinds.agents).pipe(Effect.mapError((message) => new RunInputError({ message })))
     : () => Effect.die("a --cluster run calls no agent here")
   const scorers = yield* buildScorers(config)
   const gates = config.failUnder ?? []

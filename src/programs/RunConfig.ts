@@ -6,7 +6,8 @@
  * @since 0.1.0
  */
 import type { Redacted } from "effect"
-import type * as AgentSpec from "../agents/Spec.ts"
+import type * as AgentKinds from "../agents/AgentKinds.ts"
+import type { Kinds } from "./Kinds.ts"
 import type * as Dataset from "../datasets/Dataset.ts"
 import * as Results from "../results/Results.ts"
 import type * as Options from "./Options.ts"
@@ -24,7 +25,9 @@ export interface RunConfig extends RemoteConfig {
   readonly tasks: string | undefined
   readonly synthetic: number | undefined
   /** The agent to build, decoded from `--agent` by `Options.AgentSpec`. */
-  readonly agent: AgentSpec.AgentSpec
+  readonly agent: AgentKinds.Spec
+  /** The kinds of the agent, scorers, dataset and outputs; `Kinds.builtIn` when undefined. */
+  readonly kinds?: Kinds | undefined
   readonly model: string | undefined
   readonly apiKey: Redacted.Redacted<string> | undefined
   readonly epochs: number

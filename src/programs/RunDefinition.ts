@@ -10,8 +10,8 @@
  */
 import { Console, Effect, FileSystem, Path, Schema, Stream } from "effect"
 import { createHash } from "node:crypto"
-import { redactUrl } from "../internal/redact.ts"
-import type { AgentSpec } from "../agents/Spec.ts"
+import * as AgentKinds from "../agents/AgentKinds.ts"
+import { builtIn, type Kinds } from "./Kinds.ts"
 import { writeFileAtomic } from "../internal/atomicFile.ts"
 import * as Labels from "../scoring/Labels.ts"
 import * as ScorerSpec from "../scoring/Spec.ts"
@@ -78,7 +78,8 @@ export type RunDefinition = typeof RunDefinition.Type
  * @since 0.1.0
  */
 export interface Input {
-  readonly agent: AgentSpec
+  readonly agent: AgentKinds.Spec
+  readonly kinds?: Kinds | undefined
   readonly model: string | undefined
   /** The scorer specs the run applies (`Run.scoreSpecs`). */
   readonly scorers: ReadonlyArray<string>
@@ -116,18 +117,8 @@ export class RunDefinitionError extends Schema.TaggedError<RunDefinitionError>()
  */
 export const pathOf = (out: string): string => `${out}.run.json`
 
-const agentText = (spec: AgentSpec, cwd: string, path: Path.Path): string => {
-  switch (spec._tag) {
-    case "Sim":
-      return `sim:fail=${spec.options.failRate},seed=${spec.options.seed}`
-    case "Module":
-      return `module:${path.resolve(cwd, spec.file)}${spec.exportName === undefined ? "" : `#${spec.exportName}`}`
-    case "Http":
-      return redactUrl(spec.url)
-    case "OpenAi":
-      return `openai:${redactUrl(spec.baseUrl)}`
-  }
-}
+const agentText = (spec: AgentKinds.Spec, kinds: Kinds, cwd: string, path: Path.Path): string =>
+  AgentKinds.kindOf(spec, kinds.agents).recorded(spec, (file) => path.resolve(cwd, file))
 
 const scorerText = (spec: string, cwd: string, path: Path.Path): string => {
   const parsed = ScorerSpec.parse(spec)
@@ -157,8 +148,8 @@ export const make = Effect.fn("RunDefinition.make")(function*(input: Input, runI
     version: 1,
     ...(runId === undefined ? undefined : { run_id: runId }),
     written_at: new Date().toISOString(),
-    agent: input.cluster !== undefined ? `cluster:${input.cluster}` : agentText(input.agent, input.cwd, path),
-    model: input.cluster === undefined && input.agent._tag === "OpenAi" ? input.model ?? null : null,
+    agent: input.cluster !== undefined ? `cluster:${input.cluster}` : agentText(input.agent, input.kinds ?? builtIn, input.cwd, path),
+    model: input.cluster === undefined && AgentKinds.kindOf(input.agent, (input.kinds ?? builtIn).agents).usesModel === true ? input.model ?? null : null,
     scorers: input.scorers.map((spec) => scorerText(spec, input.cwd, path)),
     pass: input.pass ?? null,
     judge_model: input.scorers.some(isJudge) ? input.judgeModel ?? null : null,

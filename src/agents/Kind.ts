@@ -1,0 +1,68 @@
+/**
+ * The port an agent kind implements: how its `--agent` spec is recognized,
+ * parsed, shown, recorded and built. The registry (`AgentKinds`) lists the
+ * kinds; the CLI's help, `--agent` parsing and the README's table of agent
+ * kinds are derived from it, so a new kind is one file and one entry there.
+ *
+ * @since 0.3.0
+ */
+import type { Effect, Redacted } from "effect"
+import type { HttpClient } from "effect/http"
+import type { Agent } from "../domain/Agent.ts"
+
+/**
+ * A parsed `--agent` spec: its kind's tag and the kind's own fields.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export type Spec = { readonly _tag: string } & { readonly [field: string]: unknown }
+
+/**
+ * What building an agent may need besides its spec.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface BuildOptions {
+  /** `--model`, for kinds that name a model. */
+  readonly model: string | undefined
+  /** The key of kinds that send one (`OPENAI_API_KEY`). */
+  readonly apiKey: Redacted.Redacted<string> | undefined
+  /** Where a path in the spec is resolved from. */
+  readonly cwd: string
+}
+
+/**
+ * An agent kind.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface AgentKind<S extends Spec = any> {
+  /** The `_tag` of the specs it parses. */
+  readonly tag: S["_tag"]
+  /** Whether a spec's text is of this kind (`sim`, `module:...`, `http://...`). */
+  readonly matches: (text: string) => boolean
+  /** The spec's shape where the kinds are listed in a message: `module:PATH[#export]`. */
+  readonly usage: string
+  /** The spec's shape in `--agent`'s help, with its defaults when it has options. */
+  readonly help: string
+  /** What the kind is, one line, for the README's table. */
+  readonly doc: string
+  /** The spec of a text it matches; a string is the problem, worded for `--agent`. */
+  readonly parse: (text: string) => S | string
+  /** The spec as text again, every default written out. */
+  readonly format: (spec: S) => string
+  /**
+   * The spec as a run's definition records it (`--resume` compares it): no
+   * secret, paths resolved by `resolve`, only what changes the results.
+   */
+  readonly recorded: (spec: S, resolve: (file: string) => string) => string
+  /** A file the spec reads (an output may not replace it). */
+  readonly input?: ((spec: S) => string | undefined) | undefined
+  /** Whether `--model` is the model it asks (recorded beside the agent). */
+  readonly usesModel?: boolean | undefined
+  /** The agent; a failure is the problem, worded for `--agent`. */
+  readonly build: (spec: S, options: BuildOptions) => Effect.Effect<Agent<unknown, HttpClient.HttpClient>, string>
+}

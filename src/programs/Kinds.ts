@@ -1,0 +1,28 @@
+/**
+ * The registries a program reads its kinds from: the agent kinds (`--agent`).
+ * The CLI is made from one `Kinds` (its help and parsing derived from it);
+ * `builtIn` is this package's, and a program of one's own may extend it.
+ *
+ * @since 0.3.0
+ */
+import * as AgentKinds from "../agents/AgentKinds.ts"
+
+/**
+ * The kinds a program knows.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface Kinds {
+  readonly agents: ReadonlyArray<AgentKinds.AgentKind>
+}
+
+/**
+ * This package's kinds.
+ *
+ * @category registry
+ * @since 0.3.0
+ */
+export const builtIn: Kinds = {
+  agents: AgentKinds.builtIn
+}
