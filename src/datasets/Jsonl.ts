@@ -1,0 +1,112 @@
+/**
+ * The JSONL dataset format: one `AgentEvalTask` per line, read lazily line by
+ * line (`-` reads stdin). Bad lines are reported with file, line and field.
+ *
+ * @since 0.3.0
+ */
+import { Effect, FileSystem, Result, Schema, Stdio, Stream } from "effect"
+import { IdSet } from "../internal/IdSet.ts"
+import { type Line, notUtf8, splitLines } from "../internal/lines.ts"
+import { AgentEvalTask } from "../domain/Trial.ts"
+import { DatasetError, type Item, type OnInvalid, type Services } from "./Source.ts"
+
+const decodeTask = Schema.decodeUnknownExit(AgentEvalTask)
+
+/**
+ * The tasks of a JSONL file, one `AgentEvalTask` per line (`-` reads stdin).
+ * Blank lines are ignored; an empty dataset, a missing file, malformed JSON, a
+ * line that fails the schema and a duplicate task id are errors naming the
+ * file and line (or, with `skip`, `Invalid` items).
+ *
+ * @category sources
+ * @since 0.1.0
+ */
+export const fromJsonl = (
+  path: string,
+  options: { readonly onInvalid: OnInvalid }
+): Stream.Stream<Item, DatasetError, Services> =>
+  Stream.unwrap(Effect.gen(function*() {
+    const name = path === "-" ? "<stdin>" : path
+    const bytes = path === "-" ? yield* stdinBytes : yield* fileBytes(path)
+    const seen = new IdSet()
+    let items = 0
+    const parse = (line: Line): Item | DatasetError | undefined => {
+      if (line.invalidUtf8 === undefined && line.text.trim() === "") return undefined
+      items++
+      const invalid = (taskId: string | undefined, message: string) =>
+        options.onInvalid === "skip"
+          ? {
+            _tag: "Invalid" as const,
+            // The record takes the line's id only while no other line has it,
+            // so trial ids stay unique; otherwise it is named by its line.
+            taskId: taskId !== undefined && seen.add(taskId) ? taskId : `${name}:${line.number}`,
+            message: `${name}:${line.number}: ${message}`
+          }
+          : new DatasetError({ path: name, line: line.number, message: `${name}:${line.number}: ${message}` })
+      // Its id cannot be trusted (the bad bytes would read as U+FFFD): it is
+      // named by its line.
+      if (line.invalidUtf8 !== undefined) return invalid(undefined, notUtf8(line))
+      let json: unknown
+      try {
+        json = JSON.parse(line.text)
+      } catch (e) {
+        return invalid(undefined, `not valid JSON (${(e as Error).message})`)
+      }
+      const exit = decodeTask(json)
+      const rawId = typeof json === "object" && json !== null ? (json as { id?: unknown }).id : undefined
+      const id = typeof rawId === "string" ? rawId : undefined
+      if (exit._tag === "Failure") return invalid(id, describeSchemaFailure(exit.cause.reasons[0]))
+      if (!seen.add(exit.value.id)) return invalid(undefined, `duplicate task id ${JSON.stringify(exit.value.id)}`)
+      return { _tag: "Task", task: exit.value }
+    }
+    return splitLines(bytes).pipe(
+      Stream.mapError((e) => e instanceof DatasetError ? e : new DatasetError({ path: name, message: `cannot read ${name}: ${(e as Error).message}` })),
+      Stream.filterMap((line) => {
+        const item = parse(line)
+        return item === undefined ? Result.failVoid : Result.succeed(item)
+      }),
+      // A bad line stops the stream here, before any later task is admitted.
+      Stream.mapEffect((item) => item instanceof DatasetError ? Effect.fail(item) : Effect.succeed(item)),
+      Stream.concat(Stream.suspend(() =>
+        items === 0
+          ? Stream.fail(new DatasetError({ path: name, message: `${name} holds no tasks (the dataset is empty)` }))
+          : Stream.empty
+      ))
+    )
+  }))
+
+const stdinBytes = Stdio.Stdio.useSync((stdio) => stdio.stdin)
+
+const fileBytes = (path: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const info = yield* fs.stat(path).pipe(
+      Effect.mapError(() => new DatasetError({ path, message: `tasks file not found: ${path}` }))
+    )
+    if (info.type !== "File") return yield* new DatasetError({ path, message: `${path} is not a file` })
+    return fs.stream(path)
+  })
+
+const describeSchemaFailure = (reason: unknown): string => {
+  const message = String((reason as { error?: { message?: unknown } }).error?.message ?? "does not match AgentEvalTask")
+  const [problem, where] = message.split("\n  at ")
+  return where === undefined
+    ? `not an AgentEvalTask: ${problem}`
+    : `field ${where.replace(/^\["?|"?\]$/g, "").replace(/"\]\["/g, ".")}: ${problem}`
+}
+
+/**
+ * Counts the non-blank lines of a file without holding it: the progress
+ * display's total. Undefined for stdin.
+ *
+ * @category sources
+ * @since 0.1.0
+ */
+export const countLines = (path: string): Effect.Effect<number | undefined, never, FileSystem.FileSystem> =>
+  path === "-"
+    ? Effect.succeed(undefined)
+    : FileSystem.FileSystem.use((fs) =>
+      splitLines(fs.stream(path)).pipe(
+        Stream.runFold(() => 0, (n, line) => line.text.trim() === "" ? n : n + 1),
+        Effect.orElseSucceed(() => undefined)
+      ))
