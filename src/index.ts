@@ -35,6 +35,15 @@ export * as AgentKinds from "./agents/AgentKinds.ts"
 export * as Dataset from "./datasets/Dataset.ts"
 
 /**
+ * The registry of dataset formats: `--tasks FILE` read by `--format` or by
+ * the file's extension (JSONL for any other name), each format a Stream of
+ * tasks read lazily.
+ *
+ * @since 0.3.0
+ */
+export * as DatasetFormats from "./datasets/DatasetFormats.ts"
+
+/**
  * Typed errors of the runner and the agent adapters.
  *
  * @since 0.1.0

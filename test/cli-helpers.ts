@@ -61,6 +61,8 @@ export interface StartOptions {
    * line, as the installed `agent-trials` runs dist/cli/bin.js.
    */
   readonly entry?: "tsx" | "bin"
+  /** With the `tsx` entry, the script run instead of scripts/trials.ts (relative to the repo). */
+  readonly script?: string
 }
 
 /** The two ways the command is started (`StartOptions.entry`). */
@@ -71,7 +73,7 @@ export const start = (args: ReadonlyArray<string>, options: StartOptions = {}): 
   const command = [options.command ?? "run", ...args]
   const [file, argv] = options.entry === "bin"
     ? [path.join(bin, "node"), ["--max-semi-space-size=4", "--heap-growing-percent=80", "src/cli/bin.ts", ...command]]
-    : [path.join(bin, "node"), ["--max-semi-space-size=4", "--heap-growing-percent=80", "--import", "tsx", "scripts/trials.ts", ...command]]
+    : [path.join(bin, "node"), ["--max-semi-space-size=4", "--heap-growing-percent=80", "--import", "tsx", options.script ?? "scripts/trials.ts", ...command]]
   const child = spawn(file, argv, {
     cwd: repoRoot,
     env: childEnv(options.env ?? {}),

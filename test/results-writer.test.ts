@@ -259,7 +259,7 @@ describe("Run.run when the results file fails", () => {
         out,
         resume: false,
         retryFailed: false,
-        summary: summaryFile,
+        outputs: { summary: summaryFile },
         progress: false,
         progressInterval: 1000,
         tty: false,

@@ -111,7 +111,7 @@ export const kind: AgentKind<{ readonly _tag: "Http"; readonly url: string }> = 
   matches: (text) => text.startsWith("http://") || text.startsWith("https://"),
   usage: "http(s)://URL",
   help: "http(s)://URL",
-  doc: "An HTTP endpoint: each task POSTed as JSON, an `AgentOutput` (or a string) back as JSON",
+  doc: "An HTTP endpoint: each task POSTed as JSON, an `AgentOutput` back as JSON",
   parse: (text) => URL.canParse(text) ? { _tag: "Http", url: text } : `--agent ${redactUrl(text)}: not a valid URL`,
   format: (spec) => spec.url,
   recorded: (spec) => redactUrl(spec.url),

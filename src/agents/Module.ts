@@ -56,7 +56,7 @@ export const kind: AgentKind<ModuleSpec> = {
   matches: (text) => text.startsWith("module:"),
   usage: "module:PATH[#export]",
   help: "module:PATH[#export]",
-  doc: "A function exported by a module of yours: `(task, { signal, trial }) => AgentOutput | string`, or a Promise or Effect of one",
+  doc: "A function your module exports (the default export without `#export`), called with the task, giving an `AgentOutput` or a string, or a Promise or Effect of one",
   parse: (text) => {
     const rest = text.slice("module:".length)
     const hash = rest.lastIndexOf("#")

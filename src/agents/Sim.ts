@@ -144,7 +144,7 @@ export const kind: AgentKind<{ readonly _tag: "Sim"; readonly options: SimOption
   matches: (text) => text === "sim" || text.startsWith("sim:"),
   usage: "sim[:...]",
   help: "sim[:latency=20ms,jitter=10ms,fail=0.02,seed=1] (jitter unless given: 10ms, at most latency/2)",
-  doc: "A simulated agent: seeded latencies and failures, no network (the default)",
+  doc: "A simulated agent, the default: latencies and failures drawn from a seed (`latency=20ms,jitter=10ms,fail=0.02,seed=1`), no network",
   parse: (text) => {
     const options = parseOptions(text.slice(4))
     return typeof options === "string" ? `--agent ${text}: ${options}` : { _tag: "Sim", options }

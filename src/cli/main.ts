@@ -1,46 +1,11 @@
 /**
- * The `agent-trials` command's program: the CLI on Node, with the file
- * system, stdio and an HTTP client for the HTTP and OpenAI agents. Loaded by
- * the bin (src/cli/bin.ts) once it has checked the Node version.
- *
- * It is the only module of the package that needs `@effect/platform-node`:
- * the library entries (`agent-trials`, `agent-trials/eager`) do not import it.
- * With `OTEL_EXPORTER_OTLP_ENDPOINT` set, traces and metrics go there over
- * OTLP (`Telemetry.layerFromEnv`), flushed before the process exits.
+ * The `agent-trials` command's program: the root command on Node
+ * (`runOnNode`). Loaded by the bin (src/cli/bin.ts) once it has checked the
+ * Node version.
  *
  * @since 0.1.0
  */
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { runMain } from "@effect/platform-node/NodeRuntime"
-import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Console, Effect, Layer, Runtime } from "effect"
-import { runCli, trialsCommand, UsageError } from "./Cli.ts"
-import * as Telemetry from "../runner/Telemetry.ts"
+import { trialsCommand } from "./Cli.ts"
+import { runOnNode } from "./node.ts"
 
-// A bad OTEL_* variable is a usage error: one line on stderr, exit 2.
-const telemetry = Telemetry.layerFromEnv.pipe(
-  Layer.catchTag("InvalidTelemetryConfig", (e) =>
-    Layer.effectDiscard(Effect.andThen(Console.error(`agent-trials: ${e.message}`), Effect.fail(new UsageError({ message: e.message })))))
-)
-
-// `runMain` exits by itself only on a failure or a signal; after a success it
-// waits for the event loop to empty, which a timer or a socket that an agent
-// module left open never lets happen. This runs once the program is over
-// (the telemetry layer closed, so its last export is sent) and exits with the
-// program's code as soon as stdout and stderr have handed on everything
-// written to them: a write's callback comes after every earlier write's.
-const exitWhenFlushed: Runtime.Teardown = (exit) =>
-  Runtime.defaultTeardown(exit, (code) => {
-    // A second Ctrl-C (npm relays the one the terminal sent it) while the
-    // output drains must not kill the process with a signal instead.
-    const ignore = () => {}
-    process.on("SIGINT", ignore)
-    process.on("SIGTERM", ignore)
-    process.exitCode = code
-    process.stdout.write("", () => process.stderr.write("", () => process.exit(code)))
-  })
-
-runCli(trialsCommand).pipe(
-  Effect.provide(telemetry.pipe(Layer.provideMerge(Layer.mergeAll(NodeServices.layer, NodeHttpClient.layerUndici)))),
-  runMain({ teardown: exitWhenFlushed })
-)
+runOnNode(trialsCommand)

@@ -7,6 +7,7 @@ import { Config, Duration, Effect, Option } from "effect"
 import { Command } from "effect/cli"
 import * as OpenAiAgent from "../agents/OpenAi.ts"
 import * as SimAgent from "../agents/Sim.ts"
+import * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import * as Kinds from "../programs/Kinds.ts"
 import * as Options from "../programs/Options.ts"
 import * as Run from "../programs/Run.ts"
@@ -29,7 +30,8 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         "cluster",
         "postgres://USER[:PASSWORD]@HOST[:PORT]/DB: run the trials on that cluster's workers (agent-trials worker), not here"
       ),
-      tasks: optionalString("tasks", "JSONL file of tasks, one AgentEvalTask per line, read lazily; - reads stdin"),
+      tasks: optionalString("tasks", "File of tasks, read lazily, in the format of its name (see --format); - reads stdin as JSONL"),
+      format: optionFlag("format", "NAME", DatasetFormats.FormatName(kinds.datasets), undefined, DatasetFormats.help(kinds.datasets)),
       synthetic: optionFlag(
         "synthetic",
         "N",
@@ -60,7 +62,6 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         "retry-failed",
         "With --resume: run the recorded failed trials again (their old lines are removed)"
       ),
-      summary: optionalString("summary", "Also write the summary as JSON to this file"),
       noProgress: switchFlag(
         "no-progress",
         "No progress display (otherwise, on stderr: a live line on a terminal, elsewhere a line every 5 s)"
@@ -136,7 +137,6 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         "Judge calls in flight at most, across the run (an integer >= 1; default --score-parallelism)"
       ),
       pass: optionalString("pass", "The scorer whose verdict decides whether a trial passed (default: every scorer must pass)"),
-      report: optionalString("report", "Write the HTML report here at the end of the run (see the report command)"),
       stderrCluster: optionFlag(
         "stderr-cluster",
         "PATH|none",
@@ -145,7 +145,9 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         "Cluster standard errors by this dotted path into the task (metadata.passage_id); none: do not cluster " +
           "(default: by task when --epochs > 1)"
       ),
-      ...statisticsFlags
+      ...statisticsFlags,
+      // One --FLAG FILE per output format.
+      outputs: Object.fromEntries(kinds.outputs.map((o) => [o.flag, optionalString(o.flag, o.description)]))
     },
     Effect.fn("Cli.run")(function*(flags) {
       const apiKey = yield* OpenAiAgent.keyFromConfig.pipe(Effect.orElseSucceed(() => undefined))
@@ -159,6 +161,7 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         model: Option.isSome(flags.model)
       }, {
         tasks: Option.getOrUndefined(flags.tasks),
+        format: flags.format,
         synthetic: flags.synthetic,
         agent: flags.agent ?? { _tag: "Sim", options: SimAgent.defaults },
         kinds,
@@ -169,7 +172,6 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         out: Option.getOrUndefined(flags.out),
         resume: flags.resume,
         retryFailed: flags.retryFailed,
-        summary: Option.getOrUndefined(flags.summary),
         progress: !flags.noProgress,
         progressInterval: progressInterval > 0 ? progressInterval : tty ? 250 : 5000,
         tty,
@@ -188,7 +190,7 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         judgeModel: Option.getOrUndefined(flags.judgeModel),
         judgeParallelism: flags.judgeParallelism,
         pass: Option.getOrUndefined(flags.pass),
-        report: Option.getOrUndefined(flags.report),
+        outputs: Object.fromEntries(Object.entries(flags.outputs).map(([flag, file]) => [flag, Option.getOrUndefined(file)])),
         stderrCluster: flags.stderrCluster,
         groupBy: flags.groupBy,
         passK: flags.passK,

@@ -8,7 +8,7 @@ import { Effect, FileSystem, Result, Schema, Stdio, Stream } from "effect"
 import { IdSet } from "../internal/IdSet.ts"
 import { type Line, notUtf8, splitLines } from "../internal/lines.ts"
 import { AgentEvalTask } from "../domain/Trial.ts"
-import { DatasetError, type Item, type OnInvalid, type Services } from "./Source.ts"
+import { DatasetError, type DatasetFormat, type Item, type OnInvalid, type Services } from "./Source.ts"
 
 const decodeTask = Schema.decodeUnknownExit(AgentEvalTask)
 
@@ -110,3 +110,17 @@ export const countLines = (path: string): Effect.Effect<number | undefined, neve
         Stream.runFold(() => 0, (n, line) => line.text.trim() === "" ? n : n + 1),
         Effect.orElseSucceed(() => undefined)
       ))
+
+/**
+ * `jsonl`: the dataset format.
+ *
+ * @category formats
+ * @since 0.3.0
+ */
+export const format: DatasetFormat = {
+  name: "jsonl",
+  extensions: [".jsonl", ".ndjson"],
+  doc: "One `AgentEvalTask` per line (`{\"id\": ..., \"inputs\": {...}, \"reference\": ...}`); `-` reads stdin",
+  read: fromJsonl,
+  count: countLines
+}

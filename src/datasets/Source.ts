@@ -5,7 +5,7 @@
  *
  * @since 0.3.0
  */
-import { type FileSystem, Schema, type Stdio } from "effect"
+import { type Effect, type FileSystem, Schema, type Stdio, type Stream } from "effect"
 import type { AgentEvalTask } from "../domain/Trial.ts"
 
 /**
@@ -46,3 +46,37 @@ export type Services = FileSystem.FileSystem | Stdio.Stdio
  * @since 0.1.0
  */
 export type OnInvalid = "fail" | "skip"
+
+/**
+ * How a dataset is read.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface ReadOptions {
+  readonly onInvalid: OnInvalid
+}
+
+/**
+ * A dataset format: the port a reader implements. The registry
+ * (`DatasetFormats`) chooses one by `--format` or by the file's extension;
+ * the help and the README's table of formats are derived from it.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface DatasetFormat {
+  /** `--format NAME`. */
+  readonly name: string
+  /** The file names it is chosen for without `--format` (`.jsonl`), lower case. */
+  readonly extensions: ReadonlyArray<string>
+  /** What it reads, one line, for the README's table. */
+  readonly doc: string
+  /**
+   * The items of the file at `path`, read lazily: a bad row is an error (or,
+   * with `skip`, an `Invalid` item) naming the file and where in it.
+   */
+  readonly read: (path: string, options: ReadOptions) => Stream.Stream<Item, DatasetError, Services>
+  /** The tasks the file holds, counted without holding it (the progress total); undefined when unknown. */
+  readonly count?: ((path: string) => Effect.Effect<number | undefined, never, FileSystem.FileSystem>) | undefined
+}

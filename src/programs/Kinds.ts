@@ -1,11 +1,15 @@
 /**
- * The registries a program reads its kinds from: the agent kinds (`--agent`).
+ * The registries a program reads its kinds from: the agent kinds (`--agent`)
+ * the dataset formats (`--tasks`, `--format`) and the outputs of a run
+ * (`--summary`, `--report`).
  * The CLI is made from one `Kinds` (its help and parsing derived from it);
  * `builtIn` is this package's, and a program of one's own may extend it.
  *
  * @since 0.3.0
  */
 import * as AgentKinds from "../agents/AgentKinds.ts"
+import * as DatasetFormats from "../datasets/DatasetFormats.ts"
+import * as OutputFormats from "./OutputFormats.ts"
 
 /**
  * The kinds a program knows.
@@ -15,6 +19,8 @@ import * as AgentKinds from "../agents/AgentKinds.ts"
  */
 export interface Kinds {
   readonly agents: ReadonlyArray<AgentKinds.AgentKind>
+  readonly datasets: ReadonlyArray<DatasetFormats.DatasetFormat>
+  readonly outputs: ReadonlyArray<OutputFormats.OutputFormat>
 }
 
 /**
@@ -24,5 +30,7 @@ export interface Kinds {
  * @since 0.3.0
  */
 export const builtIn: Kinds = {
-  agents: AgentKinds.builtIn
+  agents: AgentKinds.builtIn,
+  datasets: DatasetFormats.builtIn,
+  outputs: OutputFormats.builtIn
 }

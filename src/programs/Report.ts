@@ -32,7 +32,8 @@
  * @since 0.1.0
  */
 import { Effect, FileSystem, Schema, Stream } from "effect"
-import * as Dataset from "../datasets/Dataset.ts"
+import type * as Dataset from "../datasets/Dataset.ts"
+import * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import { MAX_EPOCHS } from "../domain/Errors.ts"
 import { checkDistinct, writeOutput } from "../internal/outputs.ts"
 import * as RunDefinition from "./RunDefinition.ts"
@@ -76,8 +77,10 @@ export interface ReportConfig {
   readonly html: string
   /** Rows of the table at most (an integer >= 1). */
   readonly maxRows: number
-  /** The task file (JSONL) giving each shown row's input and reference. */
+  /** The task file giving each shown row's input and reference, in the format of its name. */
   readonly tasks?: string | undefined
+  /** The formats the task file's format is chosen from; `DatasetFormats.builtIn` when undefined. */
+  readonly datasets?: ReadonlyArray<DatasetFormats.DatasetFormat> | undefined
   /** The run's summary (`run --summary FILE`): outcome, wall time, parallelism, peaks, epochs, scorers; checked to be of `results`. */
   readonly summary?: string | undefined
 }
@@ -125,7 +128,7 @@ export const report = Effect.fn("Report.report")(function*(config: ReportConfig)
     maxRows: config.maxRows,
     summary,
     summaryFile: config.summary,
-    tasks: config.tasks === undefined ? undefined : Dataset.fromJsonl(config.tasks, { onInvalid: "fail" })
+    tasks: config.tasks === undefined ? undefined : DatasetFormats.read(config.tasks, { onInvalid: "fail" }, config.datasets)
   })
 })
 

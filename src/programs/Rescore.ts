@@ -15,7 +15,7 @@
  * @since 0.1.0
  */
 import { Console, Effect, Exit, FileSystem, Option, Path, type Redacted, Schema, Stream } from "effect"
-import * as Dataset from "../datasets/Dataset.ts"
+import * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import { IdSet } from "../internal/IdSet.ts"
 import { type Line, notUtf8, splitLines } from "../internal/lines.ts"
 import { checkDistinct, writeOutput } from "../internal/outputs.ts"
@@ -40,6 +40,8 @@ export interface ScoreConfig {
   readonly score: ReadonlyArray<string>
   readonly out: string
   readonly tasks: string | undefined
+  /** The formats the task file's format is chosen from; `DatasetFormats.builtIn` when undefined. */
+  readonly datasets?: ReadonlyArray<DatasetFormats.DatasetFormat> | undefined
   readonly resume: boolean
   readonly parallelism: number
   readonly judgeModel: string | undefined
@@ -121,7 +123,7 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
   if (info._tag === "None" || info.value.type !== "File") {
     return yield* bad(`results file not found: ${config.input}`)
   }
-  const tasks = config.tasks === undefined ? undefined : yield* readTasks(config.tasks).pipe(
+  const tasks = config.tasks === undefined ? undefined : yield* readTasks(config.tasks, config.datasets).pipe(
     Effect.mapError((e) => bad(e.message))
   )
 
@@ -306,8 +308,8 @@ const firstLineOf = <E, R>(lines: Stream.Stream<Line, E, R>, id: string, before:
 
 // Every task of the file by id: the join needs any task at any time, as the
 // results file is in completion order, not task order.
-const readTasks = (file: string) =>
-  Dataset.fromJsonl(file, { onInvalid: "fail" }).pipe(
+const readTasks = (file: string, formats: ReadonlyArray<DatasetFormats.DatasetFormat> | undefined) =>
+  DatasetFormats.read(file, { onInvalid: "fail" }, formats).pipe(
     Stream.runFold(() => new Map<string, AgentEvalTask>(), (map, item) => {
       if (item._tag === "Task") map.set(item.task.id, item.task)
       return map

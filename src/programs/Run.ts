@@ -13,8 +13,8 @@ import { Console, Effect, Exit, Path, Schema, Stream } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Agent } from "../domain/Agent.ts"
 import * as AgentKinds from "../agents/AgentKinds.ts"
-import * as Dataset from "../datasets/Dataset.ts"
-import { checkDistinct, writeOutput } from "../internal/outputs.ts"
+import * as DatasetFormats from "../datasets/DatasetFormats.ts"
+import { checkDistinct } from "../internal/outputs.ts"
 import { MutableProbe } from "../runner/internal/probe.ts"
 import * as Policy from "../runner/Policy.ts"
 import { InvalidTask, RunInputError } from "../runner/Remote.ts"
@@ -22,9 +22,8 @@ import * as Kinds from "./Kinds.ts"
 import * as Progress from "./Progress.ts"
 import * as Results from "../results/Results.ts"
 import * as RunDefinition from "./RunDefinition.ts"
-import { DEFAULT_SYNTHETIC, policyOptions, type RunConfig, scoreSpecs, validate } from "./RunConfig.ts"
+import { DEFAULT_SYNTHETIC, outputPath, policyOptions, type RunConfig, scoreSpecs, validate } from "./RunConfig.ts"
 import { buildScorers, itemsOf, toUnits } from "./RunInputs.ts"
-import { writeReport } from "./RunReport.ts"
 import { runUnits } from "../runner/Runner.ts"
 import * as Gates from "../scoring/Gates.ts"
 import * as Labels from "../scoring/Labels.ts"
@@ -86,8 +85,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     ],
     outputs: [
       { flag: "--out", path: config.out },
-      { flag: "--summary", path: config.summary },
-      { flag: "--report", path: config.report }
+      ...kinds.outputs.map((o) => ({ flag: `--${o.flag}`, path: outputPath(config, o) }))
     ],
     cwd: config.cwd
   }).pipe(Effect.mapError(input))
@@ -121,6 +119,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   // must not have rewritten it); written once it is ready for appending.
   const definition = yield* RunDefinition.make({
     ...config,
+    agents: kinds.agents,
     scorers: scoreSpecs(config),
     synthetic: config.synthetic ?? DEFAULT_SYNTHETIC
   }, newRunId)
@@ -211,15 +210,14 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
       yield* say(Summary.format(summary) + Gates.formatText(gated.gates))
       const lost = (message: string) =>
         Exit.isSuccess(exit) ? Effect.sync(() => unwritten.push(message)) : Console.error(`agent-trials: ${message}`)
-      if (config.summary !== undefined) {
-        yield* writeOutput("--summary", config.summary, JSON.stringify(gated, null, 2) + "\n").pipe(
-          Effect.catch((e) => lost(e.message))
-        )
-      }
-      // A run stopped by bad input is not reported on: the report would be of
-      // a run that never ran as asked (often of no results file at all).
-      if (config.report !== undefined && outcome !== "input_error") {
-        yield* writeReport(config, out, summary, say).pipe(Effect.catch(lost))
+      // The run's tasks are read again only by an output that asks for them.
+      const context = { out, summary, gated, tasks: config.tasks === "-" ? undefined : itemsOf(config), say }
+      for (const output of kinds.outputs) {
+        const file = outputPath(config, output)
+        // A run stopped by bad input is reported on only by the outputs that
+        // say so (a summary, not a report of a run that never ran as asked).
+        if (file === undefined || (outcome === "input_error" && output.afterInputError !== true)) continue
+        yield* output.write(file, context).pipe(Effect.catch(lost))
       }
     })
 
@@ -228,7 +226,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     // final flush: its last line counts every trial that reached the file.
     if (config.progress) {
       if (config.tasks !== undefined) {
-        yield* Dataset.countLines(config.tasks).pipe(
+        yield* DatasetFormats.count(config.tasks, config.format, kinds.datasets).pipe(
           Effect.tap((n) => Effect.sync(() => total = n === undefined ? undefined : n * config.epochs)),
           Effect.forkScoped
         )

@@ -7,7 +7,8 @@
  */
 import type { Redacted } from "effect"
 import type * as AgentKinds from "../agents/AgentKinds.ts"
-import type { Kinds } from "./Kinds.ts"
+import * as Kinds from "./Kinds.ts"
+import type { OutputFormat } from "./Output.ts"
 import type * as Dataset from "../datasets/Dataset.ts"
 import * as Results from "../results/Results.ts"
 import type * as Options from "./Options.ts"
@@ -23,16 +24,17 @@ import type * as Gates from "../scoring/Gates.ts"
  */
 export interface RunConfig extends RemoteConfig {
   readonly tasks: string | undefined
+  /** `--format`: the dataset format of `tasks`; by its name when undefined (`DatasetFormats.formatOf`). */
+  readonly format?: string | undefined
   readonly synthetic: number | undefined
   /** The agent to build, decoded from `--agent` by `Options.AgentSpec`. */
   readonly agent: AgentKinds.Spec
   /** The kinds of the agent, scorers, dataset and outputs; `Kinds.builtIn` when undefined. */
-  readonly kinds?: Kinds | undefined
+  readonly kinds?: Kinds.Kinds | undefined
   readonly model: string | undefined
   readonly apiKey: Redacted.Redacted<string> | undefined
   readonly epochs: number
   readonly out: string | undefined
-  readonly summary: string | undefined
   readonly progressInterval: number
   readonly onInvalid: Dataset.OnInvalid
   readonly rate: Options.Rate | undefined
@@ -48,8 +50,12 @@ export interface RunConfig extends RemoteConfig {
   readonly judgeParallelism?: number | undefined
   /** The scorer that decides whether a trial passed; every scorer when undefined. */
   readonly pass?: string | undefined
-  /** Where the HTML report goes, written at the end of the run (after the summary); none when undefined. */
-  readonly report?: string | undefined
+  /**
+   * The outputs written at the end of the run, each file by its format's
+   * flag (`{ summary: "summary.json", report: "report.html" }`), in the
+   * order of the kinds' outputs; none when undefined.
+   */
+  readonly outputs?: Readonly<Record<string, string | undefined>> | undefined
   /**
    * `--stderr-cluster`: a dotted path into the task whose value clusters the
    * standard errors, or null (`none`); by task when epochs > 1 if undefined.
@@ -84,6 +90,10 @@ export const scoreSpecs = (config: Pick<RunConfig, "score" | "tasks">): Readonly
     ? config.tasks === undefined ? ["exact"] : []
     : config.score.filter((spec) => spec !== "none")
 
+/** The file `config` asks `output` to write, if any. */
+export const outputPath = (config: Pick<RunConfig, "outputs">, output: OutputFormat): string | undefined =>
+  config.outputs?.[output.flag]
+
 /** Default synthetic task count when neither --tasks nor --synthetic is given. */
 export const DEFAULT_SYNTHETIC = 512
 
@@ -98,8 +108,9 @@ export const validate = (config: RunConfig): RunInputError | undefined => {
   // Stdout is written, never read back.
   if (config.out !== undefined && Results.isStdout(config.out)) {
     if (config.resume) return bad(`--resume cannot read back --out ${config.out}: stdout is not a regular file`)
-    if (config.report !== undefined) {
-      return bad(`--report reads the results file back: it cannot with --out ${config.out} (stdout is not a regular file)`)
+    const reader = (config.kinds ?? Kinds.builtIn).outputs.find((o) => o.readsResults === true && outputPath(config, o) !== undefined)
+    if (reader !== undefined) {
+      return bad(`--${reader.flag} reads the results file back: it cannot with --out ${config.out} (stdout is not a regular file)`)
     }
   }
   if (config.retryFailed && !config.resume) return bad("--retry-failed needs --resume")

@@ -11,7 +11,6 @@
 import { Console, Effect, FileSystem, Path, Schema, Stream } from "effect"
 import { createHash } from "node:crypto"
 import * as AgentKinds from "../agents/AgentKinds.ts"
-import { builtIn, type Kinds } from "./Kinds.ts"
 import { writeFileAtomic } from "../internal/atomicFile.ts"
 import * as Labels from "../scoring/Labels.ts"
 import * as ScorerSpec from "../scoring/Spec.ts"
@@ -79,7 +78,8 @@ export type RunDefinition = typeof RunDefinition.Type
  */
 export interface Input {
   readonly agent: AgentKinds.Spec
-  readonly kinds?: Kinds | undefined
+  /** The kinds `agent` is of; `AgentKinds.builtIn` when undefined. */
+  readonly agents?: ReadonlyArray<AgentKinds.AgentKind> | undefined
   readonly model: string | undefined
   /** The scorer specs the run applies (`Run.scoreSpecs`). */
   readonly scorers: ReadonlyArray<string>
@@ -117,8 +117,8 @@ export class RunDefinitionError extends Schema.TaggedError<RunDefinitionError>()
  */
 export const pathOf = (out: string): string => `${out}.run.json`
 
-const agentText = (spec: AgentKinds.Spec, kinds: Kinds, cwd: string, path: Path.Path): string =>
-  AgentKinds.kindOf(spec, kinds.agents).recorded(spec, (file) => path.resolve(cwd, file))
+const agentText = (kind: AgentKinds.AgentKind, spec: AgentKinds.Spec, cwd: string, path: Path.Path): string =>
+  kind.recorded(spec, (file) => path.resolve(cwd, file))
 
 const scorerText = (spec: string, cwd: string, path: Path.Path): string => {
   const parsed = ScorerSpec.parse(spec)
@@ -144,12 +144,13 @@ export const make = Effect.fn("RunDefinition.make")(function*(input: Input, runI
   const path = yield* Path.Path
   const dataset = yield* sourceOf(input, path)
   if (dataset === undefined) return undefined
+  const agentKind = AgentKinds.kindOf(input.agent, input.agents)
   const definition: RunDefinition = {
     version: 1,
     ...(runId === undefined ? undefined : { run_id: runId }),
     written_at: new Date().toISOString(),
-    agent: input.cluster !== undefined ? `cluster:${input.cluster}` : agentText(input.agent, input.kinds ?? builtIn, input.cwd, path),
-    model: input.cluster === undefined && AgentKinds.kindOf(input.agent, (input.kinds ?? builtIn).agents).usesModel === true ? input.model ?? null : null,
+    agent: input.cluster !== undefined ? `cluster:${input.cluster}` : agentText(agentKind, input.agent, input.cwd, path),
+    model: input.cluster === undefined && agentKind.usesModel === true ? input.model ?? null : null,
     scorers: input.scorers.map((spec) => scorerText(spec, input.cwd, path)),
     pass: input.pass ?? null,
     judge_model: input.scorers.some(isJudge) ? input.judgeModel ?? null : null,

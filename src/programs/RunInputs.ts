@@ -8,11 +8,13 @@
 import { Effect, type Stream } from "effect"
 import type { HttpClient } from "effect/http"
 import * as Dataset from "../datasets/Dataset.ts"
+import * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import type { Scorer } from "../domain/Scorer.ts"
 import type { AgentEvalTask } from "../domain/Trial.ts"
 import { RunInputError } from "../runner/Remote.ts"
 import type { TrialUnit } from "../runner/Runner.ts"
 import * as Scorers from "../scoring/Scorers.ts"
+import * as Kinds from "./Kinds.ts"
 import { DEFAULT_SYNTHETIC, type RunConfig, scoreSpecs } from "./RunConfig.ts"
 
 /** The scorers of the run's `--score` specs, `--pass` checked against their names. */
@@ -42,7 +44,11 @@ export const buildScorers = (
 export const itemsOf = (config: RunConfig): Stream.Stream<Dataset.Item, Dataset.DatasetError, Dataset.Services> =>
   config.tasks === undefined
     ? Dataset.synthetic(config.synthetic ?? DEFAULT_SYNTHETIC)
-    : Dataset.fromJsonl(config.tasks, { onInvalid: config.onInvalid })
+    : DatasetFormats.read(
+      config.tasks,
+      { onInvalid: config.onInvalid, format: config.format },
+      (config.kinds ?? Kinds.builtIn).datasets
+    )
 
 /** Each task's units, one per epoch; a bad line's stand-in task marked in `invalid`. */
 export const toUnits = (

@@ -1,0 +1,60 @@
+/**
+ * A command run as this process's program: on Node, with the file system,
+ * stdio and an HTTP client for the HTTP and OpenAI agents, its exit code the
+ * process's.
+ *
+ * With main.ts, it is the only module of the package that needs
+ * `@effect/platform-node`: the library entries (`agent-trials`,
+ * `agent-trials/eager`) do not import it. With `OTEL_EXPORTER_OTLP_ENDPOINT`
+ * set, traces and metrics go there over OTLP (`Telemetry.layerFromEnv`),
+ * flushed before the process exits.
+ *
+ * @since 0.3.0
+ */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import { runMain } from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { Console, Effect, Layer, Runtime } from "effect"
+import type { HttpClient } from "effect/http"
+import type { Command } from "effect/cli"
+import { runCli, UsageError } from "./Cli.ts"
+import * as Telemetry from "../runner/Telemetry.ts"
+
+// A bad OTEL_* variable is a usage error: one line on stderr, exit 2.
+const telemetry = Telemetry.layerFromEnv.pipe(
+  Layer.catchTag("InvalidTelemetryConfig", (e) =>
+    Layer.effectDiscard(Effect.andThen(Console.error(`agent-trials: ${e.message}`), Effect.fail(new UsageError({ message: e.message })))))
+)
+
+// `runMain` exits by itself only on a failure or a signal; after a success it
+// waits for the event loop to empty, which a timer or a socket that an agent
+// module left open never lets happen. This runs once the program is over
+// (the telemetry layer closed, so its last export is sent) and exits with the
+// program's code as soon as stdout and stderr have handed on everything
+// written to them: a write's callback comes after every earlier write's.
+const exitWhenFlushed: Runtime.Teardown = (exit) =>
+  Runtime.defaultTeardown(exit, (code) => {
+    // A second Ctrl-C (npm relays the one the terminal sent it) while the
+    // output drains must not kill the process with a signal instead.
+    const ignore = () => {}
+    process.on("SIGINT", ignore)
+    process.on("SIGTERM", ignore)
+    process.exitCode = code
+    process.stdout.write("", () => process.stderr.write("", () => process.exit(code)))
+  })
+
+/**
+ * Runs `command` on the process's arguments, as the process's program (the
+ * bin runs the root command; a program of one's own may run one made with
+ * other kinds, `Cli.make`).
+ *
+ * @category running
+ * @since 0.3.0
+ */
+export const runOnNode = <Name extends string, Input, E>(
+  command: Command.Command<Name, Input, {}, E, NodeServices.NodeServices | HttpClient.HttpClient>
+): void =>
+  runCli(command).pipe(
+    Effect.provide(telemetry.pipe(Layer.provideMerge(Layer.mergeAll(NodeServices.layer, NodeHttpClient.layerUndici)))),
+    runMain({ teardown: exitWhenFlushed })
+  )

@@ -1,0 +1,60 @@
+/**
+ * The port an output format implements: a file `run` writes at its end from
+ * the run's summary and results (`--summary FILE`, `--report FILE`). The
+ * registry (`OutputFormats`) lists them; `run`'s flags, their help and the
+ * README's table of outputs are derived from it, so a new output is one file
+ * and one entry there.
+ *
+ * @since 0.3.0
+ */
+import type { Effect, FileSystem, Path, Stream } from "effect"
+import type * as Dataset from "../datasets/Dataset.ts"
+import type * as Summary from "../scoring/Summary.ts"
+
+/**
+ * What an output is made from.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface Context {
+  /** The results file the run wrote (`--out`). */
+  readonly out: string
+  /** The run's summary. */
+  readonly summary: Summary.Summary
+  /** The summary with its `--fail-under` gates judged (what `--summary` writes). */
+  readonly gated: Summary.Summary
+  /** The run's tasks, read again; undefined when they cannot be (stdin). */
+  readonly tasks: Stream.Stream<Dataset.Item, Dataset.DatasetError, Dataset.Services> | undefined
+  /** A line for the user (on stderr when the results go to stdout). */
+  readonly say: (text: string) => Effect.Effect<void>
+}
+
+/**
+ * What writing an output may use.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export type Services = FileSystem.FileSystem | Path.Path | Dataset.Services
+
+/**
+ * An output format.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface OutputFormat {
+  /** `--FLAG FILE` asks for it. */
+  readonly flag: string
+  /** The flag's help. */
+  readonly description: string
+  /** What it writes, one line, for the README's table. */
+  readonly doc: string
+  /** It reads the results file back, so it cannot follow `--out -` (stdout). */
+  readonly readsResults?: boolean | undefined
+  /** Written also when bad input stopped the run (a summary says so; a report would be of a run that never ran). */
+  readonly afterInputError?: boolean | undefined
+  /** Writes `path`; a failure is the message, naming the flag and the file. */
+  readonly write: (path: string, context: Context) => Effect.Effect<void, string, Services>
+}

@@ -1,0 +1,23 @@
+/**
+ * `--summary FILE`: the run's summary as JSON, its gates judged.
+ *
+ * @since 0.3.0
+ */
+import { Effect } from "effect"
+import { writeOutput } from "../internal/outputs.ts"
+import type { OutputFormat } from "./Output.ts"
+
+/**
+ * The output format.
+ *
+ * @category formats
+ * @since 0.3.0
+ */
+export const format: OutputFormat = {
+  flag: "summary",
+  description: "Also write the summary as JSON to this file",
+  doc: "The summary as JSON (the fields of [Progress and summary](#progress-and-summary)), gates included",
+  afterInputError: true,
+  write: (path, context) =>
+    writeOutput("--summary", path, JSON.stringify(context.gated, null, 2) + "\n").pipe(Effect.mapError((e) => e.message))
+}

@@ -1,0 +1,79 @@
+/**
+ * Issue 22, rule 4: a new agent kind, dataset format, output format or
+ * scorer kind is one file and one registry entry. The fakes of
+ * test/fixtures/fake-kinds.ts are added to the registries alone; the CLI
+ * made from them (a real child process) shows them in its help, parses
+ * their specs and flags, and runs them. And the README's tables of kinds are
+ * the registries' own.
+ */
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as AgentKinds from "../src/agents/AgentKinds.ts"
+import * as DatasetFormats from "../src/datasets/DatasetFormats.ts"
+import * as OutputFormats from "../src/programs/OutputFormats.ts"
+import { describeResult, killAll, removeTempDirs, repoRoot, run, tempDir } from "./cli-helpers.ts"
+
+afterAll(() => {
+  killAll()
+  removeTempDirs()
+})
+
+const script = "test/fixtures/fake-kinds.ts"
+
+describe("the registries", () => {
+  it("the README's tables of agent kinds, dataset formats and outputs are the registries'", () => {
+    const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8")
+    for (const table of [AgentKinds.docsTable(), DatasetFormats.docsTable(), OutputFormats.docsTable()]) {
+      assert.include(readme, `\n${table}\n`)
+    }
+  })
+
+  it("a fake kind of each, added to the registries alone, is in the CLI's help", async () => {
+    const result = await run(["--help"], { script })
+    assert.strictEqual(result.code, 0, describeResult(result))
+    const help = result.stdout
+    assert.include(help, "| openai:BASE_URL | echo[:upper] (default sim)")
+    assert.include(help, "The --tasks file's format: jsonl (.jsonl, .ndjson, any other name), lines (.txt)")
+    assert.match(help, /\n {2}--markdown string +Also write the run's counts as a Markdown table to this file \[env AGENT_TRIALS_MARKDOWN\]\n/)
+  }, 60_000)
+
+  it("runs them from the CLI: the dataset read by its format, the agent called, the output written", async () => {
+    const dir = tempDir()
+    const tasks = path.join(dir, "tasks.txt")
+    fs.writeFileSync(tasks, "alpha\n\nbeta\ngamma\n")
+    const out = path.join(dir, "out.jsonl")
+    const md = path.join(dir, "run.md")
+    const result = await run(
+      ["--tasks", tasks, "--agent", "echo:upper", "--score", "exact", "--out", out, "--markdown", md, "--no-progress"],
+      { script }
+    )
+    assert.strictEqual(result.code, 0, describeResult(result))
+    const records = fs.readFileSync(out, "utf8").trim().split("\n").map((line) => JSON.parse(line))
+    assert.deepStrictEqual(
+      records.map((r) => [r.task_id, r.output?.output_text, r.scores?.exact?.passed]).sort(),
+      [["line-1", "ALPHA", true], ["line-2", "BETA", true], ["line-3", "GAMMA", true]]
+    )
+    assert.strictEqual(
+      fs.readFileSync(md, "utf8"),
+      "| outcome | completed | failed |\n| --- | --- | --- |\n| finished | 3 | 0 |\n"
+    )
+    // The run's definition records the fake agent by its kind's own words.
+    assert.strictEqual(JSON.parse(fs.readFileSync(`${out}.run.json`, "utf8")).agent, "echo:upper")
+  }, 60_000)
+
+  it("their refusals come from the kinds themselves, as usage errors (exit 2)", async () => {
+    const bad = await run(["--agent", "echo:loud", "--synthetic", "1", "--no-progress"], { script })
+    assert.strictEqual(bad.code, 2, describeResult(bad))
+    assert.include(bad.stderr, "--agent echo:loud: expected echo or echo:upper")
+    const unknown = await run(["--agent", "nope:x", "--synthetic", "1", "--no-progress"], { script })
+    assert.strictEqual(unknown.code, 2, describeResult(unknown))
+    assert.include(
+      unknown.stderr,
+      `unknown agent scheme "nope:" (expected sim[:...], module:PATH[#export], http(s)://URL, openai:BASE_URL or echo[:upper])`
+    )
+    const format = await run(["--tasks", "x.txt", "--format", "csv", "--no-progress"], { script })
+    assert.strictEqual(format.code, 2, describeResult(format))
+    assert.include(format.stderr, `Expected --format to be a dataset format (jsonl, lines), got "csv"`)
+  }, 60_000)
+})
