@@ -10,7 +10,7 @@
  */
 import { Effect, FileSystem, Schema, Stream } from "effect"
 import { MutableProbe } from "../runner/internal/probe.ts"
-import * as Rescore from "./Rescore.ts"
+import * as Read from "../results/Read.ts"
 import * as Summary from "../scoring/Summary.ts"
 import type { AgentEvalTrial } from "../domain/Trial.ts"
 import { Aggregate } from "../report/Aggregate.ts"
@@ -275,7 +275,7 @@ export const tally = (file: string): Effect.Effect<FileTally, CompareInputError,
       return yield* new CompareInputError({ message: `results file not found: ${file}` })
     }
     const result = new FileTally(file)
-    yield* Rescore.numberedTrialsOf(file).pipe(
+    yield* Read.numberedTrialsOf(file).pipe(
       Stream.mapError((e) => new CompareInputError({ message: e.message })),
       Stream.runForEach(({ line, trial }) => {
         const problem = result.add(trial, line)

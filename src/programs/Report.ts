@@ -5,7 +5,7 @@
  * failures first), plus, with a task file, a second streamed pass over the
  * tasks that fills the input and reference of the rows shown only. Memory
  * does not grow with the file beyond the rows shown and a 128-bit
- * fingerprint per trial (the duplicate-id check of `Rescore.trialsOf`).
+ * fingerprint per trial (the duplicate-id check of `Read.trialsOf`).
  *
  * A `--summary` file must be of this results file, or it is refused (exit 2,
  * nothing written), naming both runs and both counts:
@@ -36,8 +36,8 @@ import type * as Dataset from "../datasets/Dataset.ts"
 import * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import { MAX_EPOCHS } from "../domain/Errors.ts"
 import { checkDistinct, writeOutput } from "../internal/outputs.ts"
+import * as Read from "../results/Read.ts"
 import * as RunDefinition from "./RunDefinition.ts"
-import * as Rescore from "./Rescore.ts"
 import type * as Summary from "../scoring/Summary.ts"
 import type { AgentEvalTask } from "../domain/Trial.ts"
 import * as Aggregate from "../report/Aggregate.ts"
@@ -171,7 +171,7 @@ export const write = Effect.fn("Report.write")(function*(input: {
       stderrCluster: s.scoring?.stderr_cluster
     }
   })
-  yield* Rescore.trialsOf(input.results).pipe(
+  yield* Read.trialsOf(input.results).pipe(
     Stream.runForEach((trial) => Effect.sync(() => aggregate.add(trial))),
     Effect.mapError((e) => bad(e.message))
   )

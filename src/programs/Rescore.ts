@@ -16,10 +16,9 @@
  */
 import { Console, Effect, Exit, FileSystem, Option, Path, type Redacted, Schema, Stream } from "effect"
 import * as DatasetFormats from "../datasets/DatasetFormats.ts"
-import { IdSet } from "../internal/IdSet.ts"
-import { type Line, notUtf8, splitLines } from "../internal/lines.ts"
 import { checkDistinct, writeOutput } from "../internal/outputs.ts"
 import { MutableProbe } from "../runner/internal/probe.ts"
+import * as Read from "../results/Read.ts"
 import * as Results from "../results/Results.ts"
 import * as Summary from "../scoring/Summary.ts"
 import { type AgentEvalTask, AgentEvalTrial } from "../domain/Trial.ts"
@@ -86,7 +85,6 @@ export class ScoreWriteError extends Schema.TaggedError<ScoreWriteError>()("Scor
   message: Schema.String
 }) {}
 
-const decodeTrial = Schema.decodeUnknownExit(AgentEvalTrial)
 
 /**
  * Scores `config.input` into `config.out` and prints the summary.
@@ -230,23 +228,18 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
 })
 
 /**
- * The trials of a results file, a line at a time; a line that is not a trial
- * fails the stream with its file and line number, and so does a trial id
- * seen before (a file concatenated with itself would count every trial
- * twice), naming both lines. The ids seen are kept as 128-bit fingerprints
- * (`IdSet`: 21 to 43 bytes a trial); the line of the first one is found by
- * reading the file again, only then.
+ * The trials of a results file, a line at a time (`Read.trialsOf`), its
+ * errors as `ScoreInputError`s.
  *
  * @category sources
  * @since 0.1.0
  */
 export const trialsOf = (file: string): Stream.Stream<AgentEvalTrial, ScoreInputError, FileSystem.FileSystem> =>
-  Stream.map(numberedTrialsOf(file), (numbered) => numbered.trial)
+  Stream.mapError(Read.trialsOf(file), (e) => new ScoreInputError({ message: e.message }))
 
 /**
- * The trials of a results file as `trialsOf` reads them, each with its line
- * number (counted from 1, blank lines included), for a reader that checks
- * more of a record than its schema and names the line that is wrong.
+ * The trials of a results file with their line numbers (`Read.numberedTrialsOf`),
+ * its errors as `ScoreInputError`s.
  *
  * @category sources
  * @since 0.1.0
@@ -254,57 +247,7 @@ export const trialsOf = (file: string): Stream.Stream<AgentEvalTrial, ScoreInput
 export const numberedTrialsOf = (
   file: string
 ): Stream.Stream<{ readonly trial: AgentEvalTrial; readonly line: number }, ScoreInputError, FileSystem.FileSystem> =>
-  Stream.unwrap(Effect.map(Effect.service(FileSystem.FileSystem), (fs) => {
-    const seen = new IdSet()
-    const lines = splitLines(fs.stream(file)).pipe(
-      Stream.mapError((e) => new ScoreInputError({ message: `cannot read ${file}: ${e.message}` })),
-      Stream.filter((line) => line.invalidUtf8 !== undefined || line.text.trim() !== "")
-    )
-    const duplicate = (trial: AgentEvalTrial, number: number) =>
-      firstLineOf(lines, trial.id, number).pipe(Effect.flatMap(Option.match({
-        // Only a fingerprint collision (about 2^-128 a pair) gets here.
-        onNone: () => Effect.succeed(trial),
-        onSome: (first) =>
-          Effect.fail(
-            new ScoreInputError({
-              message: `${file}:${number}: duplicate trial id ${JSON.stringify(trial.id)} (first at line ${first})`
-            })
-          )
-      })))
-    return lines.pipe(
-      Stream.mapEffect((line) => {
-        if (line.invalidUtf8 !== undefined) {
-          return Effect.fail(new ScoreInputError({ message: `${file}:${line.number}: ${notUtf8(line)}` }))
-        }
-        let json: unknown
-        try {
-          json = JSON.parse(line.text)
-        } catch (e) {
-          return Effect.fail(
-            new ScoreInputError({ message: `${file}:${line.number}: not valid JSON (${(e as Error).message})` })
-          )
-        }
-        const exit = decodeTrial(json)
-        if (exit._tag === "Failure") {
-          return Effect.fail(new ScoreInputError({ message: `${file}:${line.number}: not an AgentEvalTrial` }))
-        }
-        const trial = exit.value
-        return seen.add(trial.id)
-          ? Effect.succeed({ trial, line: line.number })
-          : Effect.map(duplicate(trial, line.number), (trial) => ({ trial, line: line.number }))
-      })
-    )
-  }))
-
-// The first line before `before` whose record has the id `id`: every line
-// before it was read as a trial already.
-const firstLineOf = <E, R>(lines: Stream.Stream<Line, E, R>, id: string, before: number) =>
-  lines.pipe(
-    Stream.takeWhile((line) => line.number < before),
-    Stream.filter((line) => (JSON.parse(line.text) as { readonly id: unknown }).id === id),
-    Stream.map((line) => line.number),
-    Stream.runHead
-  )
+  Stream.mapError(Read.numberedTrialsOf(file), (e) => new ScoreInputError({ message: e.message }))
 
 // Every task of the file by id: the join needs any task at any time, as the
 // results file is in completion order, not task order.
