@@ -12,6 +12,7 @@ import * as path from "node:path"
 import * as AgentKinds from "../src/agents/AgentKinds.ts"
 import * as DatasetFormats from "../src/datasets/DatasetFormats.ts"
 import * as OutputFormats from "../src/programs/OutputFormats.ts"
+import * as ResultsStores from "../src/results/ResultsStores.ts"
 import { describeResult, killAll, removeTempDirs, repoRoot, run, tempDir } from "./cli-helpers.ts"
 
 afterAll(() => {
@@ -22,9 +23,9 @@ afterAll(() => {
 const script = "test/fixtures/fake-kinds.ts"
 
 describe("the registries", () => {
-  it("the README's tables of agent kinds, dataset formats and outputs are the registries'", () => {
+  it("the README's tables of agent kinds, dataset formats, outputs and results stores are the registries'", () => {
     const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8")
-    for (const table of [AgentKinds.docsTable(), DatasetFormats.docsTable(), OutputFormats.docsTable()]) {
+    for (const table of [AgentKinds.docsTable(), DatasetFormats.docsTable(), OutputFormats.docsTable(), ResultsStores.docsTable()]) {
       assert.include(readme, `\n${table}\n`)
     }
   })
@@ -60,6 +61,24 @@ describe("the registries", () => {
     )
     // The run's definition records the fake agent by its kind's own words.
     assert.strictEqual(JSON.parse(fs.readFileSync(`${out}.run.json`, "utf8")).agent, "echo:upper")
+  }, 60_000)
+
+  it("keeps the trials in the store --out names: a fake store, chosen by the name alone", async () => {
+    const dir = tempDir()
+    const out = path.join(dir, "out.tsv")
+    const args = ["--synthetic", "3", "--agent", "echo", "--score", "none", "--out", out, "--no-progress"]
+    const result = await run(args, { script })
+    assert.strictEqual(result.code, 0, describeResult(result))
+    // Rows in completion order.
+    assert.deepStrictEqual(fs.readFileSync(out, "utf8").split("\n").filter((row) => row !== "").sort(), [
+      "synthetic-0:1\tcompleted\tWhat is 0 + 0?",
+      "synthetic-1:1\tcompleted\tWhat is 1 + 1?",
+      "synthetic-2:1\tcompleted\tWhat is 2 + 2?"
+    ])
+    // Its own refusal, through the run's: the store is there already.
+    const again = await run(args, { script })
+    assert.strictEqual(again.code, 2, describeResult(again))
+    assert.include(again.stderr, `${out} is there already (this store cannot resume)`)
   }, 60_000)
 
   it("their refusals come from the kinds themselves, as usage errors (exit 2)", async () => {

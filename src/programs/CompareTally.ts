@@ -10,7 +10,7 @@
  */
 import { Effect, FileSystem, Schema, Stream } from "effect"
 import { MutableProbe } from "../runner/internal/probe.ts"
-import * as Read from "../results/Read.ts"
+import * as ResultsStores from "../results/ResultsStores.ts"
 import * as Summary from "../scoring/Summary.ts"
 import type { AgentEvalTrial } from "../domain/Trial.ts"
 import { Aggregate } from "../report/Aggregate.ts"
@@ -275,7 +275,7 @@ export const tally = (file: string): Effect.Effect<FileTally, CompareInputError,
       return yield* new CompareInputError({ message: `results file not found: ${file}` })
     }
     const result = new FileTally(file)
-    yield* Read.numberedTrialsOf(file).pipe(
+    yield* ResultsStores.storeOf(file).read(file).pipe(
       Stream.mapError((e) => new CompareInputError({ message: e.message })),
       Stream.runForEach(({ line, trial }) => {
         const problem = result.add(trial, line)

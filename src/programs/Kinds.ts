@@ -1,7 +1,7 @@
 /**
  * The registries a program reads its kinds from: the agent kinds (`--agent`)
  * the dataset formats (`--tasks`, `--format`) and the outputs of a run
- * (`--summary`, `--report`).
+ * (`--summary`, `--report`), and the results stores (`--out`).
  * The CLI is made from one `Kinds` (its help and parsing derived from it);
  * `builtIn` is this package's, and a program of one's own may extend it.
  *
@@ -9,6 +9,7 @@
  */
 import * as AgentKinds from "../agents/AgentKinds.ts"
 import * as DatasetFormats from "../datasets/DatasetFormats.ts"
+import * as ResultsStores from "../results/ResultsStores.ts"
 import * as OutputFormats from "./OutputFormats.ts"
 
 /**
@@ -21,6 +22,7 @@ export interface Kinds {
   readonly agents: ReadonlyArray<AgentKinds.AgentKind>
   readonly datasets: ReadonlyArray<DatasetFormats.DatasetFormat>
   readonly outputs: ReadonlyArray<OutputFormats.OutputFormat>
+  readonly stores: ReadonlyArray<ResultsStores.ResultsStore>
 }
 
 /**
@@ -32,5 +34,6 @@ export interface Kinds {
 export const builtIn: Kinds = {
   agents: AgentKinds.builtIn,
   datasets: DatasetFormats.builtIn,
-  outputs: OutputFormats.builtIn
+  outputs: OutputFormats.builtIn,
+  stores: ResultsStores.builtIn
 }

@@ -5,7 +5,7 @@
  * failures first), plus, with a task file, a second streamed pass over the
  * tasks that fills the input and reference of the rows shown only. Memory
  * does not grow with the file beyond the rows shown and a 128-bit
- * fingerprint per trial (the duplicate-id check of `Read.trialsOf`).
+ * fingerprint per trial (the duplicate-id check of the results reader, `Read.trialsOf`).
  *
  * A `--summary` file must be of this results file, or it is refused (exit 2,
  * nothing written), naming both runs and both counts:
@@ -36,7 +36,7 @@ import type * as Dataset from "../datasets/Dataset.ts"
 import * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import { MAX_EPOCHS } from "../domain/Errors.ts"
 import { checkDistinct, writeOutput } from "../internal/outputs.ts"
-import * as Read from "../results/Read.ts"
+import * as ResultsStores from "../results/ResultsStores.ts"
 import * as RunDefinition from "./RunDefinition.ts"
 import type * as Summary from "../scoring/Summary.ts"
 import type { AgentEvalTask } from "../domain/Trial.ts"
@@ -171,8 +171,8 @@ export const write = Effect.fn("Report.write")(function*(input: {
       stderrCluster: s.scoring?.stderr_cluster
     }
   })
-  yield* Read.trialsOf(input.results).pipe(
-    Stream.runForEach((trial) => Effect.sync(() => aggregate.add(trial))),
+  yield* ResultsStores.storeOf(input.results).read(input.results).pipe(
+    Stream.runForEach(({ trial }) => Effect.sync(() => aggregate.add(trial))),
     Effect.mapError((e) => bad(e.message))
   )
   const result = aggregate.result()

@@ -20,6 +20,7 @@ import { checkDistinct, writeOutput } from "../internal/outputs.ts"
 import { MutableProbe } from "../runner/internal/probe.ts"
 import * as Read from "../results/Read.ts"
 import * as Results from "../results/Results.ts"
+import * as ResultsStores from "../results/ResultsStores.ts"
 import * as Summary from "../scoring/Summary.ts"
 import { type AgentEvalTask, AgentEvalTrial } from "../domain/Trial.ts"
 import * as Gates from "../scoring/Gates.ts"
@@ -41,6 +42,8 @@ export interface ScoreConfig {
   readonly tasks: string | undefined
   /** The formats the task file's format is chosen from; `DatasetFormats.builtIn` when undefined. */
   readonly datasets?: ReadonlyArray<DatasetFormats.DatasetFormat> | undefined
+  /** The stores the input and `out` are kept in, each chosen by its name; `ResultsStores.builtIn` when undefined. */
+  readonly stores?: ReadonlyArray<ResultsStores.ResultsStore> | undefined
   readonly resume: boolean
   readonly parallelism: number
   readonly judgeModel: string | undefined
@@ -126,7 +129,7 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
   )
 
   // The run's epochs, as its records say (records written before they said: 1).
-  const first = yield* trialsOf(config.input).pipe(Stream.take(1), Stream.runHead)
+  const first = yield* inputTrials(config).pipe(Stream.take(1), Stream.runHead)
   const epochs = Option.flatMap(first, (trial) => Option.fromUndefinedOr(Labels.epochsOf(trial))).pipe(
     Option.getOrElse(() => 1)
   )
@@ -142,7 +145,8 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
   const out = Results.outPath(config.out)
   // With the scored trials on stdout, every other line goes to stderr.
   const say = Results.isStdout(out) ? Console.error : Console.log
-  const recorded = yield* Results.prepare(out, {
+  const store = ResultsStores.storeOf(out, config.stores)
+  const recorded = yield* store.prepare(out, {
     resume: config.resume,
     retryFailed: false,
     onPrior: (trial) => acc.add(trial, true)
@@ -187,7 +191,7 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
       }
     })
 
-  const trials = trialsOf(config.input).pipe(
+  const trials = inputTrials(config).pipe(
     Stream.filter((trial) => !recorded.ids.has(trial.id)),
     Stream.map((trial): Stage.Finished => {
       const { scores: _old, ...unscored } = trial
@@ -195,7 +199,7 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
     })
   )
   return yield* Effect.scoped(Effect.gen(function*() {
-    writer = yield* Results.writer(out, {
+    writer = yield* store.writer(out, {
       onWritten: (trial) => {
         acc.add(trial)
         if (trial.status !== "failed") scorerCalls += Object.keys(trial.scores ?? {}).length
@@ -226,6 +230,13 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
     ))
   )
 })
+
+// The trials to score, read from their store.
+const inputTrials = (config: Pick<ScoreConfig, "input" | "stores">) =>
+  ResultsStores.storeOf(config.input, config.stores).read(config.input).pipe(
+    Stream.map((numbered) => numbered.trial),
+    Stream.mapError((e) => new ScoreInputError({ message: e.message }))
+  )
 
 /**
  * The trials of a results file, a line at a time (`Read.trialsOf`), its

@@ -21,6 +21,7 @@ import { InvalidTask, RunInputError } from "../runner/Remote.ts"
 import * as Kinds from "./Kinds.ts"
 import * as Progress from "./Progress.ts"
 import * as Results from "../results/Results.ts"
+import * as ResultsStores from "../results/ResultsStores.ts"
 import * as RunDefinition from "./RunDefinition.ts"
 import { DEFAULT_SYNTHETIC, outputPath, policyOptions, type RunConfig, scoreSpecs, validate } from "./RunConfig.ts"
 import { buildScorers, itemsOf, toUnits } from "./RunInputs.ts"
@@ -126,7 +127,8 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   const checked = yield* RunDefinition.check(out, definition, config.resume).pipe(Effect.mapError(input))
   // A resume continues its run: the summary names the run the file belongs to.
   const runId = checked.runId ?? newRunId
-  const recorded = yield* Results.prepare(out, {
+  const store = ResultsStores.storeOf(out, kinds.stores)
+  const recorded = yield* store.prepare(out, {
     resume: config.resume,
     retryFailed: config.retryFailed,
     onPrior: (trial) => acc.add(trial, true)
@@ -245,7 +247,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     }
     // The summary counts a trial once its line is on disk, so it never
     // reports trials that a failed write lost.
-    writer = yield* Results.writer(out, { onWritten: (trial) => acc.add(trial) })
+    writer = yield* store.writer(out, { onWritten: (trial) => acc.add(trial) })
     const sink = writer
     const remote = config.remote
     const trials = Stream.map(
