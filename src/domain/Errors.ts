@@ -82,3 +82,14 @@ const formatValue = (value: unknown): string => {
     return String(value)
   }
 }
+
+/**
+ * A bad dataset line with `--on-invalid skip`: recorded as a failed trial, its
+ * agent never called (`TrialUnit.invalid`).
+ *
+ * @category errors
+ * @since 0.1.0
+ */
+export class InvalidTask extends Schema.TaggedError<InvalidTask>()("InvalidTask", {
+  message: Schema.String
+}) {}

@@ -65,12 +65,4 @@ export class RunInputError extends Schema.TaggedError<RunInputError>()("RunInput
   message: Schema.String
 }) {}
 
-/**
- * A bad dataset line with `--on-invalid skip`: recorded as a failed trial.
- *
- * @category errors
- * @since 0.1.0
- */
-export class InvalidTask extends Schema.TaggedError<InvalidTask>()("InvalidTask", {
-  message: Schema.String
-}) {}
+export { InvalidTask } from "../domain/Errors.ts"
