@@ -16,7 +16,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { stopOnFailures, trackStreamFibers } from "../runner/internal/bounded.ts"
 import { type Remote, type RemoteConfig, RunInputError } from "../runner/Remote.ts"
-import type { TrialUnit } from "../runner/Runner.ts"
+import type { Paired, TrialUnit } from "../runner/Runner.ts"
 import { type AgentEvalTrial, trialId } from "../domain/Trial.ts"
 import { type ClusterUrl, forgetTrial, layerSql, liveWorkers, prune, shardingSettings } from "./Postgres.ts"
 import { entityId, type Settings, TrialEntity } from "./TrialEntity.ts"
@@ -141,11 +141,11 @@ export const remote = (
     if (!config.resume || config.retryFailed) yield* pruneRun(key)
     const clientFor = yield* TrialEntity.client
     probe.limit = probe.lowestLimit = probe.highestLimit = config.parallelism
-    const send = (unit: TrialUnit): Effect.Effect<AgentEvalTrial, RunInputError, SqlClient.SqlClient> => {
+    const send = (unit: TrialUnit): Effect.Effect<Paired, RunInputError, SqlClient.SqlClient> => {
       probe.unitStarted()
       probe.callStarted()
       const epoch = unit.epoch ?? 1
-      const invalid = options.invalid(unit.task)
+      const invalid = unit.invalid
       const id = trialId(unit.task.id, epoch)
       const once = clientFor(entityId(key, id)).RunTrial({
         run: key,
@@ -178,10 +178,11 @@ export const remote = (
               attempt(left - 1)
             ))
       return attempt(interruptedResends).pipe(
+        Effect.map((trial): Paired => ({ unit, trial })),
         Effect.onExit((exit) =>
           Effect.sync(() => {
             probe.callEnded()
-            probe.unitEnded(Exit.isSuccess(exit) ? exit.value.status === "failed" : undefined)
+            probe.unitEnded(Exit.isSuccess(exit) ? exit.value.trial.status === "failed" : undefined)
           })
         )
       )
@@ -190,7 +191,7 @@ export const remote = (
       Stream.mapEffect(send, { concurrency: config.parallelism, unordered: true }),
       trackStreamFibers(probe)
     )
-    const stopped = config.maxFailures === undefined ? sent : stopOnFailures(sent, config.maxFailures)
+    const stopped = config.maxFailures === undefined ? sent : stopOnFailures(sent, config.maxFailures, (paired) => paired.trial)
     // Once every trial has its reply, the run's messages are no longer needed.
     return Stream.concat(stopped, Stream.fromEffectDrain(pruneRun(key)))
   }))

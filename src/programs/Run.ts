@@ -17,7 +17,7 @@ import * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import { checkDistinct } from "../internal/outputs.ts"
 import { MutableProbe } from "../runner/internal/probe.ts"
 import * as Policy from "../runner/Policy.ts"
-import { InvalidTask, RunInputError } from "../runner/Remote.ts"
+import { RunInputError } from "../runner/Remote.ts"
 import * as Kinds from "./Kinds.ts"
 import * as Progress from "./Progress.ts"
 import * as Results from "../results/Results.ts"
@@ -25,12 +25,12 @@ import * as ResultsStores from "../results/ResultsStores.ts"
 import * as RunDefinition from "./RunDefinition.ts"
 import { DEFAULT_SYNTHETIC, outputPath, policyOptions, type RunConfig, scoreSpecs, validate } from "./RunConfig.ts"
 import { buildScorers, itemsOf, toUnits } from "./RunInputs.ts"
-import { runUnits } from "../runner/Runner.ts"
+import { runPaired } from "../runner/Runner.ts"
 import * as Gates from "../scoring/Gates.ts"
 import * as Labels from "../scoring/Labels.ts"
 import * as Stage from "../scoring/Stage.ts"
 import * as Summary from "../scoring/Summary.ts"
-import { type AgentEvalTask, type AgentEvalTrial, trialId } from "../domain/Trial.ts"
+import { trialId } from "../domain/Trial.ts"
 
 // Declared beside what uses them; `Run.*` is still the way in for the CLI and the tests.
 export { DEFAULT_SYNTHETIC, type RunConfig, scoreSpecs } from "./RunConfig.ts"
@@ -145,37 +145,20 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
 
   const probe = new MutableProbe()
   const scoreProbe = new MutableProbe()
-  // The task of each trial between its agent call and the scoring stage (the
-  // runner emits trials, the scorers need the task's reference): at most the
-  // trials in the agent stage, as each entry leaves when its trial is emitted.
-  const pending = new Map<string, AgentEvalTask>()
-  // What each trial's record says of its task (Labels: epochs, cluster,
-  // groups), from the unit's admission until its trial is emitted.
-  const labels = new Map<string, Record<string, unknown>>()
-  const invalid = new WeakMap<AgentEvalTask, string>()
   let skipped = 0
   let invalidLines = 0
   const units = itemsOf(config).pipe(
     Stream.mapError(input),
     Stream.mapArray((items) => {
       for (const item of items) if (item._tag === "Invalid") invalidLines++
-      return toUnits(items, config.epochs, invalid)
+      return toUnits(items, config.epochs)
     }),
     Stream.filter((unit) => {
-      const id = trialId(unit.task.id, unit.epoch)
-      if (!recorded.ids.has(id)) {
-        labels.set(id, Labels.ofTask(unit.task, labelOptions))
-        return true
-      }
+      if (!recorded.ids.has(trialId(unit.task.id, unit.epoch))) return true
       skipped++
       return false
     })
   )
-  const guarded: Agent<unknown, HttpClient.HttpClient> = (task, trial) => {
-    const message = invalid.get(task)
-    if (scorers.length > 0 && trial !== undefined) pending.set(trial.id, task)
-    return message === undefined ? agent(task, trial) : Effect.fail(new InvalidTask({ message }))
-  }
 
   let total: number | undefined = config.tasks === undefined
     ? (config.synthetic ?? DEFAULT_SYNTHETIC) * config.epochs
@@ -250,27 +233,27 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     writer = yield* store.writer(out, { onWritten: (trial) => acc.add(trial) })
     const sink = writer
     const remote = config.remote
-    const trials = Stream.map(
+    // Each trial with its task, its record carrying what it says of the task
+    // (Labels: epochs, cluster, groups).
+    const finished = Stream.map(
       remote !== undefined
-        ? remote(units, { config, out, scoreSpecs: scoreSpecs(config), probe, invalid: (task) => invalid.get(task) })
-        : runUnits(units, guarded, { parallelism: config.parallelism, probe, ...policyOptions(config) }),
-      (trial): AgentEvalTrial => {
-        const label = labels.get(trial.id)
-        if (label === undefined) return trial
-        labels.delete(trial.id)
-        return { ...trial, metadata: { ...trial.metadata, ...label } }
-      }
+        ? remote(units, { config, out, scoreSpecs: scoreSpecs(config), probe })
+        : runPaired(units, agent, { parallelism: config.parallelism, probe, ...policyOptions(config) }),
+      ({ trial, unit }): Stage.Finished => ({
+        task: unit.task,
+        trial: { ...trial, metadata: { ...trial.metadata, ...Labels.ofTask(unit.task, labelOptions) } }
+      })
     )
     // Written once, after scoring: a recorded trial carries its scores, so a
     // resume never scores a trial twice nor records one unscored.
-    const scored = scorers.length === 0 || remote !== undefined ? trials : Stage.scoreTrials(
-      Stream.map(trials, (trial): Stage.Finished => {
-        const task = pending.get(trial.id) ?? { id: trial.task_id, inputs: {} }
-        pending.delete(trial.id)
-        return { task, trial }
-      }),
-      { scorers, parallelism: scoreParallelism, judgeParallelism: config.judgeParallelism, probe: scoreProbe }
-    )
+    const scored = scorers.length === 0 || remote !== undefined
+      ? Stream.map(finished, (f) => f.trial)
+      : Stage.scoreTrials(finished, {
+        scorers,
+        parallelism: scoreParallelism,
+        judgeParallelism: config.judgeParallelism,
+        probe: scoreProbe
+      })
     yield* scored.pipe(
       Stream.runForEach(sink.append),
       Effect.mapError((e) =>

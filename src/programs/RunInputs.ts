@@ -10,9 +10,8 @@ import type { HttpClient } from "effect/http"
 import * as Dataset from "../datasets/Dataset.ts"
 import * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import type { Scorer } from "../domain/Scorer.ts"
-import type { AgentEvalTask } from "../domain/Trial.ts"
 import { RunInputError } from "../runner/Remote.ts"
-import type { TrialUnit } from "../runner/Runner.ts"
+import { pushEpochs, type TrialUnit } from "../runner/Runner.ts"
 import * as Scorers from "../scoring/Scorers.ts"
 import * as Kinds from "./Kinds.ts"
 import { DEFAULT_SYNTHETIC, type RunConfig, scoreSpecs } from "./RunConfig.ts"
@@ -50,21 +49,15 @@ export const itemsOf = (config: RunConfig): Stream.Stream<Dataset.Item, Dataset.
       (config.kinds ?? Kinds.builtIn).datasets
     )
 
-/** Each task's units, one per epoch; a bad line's stand-in task marked in `invalid`. */
-export const toUnits = (
-  items: ReadonlyArray<Dataset.Item>,
-  epochs: number,
-  invalid: WeakMap<AgentEvalTask, string>
-): [TrialUnit, ...Array<TrialUnit>] => {
+/** Each task's units, one per epoch; a bad line's one unit carries its message. */
+export const toUnits = (items: ReadonlyArray<Dataset.Item>, epochs: number): [TrialUnit, ...Array<TrialUnit>] => {
   const out: Array<TrialUnit> = []
   for (const item of items) {
     if (item._tag === "Task") {
-      for (let epoch = 1; epoch <= epochs; epoch++) out.push({ task: item.task, epoch })
+      pushEpochs(out, item.task, epochs)
     } else {
       // One record per bad line, whatever the epochs.
-      const task: AgentEvalTask = { id: item.taskId, inputs: {} }
-      invalid.set(task, item.message)
-      out.push({ task, epoch: 1 })
+      out.push({ task: { id: item.taskId, inputs: {} }, epoch: 1, invalid: item.message })
     }
   }
   return out as [TrialUnit, ...Array<TrialUnit>]

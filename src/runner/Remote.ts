@@ -6,10 +6,9 @@
  * @since 0.1.0
  */
 import { type Duration, Schema, type Stream } from "effect"
-import type { AgentEvalTask, AgentEvalTrial } from "../domain/Trial.ts"
 import type { MutableProbe } from "./internal/probe.ts"
 import type * as Policy from "./Policy.ts"
-import type { TrialUnit } from "./Runner.ts"
+import type { Paired, TrialUnit } from "./Runner.ts"
 
 /**
  * What of the run's configuration a remote executor reads: how it reports,
@@ -37,9 +36,9 @@ export interface RemoteConfig {
 }
 
 /**
- * Where a `--cluster` run's trials are run: given the run's units (each
- * with its bad-line message under `--on-invalid skip`), emits each finished
- * and scored trial once, at most `parallelism` trials outstanding.
+ * Where a `--cluster` run's trials are run: given the run's units (a bad
+ * line's with its message, `TrialUnit.invalid`), emits each finished and
+ * scored trial once with its unit, at most `parallelism` trials outstanding.
  *
  * @category models
  * @since 0.1.0
@@ -51,9 +50,8 @@ export type Remote = <E, R>(
     readonly out: string
     readonly scoreSpecs: ReadonlyArray<string>
     readonly probe: MutableProbe
-    readonly invalid: (task: AgentEvalTask) => string | undefined
   }
-) => Stream.Stream<AgentEvalTrial, E | RunInputError | Policy.MaxFailuresExceeded, R>
+) => Stream.Stream<Paired, E | RunInputError | Policy.MaxFailuresExceeded, R>
 
 /**
  * A flag or input the run cannot use (exit code 2).

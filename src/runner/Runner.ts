@@ -17,7 +17,7 @@
  */
 import { Effect, Semaphore, Stream } from "effect"
 import type { Agent } from "../domain/Agent.ts"
-import { checkEpochs, checkParallelism, InvalidParallelism } from "../domain/Errors.ts"
+import { checkEpochs, checkParallelism, InvalidParallelism, InvalidTask } from "../domain/Errors.ts"
 import {
   bounded,
   type BoundedConfig,
@@ -77,6 +77,23 @@ export const helperFibers = (ordered: boolean): number => (ordered ? 2 : 1)
 export interface TrialUnit {
   readonly task: AgentEvalTask
   readonly epoch?: number | undefined
+  /**
+   * Set for a bad dataset row's stand-in task (`--on-invalid skip`): its
+   * trial fails with `InvalidTask` and this message, the agent not called.
+   */
+  readonly invalid?: string | undefined
+}
+
+/**
+ * A finished trial with the unit it was run for: what the stages after the
+ * runner (scoring, labels) read the task from.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface Paired {
+  readonly unit: TrialUnit
+  readonly trial: AgentEvalTrial
 }
 
 /**
@@ -127,25 +144,64 @@ export const runUnits = <E, R, AE, AR>(
   agent: Agent<AE, AR>,
   options: Omit<RunOptions, "epochs">
 ): Stream.Stream<AgentEvalTrial, E | InvalidParallelism | MaxFailuresExceeded, R | AR> =>
-  withRunConfig(options, (config) => bounded(units, (unit) => startTrial(unit.task, unit.epoch, agent, config), config))
+  withRunConfig(options, (config) => bounded(units, (unit) => startUnit(unit, agent, config), config))
+
+/**
+ * Like `runUnits`, each trial emitted with its unit, so the task travels on
+ * with its trial (to the scorers, into the record's labels) without a table
+ * to look it up again.
+ *
+ * @category runners
+ * @since 0.3.0
+ */
+export const runPaired = <E, R, AE, AR>(
+  units: Stream.Stream<TrialUnit, E, R>,
+  agent: Agent<AE, AR>,
+  options: Omit<RunOptions, "epochs">
+): Stream.Stream<Paired, E | InvalidParallelism | MaxFailuresExceeded, R | AR> =>
+  withRunConfig(
+    options,
+    (config) =>
+      bounded(units, (unit) => Effect.map(startUnit(unit, agent, config), (trial): Paired => ({ unit, trial })), config),
+    (paired) => paired.trial
+  )
+
+// A bad row's stand-in fails as every failed call does (its record, the
+// failure budget), without a call.
+const startUnit = <AE, AR>(unit: TrialUnit, agent: Agent<AE, AR>, config: BoundedConfig) =>
+  unit.invalid === undefined
+    ? startTrial(unit.task, unit.epoch, agent, config)
+    : startTrial(unit.task, unit.epoch, invalidAgent(unit.invalid), config)
+
+const invalidAgent = (message: string): Agent<InvalidTask> => () => Effect.fail(new InvalidTask({ message }))
+
+/**
+ * Appends to `out` the units of `task`, one per epoch from 1: the one place
+ * epochs are expanded.
+ *
+ * @category constructors
+ * @since 0.3.0
+ */
+export const pushEpochs = (out: Array<TrialUnit>, task: AgentEvalTask, epochs: number): void => {
+  for (let epoch = 1; epoch <= epochs; epoch++) out.push({ task, epoch })
+}
 
 const expandEpochs = (
   tasks: ReadonlyArray<AgentEvalTask>,
   epochs: number
 ): [TrialUnit, ...Array<TrialUnit>] => {
   const out: Array<TrialUnit> = []
-  for (const task of tasks) {
-    for (let epoch = 1; epoch <= epochs; epoch++) out.push({ task, epoch })
-  }
+  for (const task of tasks) pushEpochs(out, task, epochs)
   return out as [TrialUnit, ...Array<TrialUnit>]
 }
 
 // Checks the options before anything is read or called, then makes the run's
 // Semaphore (and rate limiter, adaptive limit).
-const withRunConfig = <E, R>(
+const withRunConfig = <E, R, A = AgentEvalTrial>(
   options: RunOptions,
-  f: (config: BoundedConfig) => Stream.Stream<AgentEvalTrial, E, R>
-): Stream.Stream<AgentEvalTrial, E | InvalidParallelism | MaxFailuresExceeded, R> =>
+  f: (config: BoundedConfig) => Stream.Stream<A, E, R>,
+  trialOf?: (item: A) => AgentEvalTrial
+): Stream.Stream<A, E | InvalidParallelism | MaxFailuresExceeded, R> =>
   unwrapAtStart(Effect.gen(function*() {
     const invalid = checkParallelism(options.parallelism) ??
       (options.epochs === undefined ? undefined : checkEpochs(options.epochs))
@@ -158,7 +214,7 @@ const withRunConfig = <E, R>(
     })
     const stream = f(config)
     const maxFailures = options.maxFailures
-    return withRunSpan(maxFailures === undefined ? stream : stopOnFailures(stream, maxFailures), config)
+    return withRunSpan(maxFailures === undefined ? stream : stopOnFailures(stream, maxFailures, trialOf), config)
   }))
 
 export { InvalidRunnerConfig, make, Runner } from "./RunnerService.ts"

@@ -36,18 +36,19 @@ export interface PolicyOptions {
 // Counted on the trials as they are emitted, so the message matches what a
 // consumer recorded. The trial that exceeds the budget is still emitted; then
 // the stream fails, which stops admission and interrupts the trials in flight.
-export const stopOnFailures = <E, R>(
-  stream: Stream.Stream<AgentEvalTrial, E, R>,
-  limit: Policy.MaxFailures
-): Stream.Stream<AgentEvalTrial, E | MaxFailuresExceeded, R> =>
+export const stopOnFailures = <E, R, A = AgentEvalTrial>(
+  stream: Stream.Stream<A, E, R>,
+  limit: Policy.MaxFailures,
+  trialOf: (item: A) => AgentEvalTrial = (item) => item as AgentEvalTrial
+): Stream.Stream<A, E | MaxFailuresExceeded, R> =>
   Stream.suspend(() => {
     let finished = 0
     let failed = 0
     let over = false
     return stream.pipe(
-      Stream.takeUntil((trial) => {
+      Stream.takeUntil((item) => {
         finished++
-        if (trial.status === "failed") failed++
+        if (trialOf(item).status === "failed") failed++
         over = Policy.exceeded(limit, failed, finished)
         return over
       }),
@@ -120,11 +121,11 @@ export const withRunSpan = <A, E, R>(stream: Stream.Stream<A, E, R>, config: Bou
   })
 
 /** @internal */
-export const bounded = <A, E, R, AR>(
+export const bounded = <A, E, R, AR, B = AgentEvalTrial>(
   items: Stream.Stream<A, E, R>,
-  trial: (item: A, index: number) => Effect.Effect<AgentEvalTrial, never, AR>,
+  trial: (item: A, index: number) => Effect.Effect<B, never, AR>,
   config: BoundedConfig
-): Stream.Stream<AgentEvalTrial, E, R | AR> =>
+): Stream.Stream<B, E, R | AR> =>
   items.pipe(
     Stream.mapEffect(trial, { concurrency: config.parallelism, unordered: !config.ordered }),
     trackStreamFibers(config.probe)
