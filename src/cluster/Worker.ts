@@ -12,6 +12,7 @@ import type { Agent } from "../domain/Agent.ts"
 import type { ExecuteConfig } from "../runner/internal/execute.ts"
 import { executeTrial } from "../runner/internal/execute.ts"
 import { MutableProbe } from "../runner/internal/probe.ts"
+import * as Policy from "../runner/Policy.ts"
 import type * as Probe from "../runner/Probe.ts"
 import { InvalidTask } from "../runner/Remote.ts"
 import type { Scorer } from "../domain/Scorer.ts"
@@ -92,17 +93,19 @@ const build = (
   semaphore: Semaphore.Semaphore,
   probe: MutableProbe,
   cwd: string
-): Effect.Effect<Prepared, string, never> =>
-  Effect.map(
+): Effect.Effect<Prepared, string, never> => {
+  // The run's retry flags, as its messages carry them: one policy for the agent and the judge.
+  const retry = Policy.retryOf({
+    retries: settings.retries,
+    backoff: Duration.millis(settings.backoffMs),
+    backoffMax: Duration.millis(settings.backoffMaxMs),
+    retryAfterMax: Duration.millis(settings.retryAfterMaxMs)
+  })
+  return Effect.map(
     Scorers.fromSpecs(settings.score, {
       cwd,
       judgeModel: settings.judgeModel,
-      retry: {
-        retries: settings.retries,
-        base: Duration.millis(settings.backoffMs),
-        max: Duration.millis(settings.backoffMaxMs),
-        retryAfterMax: Duration.millis(settings.retryAfterMaxMs)
-      }
+      retry
     }).pipe(Effect.mapError((e) => e.message)),
     (scorers): Prepared => ({
       scorers,
@@ -110,15 +113,11 @@ const build = (
         semaphore,
         probe,
         timeoutMs: settings.timeoutMs,
-        retry: settings.retries === 0 ? undefined : {
-          retries: settings.retries,
-          base: Duration.millis(settings.backoffMs),
-          max: Duration.millis(settings.backoffMaxMs),
-          retryAfterMax: Duration.millis(settings.retryAfterMaxMs)
-        }
+        retry: settings.retries === 0 ? undefined : retry
       }
     })
   )
+}
 
 // As the scoring stage scores one trial: a failed trial is not scored. A
 // scorer spec this worker cannot build (a module: path missing here) fails

@@ -12,6 +12,7 @@ import type { OutputFormat } from "./Output.ts"
 import type * as Dataset from "../datasets/Dataset.ts"
 import * as Results from "../results/Results.ts"
 import type * as Options from "./Options.ts"
+import * as Policy from "../runner/Policy.ts"
 import { type Remote, type RemoteConfig, RunInputError } from "../runner/Remote.ts"
 import type * as Gates from "../scoring/Gates.ts"
 
@@ -133,12 +134,7 @@ export const validate = (config: RunConfig): RunInputError | undefined => {
 /** The runner options that the failure-handling flags ask for. */
 export const policyOptions = (config: RunConfig) => ({
   timeout: config.timeout,
-  retry: config.retries === 0 ? undefined : {
-    retries: config.retries,
-    base: config.backoff,
-    max: config.backoffMax,
-    retryAfterMax: config.retryAfterMax
-  },
+  retry: config.retries === 0 ? undefined : Policy.retryOf(config),
   rate: config.rate,
   adaptive: config.adaptive,
   maxFailures: config.maxFailures

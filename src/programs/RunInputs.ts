@@ -10,6 +10,7 @@ import type { HttpClient } from "effect/http"
 import * as Dataset from "../datasets/Dataset.ts"
 import * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import type { Scorer } from "../domain/Scorer.ts"
+import * as Policy from "../runner/Policy.ts"
 import { RunInputError } from "../runner/Remote.ts"
 import { pushEpochs, type TrialUnit } from "../runner/Runner.ts"
 import * as Scorers from "../scoring/Scorers.ts"
@@ -27,7 +28,7 @@ export const buildScorers = (
       judgeModel: config.judgeModel,
       apiKey: config.apiKey,
       // The run's retry flags, --retries 0 included (the judge's own default retries otherwise).
-      retry: { retries: config.retries, base: config.backoff, max: config.backoffMax, retryAfterMax: config.retryAfterMax }
+      retry: Policy.retryOf(config)
     }).pipe(Effect.mapError((e) => new RunInputError({ message: e.message })))
     if (config.pass !== undefined && !scorers.some((s) => s.name === config.pass)) {
       return yield* new RunInputError({

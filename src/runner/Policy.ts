@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { Duration, Effect, Option, Random, Schema, type Semaphore } from "effect"
+import { Cause, Duration, Effect, Option, Random, Schedule, Schema, type Semaphore } from "effect"
 import type { MutableProbe } from "./internal/probe.ts"
 import * as Options from "../internal/options.ts"
 
@@ -104,6 +104,47 @@ export const retryDelayMs = (policy: RetryPolicy, attempt: number, error: unknow
   const exponential = Math.min(max, base * 2 ** (attempt - 1))
   return Math.round(exponential * (0.5 + jitter / 2))
 }
+
+/**
+ * The retry policy of the retry flags (`--retries`, `--backoff`,
+ * `--backoff-max`, `--retry-after-max`): built once per run, for its agent
+ * calls and its judge alike.
+ *
+ * @category retry
+ * @since 0.3.0
+ */
+export const retryOf = (flags: {
+  readonly retries: number
+  readonly backoff: Duration.Input
+  readonly backoffMax: Duration.Input
+  readonly retryAfterMax: Duration.Input
+}): RetryPolicy => ({ retries: flags.retries, base: flags.backoff, max: flags.backoffMax, retryAfterMax: flags.retryAfterMax })
+
+/**
+ * The policy as a `Schedule` over the failures of an effect: another attempt
+ * after a retryable failure (`isRetryable`), at most `retries` of them, each
+ * after `retryDelayMs` (a capped `Retry-After`, else the jittered
+ * exponential backoff); its output is the retry's number. `onRetry` sees
+ * each retry decided, before its wait. For `Effect.retry`; the runner's own
+ * attempts apply the same decisions inline, as they also count and trace
+ * each wait.
+ *
+ * @category retry
+ * @since 0.3.0
+ */
+export const retrySchedule = (
+  policy: RetryPolicy,
+  onRetry?: (retry: number, delayMs: number) => void
+): Schedule.Schedule<number, unknown> =>
+  Schedule.fromStepWithMetadata(Effect.succeed((meta: Schedule.InputMetadata<unknown>) =>
+    meta.attempt > policy.retries || !isRetryable(meta.input)
+      ? Cause.done(meta.attempt - 1)
+      : Effect.map(jitter, (j): [number, Duration.Duration] => {
+        const delayMs = retryDelayMs(policy, meta.attempt, meta.input, j)
+        onRetry?.(meta.attempt, delayMs)
+        return [meta.attempt, Duration.millis(delayMs)]
+      })
+  ))
 
 /**
  * A jitter draw in [0, 1) from the Effect `Random` service (seedable in tests).

@@ -137,23 +137,27 @@ export const make = (options: Options): Judge => {
       )
     })
 
-  const withRetries = (content: string, n: number): Effect.Effect<string, unknown, HttpClient.HttpClient> =>
-    Effect.catch(attempt(content), (error) => {
-      if (n > retry.retries || !Policy.isRetryable(error)) return Effect.fail(error)
-      return Effect.flatMap(Policy.jitter, (j) => {
+  // A call waits between its attempts from the retry's decision to the next
+  // attempt's start (or its interruption).
+  const withRetries = (content: string): Effect.Effect<string, unknown, HttpClient.HttpClient> =>
+    Effect.suspend(() => {
+      let waiting = false
+      const waited = Effect.sync(() => {
+        if (waiting) counts.waiting--
+        waiting = false
+      })
+      const schedule = Policy.retrySchedule(retry, () => {
         counts.retries++
         counts.waiting++
-        return Effect.andThen(
-          Effect.ensuring(Effect.sleep(Policy.retryDelayMs(retry, n, error, j)), Effect.sync(() => counts.waiting--)),
-          withRetries(content, n + 1)
-        )
+        waiting = true
       })
+      return Effect.andThen(waited, attempt(content)).pipe(Effect.retry(schedule), Effect.ensuring(waited))
     })
 
   const scorer = Scorer.make(options.name ?? "judge", (task, output) =>
     Effect.gen(function*() {
       const expected = yield* Scorer.reference(task, "judge")
-      const answer = scrub(yield* withRetries(prompt(task, expected, output), 1))
+      const answer = scrub(yield* withRetries(prompt(task, expected, output)))
       const grade = gradeOf(answer)
       if (grade === undefined) {
         return yield* new UnusableGrade({
