@@ -11,6 +11,7 @@ import * as Agent from "../src/domain/Agent.ts"
 import { HttpStatusError, NetworkError } from "../src/domain/HttpErrors.ts"
 import { AgentError, InvalidAgentOutput } from "../src/domain/Errors.ts"
 import { executeTrial } from "../src/runner/internal/execute.ts"
+import * as PolicyInternal from "../src/runner/internal/policy.ts"
 import { MutableProbe } from "../src/runner/internal/probe.ts"
 import * as Policy from "../src/runner/Policy.ts"
 import { type RunOptions, runTrials } from "../src/runner/Runner.ts"
@@ -472,8 +473,8 @@ describe("adaptive concurrency", () => {
     Effect.gen(function*() {
       const probe = new MutableProbe()
       probe.limit = probe.lowestLimit = probe.highestLimit = 8
-      const adaptive = new Policy.AdaptiveLimit(yield* Semaphore.make(8), 8, probe)
-      const call = (outcome: Policy.CallOutcome) => adaptive.onOutcome(adaptive.start(), outcome)
+      const adaptive = new PolicyInternal.AdaptiveLimit(yield* Semaphore.make(8), 8, probe)
+      const call = (outcome: PolicyInternal.CallOutcome) => adaptive.onOutcome(adaptive.start(), outcome)
       yield* call("throttled")
       assert.strictEqual(adaptive.limit, 4)
       for (let i = 0; i < 100; i++) yield* call("failed")

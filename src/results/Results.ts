@@ -30,7 +30,7 @@ export class ResultsError extends Schema.TaggedError<ResultsError>()("ResultsErr
  */
 export interface Recorded {
   /** Trial ids already done: skipped by this run. */
-  readonly ids: IdSet
+  readonly ids: { readonly has: (id: string) => boolean }
   /** Lines kept. */
   readonly kept: number
   /** `failed` lines removed to be run again (`--retry-failed`). */

@@ -8,6 +8,7 @@
 import { Channel, Duration, Effect, Scheduler, type Semaphore, Stream } from "effect"
 import * as Policy from "../Policy.ts"
 import { MaxFailuresExceeded } from "../Policy.ts"
+import { AdaptiveLimit, RateLimiter } from "./policy.ts"
 import * as Probe from "./probe.ts"
 import type { AgentEvalTrial } from "../../domain/Trial.ts"
 import type { ExecuteConfig } from "./execute.ts"
@@ -86,8 +87,8 @@ export const policyConfig = (
     probe,
     timeoutMs: options.timeout === undefined ? undefined : Duration.toMillis(options.timeout),
     retry: options.retry,
-    rate: options.rate === undefined ? undefined : new Policy.RateLimiter(options.rate.limit, options.rate.per),
-    adaptive: options.adaptive === true ? new Policy.AdaptiveLimit(semaphore, options.parallelism, probe) : undefined
+    rate: options.rate === undefined ? undefined : new RateLimiter(options.rate.limit, options.rate.per),
+    adaptive: options.adaptive === true ? new AdaptiveLimit(semaphore, options.parallelism, probe) : undefined
   }
 }
 

@@ -6,7 +6,7 @@
  * @internal
  */
 import { Cause, Duration, Effect } from "effect"
-import { describe } from "../../domain/Agent.ts"
+import { describe } from "../../domain/internal/agent.ts"
 import type { TrialError } from "../../domain/Trial.ts"
 import * as Policy from "../Policy.ts"
 

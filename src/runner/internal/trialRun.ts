@@ -8,8 +8,9 @@
  */
 import { type Clock, Effect, Exit, type Semaphore, Tracer } from "effect"
 import type { Agent, TrialContext } from "../../domain/Agent.ts"
-import { type Callable, callables, callDirect } from "../../domain/Agent.ts"
+import { type Callable, callables, callDirect } from "../../domain/internal/agent.ts"
 import * as Policy from "../Policy.ts"
+import { type AdaptiveLimit, jitter, type RateLimiter } from "./policy.ts"
 import type { MutableProbe } from "./probe.ts"
 import type { AgentEvalTask, AgentEvalTrial, AgentOutput } from "../../domain/Trial.ts"
 import { trialId } from "../../domain/Trial.ts"
@@ -24,8 +25,8 @@ export interface ExecuteConfig {
   readonly probe: MutableProbe
   readonly timeoutMs?: number | undefined
   readonly retry?: Policy.RetryPolicy | undefined
-  readonly rate?: Policy.RateLimiter | undefined
-  readonly adaptive?: Policy.AdaptiveLimit | undefined
+  readonly rate?: RateLimiter | undefined
+  readonly adaptive?: AdaptiveLimit | undefined
   /** Per run: spans for the trials, their calls and retry waits; none when undefined. */
   readonly traced?: Traced | undefined
   /** Per run: the Clock its trials read; looked up per trial when undefined (the eager repro). */
@@ -267,7 +268,7 @@ export class TrialRun<AE, AR> {
       const done = adapted === undefined ? Effect.succeed(trial) : Effect.as(adapted, trial)
       return eventLoopStarved(liveNow) ? Effect.andThen(Effect.yieldNow, done) : done
     }
-    const backoff = Effect.flatMap(Policy.jitter, (j) => {
+    const backoff = Effect.flatMap(jitter, (j) => {
       const delay = Policy.retryDelayMs(retry, this.attempt, error.value, j)
       ;(this.delays ??= []).push(delay)
       config.probe.retries++

@@ -1,0 +1,146 @@
+/**
+ * How the runner calls a user's function: the function behind each agent
+ * `Agent.fromCallable` made (so the runner can call it in the trial's own
+ * callback instead of through the agent's Effect), the call itself, and the
+ * normalising of what it returned. Not part of the public API; `Agent`
+ * re-exports `toAgentOutput`.
+ *
+ * @internal
+ */
+import { Effect, Exit, Schema } from "effect"
+import type { Agent, TrialContext } from "../Agent.ts"
+import { AgentError, InvalidAgentOutput } from "../Errors.ts"
+import { AgentOutput, type AgentEvalTask } from "../Trial.ts"
+import { describe as describeCause, preview } from "../../internal/describe.ts"
+
+/** @internal */
+export type Callable = (task: AgentEvalTask, context: { readonly signal: AbortSignal; readonly trial: TrialContext }) => unknown
+
+/**
+ * The user's function behind each agent made by `fromCallable` (and
+ * `fromPromise`), so the runner can call it in the trial's own callback
+ * instead of through the agent's Effect.
+ *
+ * @internal
+ */
+export const callables = new WeakMap<Agent<any, any>, Callable>()
+
+/**
+ * Calls `f` once and hands what it gave, as an Exit (or, for an Effect, an
+ * effect that ends in its output), to `done`; the returned effect aborts the
+ * call's signal. `fromCallable`'s call; the runner calls `callDirect`, the
+ * same call, so both treat a throw, a rejection and a wrong shape alike.
+ *
+ * @internal
+ */
+export const invoke = (
+  f: Callable,
+  task: AgentEvalTask,
+  trial: TrialContext | undefined,
+  done: (result: Effect.Effect<AgentOutput, unknown>) => void
+): Effect.Effect<void> => {
+  const call = callDirect(f, task, trial, done)
+  return Effect.sync(() => call.abort())
+}
+
+/**
+ * `invoke` for a caller that aborts the call itself when it is interrupted
+ * (the runner does, where it settles an interrupted trial's counts): no
+ * cancel effect is made per call.
+ *
+ * @internal
+ */
+export const callDirect = (
+  f: Callable,
+  task: AgentEvalTask,
+  trial: TrialContext | undefined,
+  done: (result: Effect.Effect<AgentOutput, unknown>, isExit: boolean) => void
+): { abort(): void } => {
+  const context = new CallContext(trial ?? { id: task.id, epoch: undefined })
+  const onError = (cause: unknown) => done(Exit.fail(new AgentError({ message: describe(cause), cause })), true)
+  try {
+    const result = f(task, context)
+    // A native Promise is never an Effect: `instanceof` is one prototype
+    // walk, where the Effect check is a symbol lookup on every call.
+    if (!(result instanceof Promise) && Effect.isEffect(result)) {
+      done(Effect.flatMap(result as Effect.Effect<unknown, unknown>, toAgentOutput), false)
+    } else if (isPromiseLike(result)) result.then((value) => done(toAgentOutput(value), true), onError)
+    else done(toAgentOutput(result), true)
+  } catch (cause) {
+    onError(cause)
+  }
+  return context
+}
+
+// The AbortController is made only if the callable reads `signal`: most do
+// not, and making one costs about a microsecond per call.
+class CallContext {
+  private controller: AbortController | undefined
+  readonly trial: TrialContext
+  constructor(trial: TrialContext) {
+    this.trial = trial
+  }
+  get signal(): AbortSignal {
+    return (this.controller ??= new AbortController()).signal
+  }
+  abort(): void {
+    this.controller?.abort()
+  }
+}
+
+const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
+  typeof u === "object" && u !== null && typeof (u as { then?: unknown }).then === "function"
+
+const decodeOutput = Schema.decodeUnknownExit(AgentOutput)
+
+/**
+ * Normalises what a foreign agent returned: a string is the output text, an
+ * object must be an `AgentOutput`.
+ *
+ * @category conversions
+ * @since 0.1.0
+ */
+export const toAgentOutput = (value: unknown): Exit.Exit<AgentOutput, InvalidAgentOutput> => {
+  if (typeof value === "string") return Exit.succeed({ output_text: value })
+  if (isPlainOutput(value)) return Exit.succeed(value)
+  const exit = decodeOutput(withoutUndefined(value))
+  if (exit._tag === "Success") return Exit.succeed(exit.value)
+  return Exit.fail(
+    new InvalidAgentOutput({
+      message: `Agent returned ${preview(value, 200)}, expected a string or { output_text: string, ... }`
+    })
+  )
+}
+
+// `{ output_text, metadata: undefined }` is what JavaScript callers often
+// write for "no metadata": treat an undefined optional field as absent.
+const withoutUndefined = (value: unknown): unknown => {
+  if (typeof value !== "object" || value === null) return value
+  const o = value as Record<string, unknown>
+  if (!("metadata" in o && o["metadata"] === undefined) && !("response" in o && o["response"] === undefined)) {
+    return value
+  }
+  const copy: Record<string, unknown> = {}
+  for (const key in o) if (o[key] !== undefined) copy[key] = o[key]
+  return copy
+}
+
+// The common shape, checked without the Schema machinery: a string output and,
+// if present, a plain-object metadata. Anything else takes the Schema path.
+const isPlainOutput = (value: unknown): value is AgentOutput => {
+  if (typeof value !== "object" || value === null) return false
+  const o = value as { readonly output_text?: unknown; readonly metadata?: unknown }
+  if (typeof o.output_text !== "string") return false
+  for (const key in o) {
+    if (key !== "output_text" && key !== "metadata" && key !== "response") return false
+  }
+  const m = o.metadata
+  return m === undefined ? !("metadata" in o) : typeof m === "object" && m !== null && !Array.isArray(m)
+}
+
+/**
+ * A one-line description of anything thrown.
+ *
+ * @internal
+ */
+export const describe = (cause: unknown): string => describeCause(cause, { max: 200, clip: "preview" })
