@@ -9,6 +9,7 @@ import { Config, Effect, Option, Schema } from "effect"
 import { CliError, Flag } from "effect/cli"
 import * as Options from "../programs/Options.ts"
 import * as Gates from "../scoring/Gates.ts"
+import * as ScorerKinds from "../scoring/ScorerKinds.ts"
 
 // Every run flag falls back to AGENT_TRIALS_<FLAG>, then to its default; the
 // help text names the variable.
@@ -101,9 +102,11 @@ export const scoreFromEnv = (specs: ReadonlyArray<string>) =>
       Effect.orElseSucceed(() => specs)
     )
 
-export const SCORE_DESCRIPTION =
-  "A scorer, repeatable: exact | includes | regex[:PATTERN] | numeric[:tolerance=T] | json | levenshtein[:threshold=X] | " +
-  "judge:BASE_URL | module:PATH[#export], optionally NAME=SPEC; none scores nothing"
+// The --score help of a CLI built with these kinds.
+export const scoreDescription = (kinds: ReadonlyArray<ScorerKinds.ScorerKind>) =>
+  `A scorer, repeatable: ${ScorerKinds.help(kinds)}, optionally NAME=SPEC; none scores nothing`
+
+export const SCORE_DESCRIPTION = scoreDescription(ScorerKinds.builtIn)
 
 export const switchFlag = (name: string, description: string) =>
   Flag.Boolean(name).pipe(Flag.withDescription(description), Flag.withoutNegation, Flag.withDefault(false))
