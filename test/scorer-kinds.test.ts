@@ -12,7 +12,6 @@ import * as path from "node:path"
 import { SCORE_DESCRIPTION, scoreDescription } from "../src/cli/flags.ts"
 import * as Scorer from "../src/domain/Scorer.ts"
 import type { AgentEvalTrial } from "../src/domain/Trial.ts"
-import { options } from "../src/scoring/internal/specOptions.ts"
 import * as ScorerKinds from "../src/scoring/ScorerKinds.ts"
 import * as Scorers from "../src/scoring/Scorers.ts"
 import * as Spec from "../src/scoring/Spec.ts"
@@ -40,7 +39,7 @@ const length: ScorerKinds.ScorerKind<LengthSpec> = {
   help: "length:max=N",
   doc: "the output has at most N code points",
   parse: (rest, { bad, base }) => {
-    const o = options(rest, { max: "value" })
+    const o = ScorerKinds.options(rest, { max: "value" })
     if (typeof o === "string") return bad(o)
     const max = Number(o["max"])
     if (!Number.isInteger(max) || max < 0) return bad("expected length:max=N, N an integer >= 0")

@@ -20,6 +20,7 @@ import * as numeric from "./kinds/numeric.ts"
 import * as regex from "./kinds/regex.ts"
 
 export type { BuildContext, BuildOptions, ParseContext, Problem, ScorerKind, SpecBase } from "./Kind.ts"
+export { type OptionKinds, options } from "./internal/specOptions.ts"
 
 /**
  * The built-in kinds, in the order the help and the docs list them.

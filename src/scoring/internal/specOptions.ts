@@ -11,10 +11,22 @@ import type { Tolerance } from "../Structured.ts"
 /** A scorer's name, as `NAME=` gives it. */
 export const NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/
 
-/** Each option a kind accepts: a bare `flag` (`=true` / `=false` too) or a `key=VALUE`. */
+/**
+ * Each option a kind accepts: a bare `flag` (`=true` / `=false` too) or a `key=VALUE`.
+ *
+ * @category parsing
+ * @since 0.3.0
+ */
 export type OptionKinds = Record<string, "flag" | "value">
 
-/** `a,b=1` -> `{ a: true, b: "1" }`; a string result is the problem. */
+/**
+ * Reads a kind's options, `a,b=1` -> `{ a: true, b: "1" }`; a string result
+ * is the problem, worded as the built-in kinds word theirs (`unknown option
+ * "x" (expected a, b=VALUE)`, `option a is given twice`).
+ *
+ * @category parsing
+ * @since 0.3.0
+ */
 export const options = (rest: string | undefined, allowed: OptionKinds): Record<string, string | boolean> | string => {
   const out: Record<string, string | boolean> = {}
   if (rest === undefined) return out

@@ -9,6 +9,8 @@ import { location, options } from "../internal/specOptions.ts"
 import * as Match from "../Match.ts"
 
 /**
+ * A parsed `exact` spec.
+ *
  * @category models
  * @since 0.3.0
  */
@@ -21,6 +23,8 @@ export interface ExactSpec extends SpecBase {
 }
 
 /**
+ * The `exact` kind: its parse, build and words.
+ *
  * @category kinds
  * @since 0.3.0
  */

@@ -9,6 +9,8 @@ import { options } from "../internal/specOptions.ts"
 import * as Structured from "../Structured.ts"
 
 /**
+ * A parsed `json` spec.
+ *
  * @category models
  * @since 0.3.0
  */
@@ -18,6 +20,8 @@ export interface JsonSpec extends SpecBase {
 }
 
 /**
+ * The `json` kind: its parse, build and words.
+ *
  * @category kinds
  * @since 0.3.0
  */

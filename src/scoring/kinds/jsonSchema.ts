@@ -8,6 +8,8 @@ import { ScorerSpecError, type ScorerKind, type SpecBase } from "../Kind.ts"
 import * as JsonSchema from "../JsonSchema.ts"
 
 /**
+ * A parsed `json-schema` spec.
+ *
  * @category models
  * @since 0.3.0
  */
@@ -18,6 +20,8 @@ export interface JsonSchemaSpec extends SpecBase {
 }
 
 /**
+ * The `json-schema` kind: its parse, build and words.
+ *
  * @category kinds
  * @since 0.3.0
  */

@@ -11,6 +11,8 @@ import * as Judge from "../Judge.ts"
 import { ScorerSpecError, type ScorerKind, type SpecBase } from "../Kind.ts"
 
 /**
+ * A parsed `judge` spec.
+ *
  * @category models
  * @since 0.3.0
  */
@@ -20,6 +22,8 @@ export interface JudgeSpec extends SpecBase {
 }
 
 /**
+ * The `judge` kind: its parse, build and words.
+ *
  * @category kinds
  * @since 0.3.0
  */

@@ -9,6 +9,8 @@ import { options } from "../internal/specOptions.ts"
 import * as Match from "../Match.ts"
 
 /**
+ * A parsed `levenshtein` spec.
+ *
  * @category models
  * @since 0.3.0
  */
@@ -20,6 +22,8 @@ export interface LevenshteinSpec extends SpecBase {
 }
 
 /**
+ * The `levenshtein` kind: its parse, build and words.
+ *
  * @category kinds
  * @since 0.3.0
  */

@@ -9,6 +9,8 @@ import { ScorerSpecError, type ScorerKind, type SpecBase } from "../Kind.ts"
 import * as ModuleScorer from "../ModuleScorer.ts"
 
 /**
+ * A parsed `module` spec.
+ *
  * @category models
  * @since 0.3.0
  */
@@ -19,6 +21,8 @@ export interface ModuleSpec extends SpecBase {
 }
 
 /**
+ * The `module` kind: its parse, build and words.
+ *
  * @category kinds
  * @since 0.3.0
  */

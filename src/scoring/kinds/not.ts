@@ -10,6 +10,8 @@ import { NAME } from "../internal/specOptions.ts"
 import { ScorerSpecError, type ScorerKind, type SpecBase } from "../Kind.ts"
 
 /**
+ * A parsed `not` spec.
+ *
  * @category models
  * @since 0.3.0
  */
@@ -19,6 +21,8 @@ export interface NotSpec extends SpecBase {
 }
 
 /**
+ * The `not` kind: its parse, build and words.
+ *
  * @category kinds
  * @since 0.3.0
  */

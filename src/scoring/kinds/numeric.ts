@@ -9,6 +9,8 @@ import { options, toleranceOf } from "../internal/specOptions.ts"
 import * as Structured from "../Structured.ts"
 
 /**
+ * A parsed `numeric` spec.
+ *
  * @category models
  * @since 0.3.0
  */
@@ -19,6 +21,8 @@ export interface NumericSpec extends SpecBase {
 }
 
 /**
+ * The `numeric` kind: its parse, build and words.
+ *
  * @category kinds
  * @since 0.3.0
  */

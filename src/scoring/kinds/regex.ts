@@ -9,6 +9,8 @@ import { regexOf } from "../internal/specOptions.ts"
 import * as Match from "../Match.ts"
 
 /**
+ * A parsed `regex` spec.
+ *
  * @category models
  * @since 0.3.0
  */
@@ -19,6 +21,8 @@ export interface RegexSpec extends SpecBase {
 }
 
 /**
+ * The `regex` kind: its parse, build and words.
+ *
  * @category kinds
  * @since 0.3.0
  */
