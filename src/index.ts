@@ -151,6 +151,15 @@ export * as ScorerSpec from "./scoring/Spec.ts"
 export * as Scorers from "./scoring/Scorers.ts"
 
 /**
+ * The scorer kinds `--score` knows (`builtIn`), the port a kind of one's own
+ * implements (`ScorerKind`), and the help, messages and docs table derived
+ * from a list of kinds.
+ *
+ * @since 0.3.0
+ */
+export * as ScorerKinds from "./scoring/ScorerKinds.ts"
+
+/**
  * The text scorers: exact, includes, regex, levenshtein.
  *
  * @since 0.1.0

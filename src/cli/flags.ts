@@ -12,6 +12,7 @@ import * as AgentSpecOption from "../agents/AgentSpecOption.ts"
 import type * as Kinds from "../programs/Kinds.ts"
 import * as Options from "../programs/Options.ts"
 import * as Gates from "../scoring/Gates.ts"
+import * as ScorerKinds from "../scoring/ScorerKinds.ts"
 
 // Every run flag falls back to AGENT_TRIALS_<FLAG>, then to its default; the
 // help text names the variable.
@@ -104,9 +105,11 @@ export const scoreFromEnv = (specs: ReadonlyArray<string>) =>
       Effect.orElseSucceed(() => specs)
     )
 
-export const SCORE_DESCRIPTION =
-  "A scorer, repeatable: exact | includes | regex[:PATTERN] | numeric[:tolerance=T] | json | levenshtein[:threshold=X] | " +
-  "judge:BASE_URL | module:PATH[#export], optionally NAME=SPEC; none scores nothing"
+// The --score help of a CLI built with these kinds.
+export const scoreDescription = (kinds: ReadonlyArray<ScorerKinds.ScorerKind>) =>
+  `A scorer, repeatable: ${ScorerKinds.help(kinds)}, optionally NAME=SPEC; none scores nothing`
+
+export const SCORE_DESCRIPTION = scoreDescription(ScorerKinds.builtIn)
 
 export const switchFlag = (name: string, description: string) =>
   Flag.Boolean(name).pipe(Flag.withDescription(description), Flag.withoutNegation, Flag.withDefault(false))

@@ -13,6 +13,7 @@ import { createHash } from "node:crypto"
 import * as AgentKinds from "../agents/AgentKinds.ts"
 import { writeFileAtomic } from "../internal/atomicFile.ts"
 import * as Labels from "../scoring/Labels.ts"
+import * as ScorerKinds from "../scoring/ScorerKinds.ts"
 import * as ScorerSpec from "../scoring/Spec.ts"
 
 /** A tasks file is told apart by its size and a hash of its first MiB: cheap on any size. */
@@ -122,14 +123,12 @@ const agentText = (kind: AgentKinds.AgentKind, spec: AgentKinds.Spec, cwd: strin
 
 const scorerText = (spec: string, cwd: string, path: Path.Path): string => {
   const parsed = ScorerSpec.parse(spec)
-  if (typeof parsed === "string") return spec
-  if (parsed._tag !== "Module") return parsed.shown
-  return `${parsed.name}=module:${path.resolve(cwd, parsed.file)}${parsed.exportName === undefined ? "" : `#${parsed.exportName}`}`
+  return typeof parsed === "string" ? spec : ScorerKinds.recorded(parsed, (file) => path.resolve(cwd, file))
 }
 
 const isJudge = (spec: string) => {
   const parsed = ScorerSpec.parse(spec)
-  return typeof parsed !== "string" && parsed._tag === "Judge"
+  return typeof parsed !== "string" && ScorerKinds.usesJudgeModel(parsed)
 }
 
 /**
