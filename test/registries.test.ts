@@ -13,6 +13,7 @@ import * as AgentKinds from "../src/agents/AgentKinds.ts"
 import * as DatasetFormats from "../src/datasets/DatasetFormats.ts"
 import * as OutputFormats from "../src/programs/OutputFormats.ts"
 import * as ResultsStores from "../src/results/ResultsStores.ts"
+import * as ScorerKinds from "../src/scoring/ScorerKinds.ts"
 import { describeResult, killAll, removeTempDirs, repoRoot, run, tempDir } from "./cli-helpers.ts"
 
 afterAll(() => {
@@ -23,9 +24,9 @@ afterAll(() => {
 const script = "test/fixtures/fake-kinds.ts"
 
 describe("the registries", () => {
-  it("the README's tables of agent kinds, dataset formats, outputs and results stores are the registries'", () => {
+  it("the README's tables of agent kinds, scorer kinds, dataset formats, outputs and results stores are the registries'", () => {
     const readme = fs.readFileSync(path.join(repoRoot, "README.md"), "utf8")
-    for (const table of [AgentKinds.docsTable(), DatasetFormats.docsTable(), OutputFormats.docsTable(), ResultsStores.docsTable()]) {
+    for (const table of [AgentKinds.docsTable(), DatasetFormats.docsTable(), OutputFormats.docsTable(), ResultsStores.docsTable(), ScorerKinds.docsTable(ScorerKinds.builtIn)]) {
       assert.include(readme, `\n${table}\n`)
     }
   })
@@ -36,6 +37,7 @@ describe("the registries", () => {
     const help = result.stdout
     assert.include(help, "| openai:BASE_URL | echo[:upper] (default sim)")
     assert.include(help, "The --tasks file's format: jsonl (.jsonl, .ndjson, any other name), lines (.txt)")
+    assert.include(help, "| module:PATH[#export] | not:SPEC | length:max=N, optionally NAME=SPEC")
     assert.match(help, /\n {2}--markdown string +Also write the run's counts as a Markdown table to this file \[env AGENT_TRIALS_MARKDOWN\]\n/)
   }, 60_000)
 
@@ -46,21 +48,26 @@ describe("the registries", () => {
     const out = path.join(dir, "out.jsonl")
     const md = path.join(dir, "run.md")
     const result = await run(
-      ["--tasks", tasks, "--agent", "echo:upper", "--score", "exact", "--out", out, "--markdown", md, "--no-progress"],
+      [
+        "--tasks", tasks, "--agent", "echo:upper", "--score", "exact", "--score", "short=length:max=4",
+        "--out", out, "--markdown", md, "--no-progress"
+      ],
       { script }
     )
     assert.strictEqual(result.code, 0, describeResult(result))
     const records = fs.readFileSync(out, "utf8").trim().split("\n").map((line) => JSON.parse(line))
     assert.deepStrictEqual(
-      records.map((r) => [r.task_id, r.output?.output_text, r.scores?.exact?.passed]).sort(),
-      [["line-1", "ALPHA", true], ["line-2", "BETA", true], ["line-3", "GAMMA", true]]
+      records.map((r) => [r.task_id, r.output?.output_text, r.scores?.exact?.passed, r.scores?.short?.passed]).sort(),
+      [["line-1", "ALPHA", true, false], ["line-2", "BETA", true, true], ["line-3", "GAMMA", true, false]]
     )
     assert.strictEqual(
       fs.readFileSync(md, "utf8"),
       "| outcome | completed | failed |\n| --- | --- | --- |\n| finished | 3 | 0 |\n"
     )
-    // The run's definition records the fake agent by its kind's own words.
-    assert.strictEqual(JSON.parse(fs.readFileSync(`${out}.run.json`, "utf8")).agent, "echo:upper")
+    // The run's definition records the fake agent and scorer by their kinds' own words.
+    const definition = JSON.parse(fs.readFileSync(`${out}.run.json`, "utf8"))
+    assert.strictEqual(definition.agent, "echo:upper")
+    assert.deepStrictEqual(definition.scorers, ["exact", "short=length:max=4"])
   }, 60_000)
 
   it("keeps the trials in the store --out names: a fake store, chosen by the name alone", async () => {
@@ -91,6 +98,9 @@ describe("the registries", () => {
       unknown.stderr,
       `unknown agent scheme "nope:" (expected sim[:...], module:PATH[#export], http(s)://URL, openai:BASE_URL or echo[:upper])`
     )
+    const scorer = await run(["--score", "length:max=x", "--synthetic", "1", "--no-progress"], { script })
+    assert.strictEqual(scorer.code, 2, describeResult(scorer))
+    assert.include(scorer.stderr, "--score length:max=x: expected length:max=N, N an integer >= 0")
     const format = await run(["--tasks", "x.txt", "--format", "csv", "--no-progress"], { script })
     assert.strictEqual(format.code, 2, describeResult(format))
     assert.include(format.stderr, `Expected --format to be a dataset format (jsonl, lines), got "csv"`)

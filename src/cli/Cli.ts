@@ -10,13 +10,13 @@ import { compareCommand } from "./compare.ts"
 import { reportCommand } from "./report.ts"
 import { reproCommand } from "./repro.ts"
 import { makeRunCommand, runCommand } from "./run.ts"
-import { scoreCommand } from "./score.ts"
+import { makeScoreCommand, scoreCommand } from "./score.ts"
 import { packageVersion } from "../internal/packageVersion.ts"
 import * as Kinds from "../programs/Kinds.ts"
 
 export { BoundsViolated, reportErrors, RunStopped, UsageError } from "./errors.ts"
 export { clusterCommand, compareCommand, reportCommand, reproCommand, runCommand, scoreCommand, workerCommand }
-export { makeRunCommand, makeWorkerCommand }
+export { makeRunCommand, makeScoreCommand, makeWorkerCommand }
 
 /**
  * A command-line parse failure, already printed with the help text: exit 2.
@@ -65,7 +65,7 @@ export const make = (kinds: Kinds.Kinds) =>
     Command.withDescription("A bounded, streaming evaluation runner for AI agents"),
     Command.withSubcommands([
       makeRunCommand(kinds),
-      scoreCommand,
+      makeScoreCommand(kinds),
       compareCommand,
       reportCommand,
       reproCommand,

@@ -12,7 +12,7 @@ import * as Kinds from "../programs/Kinds.ts"
 import * as Options from "../programs/Options.ts"
 import * as Run from "../programs/Run.ts"
 import { exitFor, reportErrors } from "./errors.ts"
-import { agentFlag, modelFlag, optionalString, optionFlag, SCORE_DESCRIPTION, scoreFlag, scoreFromEnv, statisticsFlags, switchFlag } from "./flags.ts"
+import { agentFlag, modelFlag, optionalString, optionFlag, scoreDescription, scoreFlag, scoreFromEnv, statisticsFlags, switchFlag } from "./flags.ts"
 
 /**
  * `run`: stream a dataset through an agent, write every result, resume after
@@ -120,7 +120,7 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         undefined,
         "Stop (exit 1) when more than N trials, or more than P% of finished trials (from 20 on), have failed; no limit by default"
       ),
-      score: scoreFlag(`${SCORE_DESCRIPTION} (default exact for synthetic tasks, none for --tasks)`),
+      score: scoreFlag(`${scoreDescription(kinds.scorers)} (default exact for synthetic tasks, none for --tasks)`),
       scoreParallelism: optionFlag(
         "score-parallelism",
         "N",

@@ -6,10 +6,11 @@
 import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as OpenAiAgent from "../agents/OpenAi.ts"
+import * as Kinds from "../programs/Kinds.ts"
 import * as Options from "../programs/Options.ts"
 import * as Rescore from "../programs/Rescore.ts"
 import { exitFor, reportErrors } from "./errors.ts"
-import { optionalString, optionFlag, SCORE_DESCRIPTION, scoreFlag, scoreFromEnv, statisticsFlags, switchFlag } from "./flags.ts"
+import { optionalString, optionFlag, scoreDescription, scoreFlag, scoreFromEnv, statisticsFlags, switchFlag } from "./flags.ts"
 
 /**
  * `score RESULTS.jsonl --score SPEC... --out SCORED.jsonl [--tasks FILE]
@@ -18,53 +19,65 @@ import { optionalString, optionFlag, SCORE_DESCRIPTION, scoreFlag, scoreFromEnv,
  * @category commands
  * @since 0.1.0
  */
-export const scoreCommand = Command.make(
-  "score",
-  {
-    results: Argument.String("results").pipe(Argument.withDescription("The results file (JSONL) to score")),
-    score: scoreFlag(SCORE_DESCRIPTION),
-    out: Flag.String("out").pipe(Flag.withDescription("The scored results file (JSONL, appended as trials are scored)")),
-    tasks: optionalString("tasks", "JSONL task file giving each trial's task (its reference), joined by task id"),
-    resume: switchFlag("resume", "Continue --out: skip the trials it already holds"),
-    parallelism: optionFlag(
-      "score-parallelism",
-      "N",
-      Options.Parallelism,
-      8,
-      "Trials being scored at most (an integer >= 1, default 8)"
-    ),
-    judgeModel: optionalString("judge-model", "Model a judge: scorer asks (the key comes from OPENAI_API_KEY)"),
-    judgeParallelism: optionFlag(
-      "judge-parallelism",
-      "N",
-      Options.Parallelism,
-      undefined,
-      "Judge calls in flight at most (an integer >= 1; default --score-parallelism)"
-    ),
-    pass: optionalString("pass", "The scorer whose verdict decides whether a trial passed (default: every scorer must pass)"),
-    summary: optionalString("summary", "Also write the summary as JSON to this file"),
-    passK: statisticsFlags.passK,
-    failUnder: statisticsFlags.failUnder
-  },
-  Effect.fn("Cli.score")(function*(flags) {
-    const apiKey = yield* OpenAiAgent.keyFromConfig.pipe(Effect.orElseSucceed(() => undefined))
-    yield* Rescore.score({
-      input: flags.results,
-      score: yield* scoreFromEnv(flags.score),
-      out: flags.out,
-      tasks: Option.getOrUndefined(flags.tasks),
-      resume: flags.resume,
-      parallelism: flags.parallelism,
-      judgeModel: Option.getOrUndefined(flags.judgeModel),
-      judgeParallelism: flags.judgeParallelism,
-      pass: Option.getOrUndefined(flags.pass),
-      summary: Option.getOrUndefined(flags.summary),
-      passK: flags.passK,
-      failUnder: flags.failUnder,
-      apiKey,
-      cwd: process.cwd()
-    }).pipe(Effect.mapError(exitFor((e) => e instanceof Rescore.ScoreInputError)))
-  }, reportErrors)
-).pipe(Command.withDescription(
-  "Score (or re-score) an existing results file with --score scorers, writing the scored trials to --out"
-))
+export const makeScoreCommand = (kinds: Kinds.Kinds) =>
+  Command.make(
+    "score",
+    {
+      results: Argument.String("results").pipe(Argument.withDescription("The results file (JSONL) to score")),
+      score: scoreFlag(scoreDescription(kinds.scorers)),
+      out: Flag.String("out").pipe(Flag.withDescription("The scored results file (JSONL, appended as trials are scored)")),
+      tasks: optionalString("tasks", "JSONL task file giving each trial's task (its reference), joined by task id"),
+      resume: switchFlag("resume", "Continue --out: skip the trials it already holds"),
+      parallelism: optionFlag(
+        "score-parallelism",
+        "N",
+        Options.Parallelism,
+        8,
+        "Trials being scored at most (an integer >= 1, default 8)"
+      ),
+      judgeModel: optionalString("judge-model", "Model a judge: scorer asks (the key comes from OPENAI_API_KEY)"),
+      judgeParallelism: optionFlag(
+        "judge-parallelism",
+        "N",
+        Options.Parallelism,
+        undefined,
+        "Judge calls in flight at most (an integer >= 1; default --score-parallelism)"
+      ),
+      pass: optionalString("pass", "The scorer whose verdict decides whether a trial passed (default: every scorer must pass)"),
+      summary: optionalString("summary", "Also write the summary as JSON to this file"),
+      passK: statisticsFlags.passK,
+      failUnder: statisticsFlags.failUnder
+    },
+    Effect.fn("Cli.score")(function*(flags) {
+      const apiKey = yield* OpenAiAgent.keyFromConfig.pipe(Effect.orElseSucceed(() => undefined))
+      yield* Rescore.score({
+        input: flags.results,
+        score: yield* scoreFromEnv(flags.score),
+        out: flags.out,
+        tasks: Option.getOrUndefined(flags.tasks),
+        resume: flags.resume,
+        parallelism: flags.parallelism,
+        judgeModel: Option.getOrUndefined(flags.judgeModel),
+        judgeParallelism: flags.judgeParallelism,
+        pass: Option.getOrUndefined(flags.pass),
+        summary: Option.getOrUndefined(flags.summary),
+        passK: flags.passK,
+        failUnder: flags.failUnder,
+        datasets: kinds.datasets,
+        stores: kinds.stores,
+        scorerKinds: kinds.scorers,
+        apiKey,
+        cwd: process.cwd()
+      }).pipe(Effect.mapError(exitFor((e) => e instanceof Rescore.ScoreInputError)))
+    }, reportErrors)
+  ).pipe(Command.withDescription(
+    "Score (or re-score) an existing results file with --score scorers, writing the scored trials to --out"
+  ))
+
+/**
+ * `score` with this package's kinds.
+ *
+ * @category commands
+ * @since 0.1.0
+ */
+export const scoreCommand = makeScoreCommand(Kinds.builtIn)

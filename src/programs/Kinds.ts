@@ -1,5 +1,6 @@
 /**
- * The registries a program reads its kinds from: the agent kinds (`--agent`)
+ * The registries a program reads its kinds from: the agent kinds (`--agent`),
+ * the scorer kinds (`--score`),
  * the dataset formats (`--tasks`, `--format`) and the outputs of a run
  * (`--summary`, `--report`), and the results stores (`--out`).
  * The CLI is made from one `Kinds` (its help and parsing derived from it);
@@ -10,6 +11,7 @@
 import * as AgentKinds from "../agents/AgentKinds.ts"
 import * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import * as ResultsStores from "../results/ResultsStores.ts"
+import * as ScorerKinds from "../scoring/ScorerKinds.ts"
 import * as OutputFormats from "./OutputFormats.ts"
 
 /**
@@ -20,6 +22,7 @@ import * as OutputFormats from "./OutputFormats.ts"
  */
 export interface Kinds {
   readonly agents: ReadonlyArray<AgentKinds.AgentKind>
+  readonly scorers: ReadonlyArray<ScorerKinds.ScorerKind>
   readonly datasets: ReadonlyArray<DatasetFormats.DatasetFormat>
   readonly outputs: ReadonlyArray<OutputFormats.OutputFormat>
   readonly stores: ReadonlyArray<ResultsStores.ResultsStore>
@@ -33,6 +36,7 @@ export interface Kinds {
  */
 export const builtIn: Kinds = {
   agents: AgentKinds.builtIn,
+  scorers: ScorerKinds.builtIn,
   datasets: DatasetFormats.builtIn,
   outputs: OutputFormats.builtIn,
   stores: ResultsStores.builtIn

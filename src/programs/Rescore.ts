@@ -25,6 +25,7 @@ import * as Summary from "../scoring/Summary.ts"
 import { type AgentEvalTask, AgentEvalTrial } from "../domain/Trial.ts"
 import * as Gates from "../scoring/Gates.ts"
 import * as Labels from "../scoring/Labels.ts"
+import type * as ScorerKinds from "../scoring/ScorerKinds.ts"
 import * as Scorers from "../scoring/Scorers.ts"
 import * as Stage from "../scoring/Stage.ts"
 
@@ -44,6 +45,8 @@ export interface ScoreConfig {
   readonly datasets?: ReadonlyArray<DatasetFormats.DatasetFormat> | undefined
   /** The stores the input and `out` are kept in, each chosen by its name; `ResultsStores.builtIn` when undefined. */
   readonly stores?: ReadonlyArray<ResultsStores.ResultsStore> | undefined
+  /** The kinds `score`'s specs are of; `ScorerKinds.builtIn` when undefined. */
+  readonly scorerKinds?: ReadonlyArray<ScorerKinds.ScorerKind> | undefined
   readonly resume: boolean
   readonly parallelism: number
   readonly judgeModel: string | undefined
@@ -111,7 +114,8 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
   const scorers = yield* Scorers.fromSpecs(specs, {
     cwd: config.cwd,
     judgeModel: config.judgeModel,
-    apiKey: config.apiKey
+    apiKey: config.apiKey,
+    kinds: config.scorerKinds
   }).pipe(Effect.mapError((e) => bad(e.message)))
   const names = scorers.map((s) => s.name)
   const gates = config.failUnder ?? []

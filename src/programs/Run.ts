@@ -121,6 +121,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   const definition = yield* RunDefinition.make({
     ...config,
     agents: kinds.agents,
+    scorerKinds: kinds.scorers,
     scorers: scoreSpecs(config),
     synthetic: config.synthetic ?? DEFAULT_SYNTHETIC
   }, newRunId)

@@ -81,6 +81,8 @@ export interface Input {
   readonly agent: AgentKinds.Spec
   /** The kinds `agent` is of; `AgentKinds.builtIn` when undefined. */
   readonly agents?: ReadonlyArray<AgentKinds.AgentKind> | undefined
+  /** The kinds of `scorers`; `ScorerKinds.builtIn` when undefined. */
+  readonly scorerKinds?: ReadonlyArray<ScorerKinds.ScorerKind> | undefined
   readonly model: string | undefined
   /** The scorer specs the run applies (`Run.scoreSpecs`). */
   readonly scorers: ReadonlyArray<string>
@@ -121,14 +123,14 @@ export const pathOf = (out: string): string => `${out}.run.json`
 const agentText = (kind: AgentKinds.AgentKind, spec: AgentKinds.Spec, cwd: string, path: Path.Path): string =>
   kind.recorded(spec, (file) => path.resolve(cwd, file))
 
-const scorerText = (spec: string, cwd: string, path: Path.Path): string => {
-  const parsed = ScorerSpec.parse(spec)
-  return typeof parsed === "string" ? spec : ScorerKinds.recorded(parsed, (file) => path.resolve(cwd, file))
+const scorerText = (spec: string, kinds: ReadonlyArray<ScorerKinds.ScorerKind>, cwd: string, path: Path.Path): string => {
+  const parsed = ScorerSpec.parse(spec, kinds)
+  return typeof parsed === "string" ? spec : ScorerKinds.recorded(parsed, (file) => path.resolve(cwd, file), kinds)
 }
 
-const isJudge = (spec: string) => {
-  const parsed = ScorerSpec.parse(spec)
-  return typeof parsed !== "string" && ScorerKinds.usesJudgeModel(parsed)
+const isJudge = (spec: string, kinds: ReadonlyArray<ScorerKinds.ScorerKind>) => {
+  const parsed = ScorerSpec.parse(spec, kinds)
+  return typeof parsed !== "string" && ScorerKinds.usesJudgeModel(parsed, kinds)
 }
 
 /**
@@ -144,15 +146,16 @@ export const make = Effect.fn("RunDefinition.make")(function*(input: Input, runI
   const dataset = yield* sourceOf(input, path)
   if (dataset === undefined) return undefined
   const agentKind = AgentKinds.kindOf(input.agent, input.agents)
+  const scorerKinds = input.scorerKinds ?? ScorerKinds.builtIn
   const definition: RunDefinition = {
     version: 1,
     ...(runId === undefined ? undefined : { run_id: runId }),
     written_at: new Date().toISOString(),
     agent: input.cluster !== undefined ? `cluster:${input.cluster}` : agentText(agentKind, input.agent, input.cwd, path),
     model: input.cluster === undefined && agentKind.usesModel === true ? input.model ?? null : null,
-    scorers: input.scorers.map((spec) => scorerText(spec, input.cwd, path)),
+    scorers: input.scorers.map((spec) => scorerText(spec, scorerKinds, input.cwd, path)),
     pass: input.pass ?? null,
-    judge_model: input.scorers.some(isJudge) ? input.judgeModel ?? null : null,
+    judge_model: input.scorers.some((spec) => isJudge(spec, scorerKinds)) ? input.judgeModel ?? null : null,
     epochs: input.epochs,
     stderr_cluster: Labels.clusterBy(input.stderrCluster, input.epochs),
     group_by: input.groupBy ?? [],

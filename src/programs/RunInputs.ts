@@ -28,7 +28,8 @@ export const buildScorers = (
       judgeModel: config.judgeModel,
       apiKey: config.apiKey,
       // The run's retry flags, --retries 0 included (the judge's own default retries otherwise).
-      retry: Policy.retryOf(config)
+      retry: Policy.retryOf(config),
+      kinds: (config.kinds ?? Kinds.builtIn).scorers
     }).pipe(Effect.mapError((e) => new RunInputError({ message: e.message })))
     if (config.pass !== undefined && !scorers.some((s) => s.name === config.pass)) {
       return yield* new RunInputError({
