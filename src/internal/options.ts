@@ -76,8 +76,8 @@ const formatDuration = (duration: D.Duration): string => `${D.toMillis(duration)
 /**
  * A duration greater than 0: a number (decimals allowed) and a unit, `ms`,
  * `s`, `m` (or `min`) or `h`, e.g. `500ms`, `1.5s`, `2m`. A number without a
- * unit is refused with a suggestion (`5` -> did you mean `5s`?), since it
- * used to mean milliseconds silently.
+ * unit is refused with a suggestion (`5` -> did you mean `5s`?): read as
+ * milliseconds or seconds, it would mean one silently where the user meant the other.
  *
  * **Example** (Decoding a duration)
  *
