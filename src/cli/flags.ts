@@ -119,6 +119,8 @@ export const switchFlag = (name: string, description: string) =>
 export const agentFlag = <const D>(kinds: Kinds.Kinds, fallback: D) =>
   optionFlag("agent", "SPEC", AgentSpecOption.make(kinds.agents), fallback, AgentKinds.help(kinds.agents))
 
+export const judgeModelFlag = optionalString("judge-model", "Model a judge: scorer asks (the key comes from OPENAI_API_KEY)")
+
 export const modelFlag = optionalString(
   "model",
   "Model name for openai: agents (required there; the key comes from OPENAI_API_KEY)"

@@ -12,7 +12,7 @@ import * as Kinds from "../programs/Kinds.ts"
 import * as Options from "../programs/Options.ts"
 import * as Run from "../programs/Run.ts"
 import { exitFor, reportErrors } from "./errors.ts"
-import { agentFlag, modelFlag, optionalString, optionFlag, scoreDescription, scoreFlag, scoreFromEnv, statisticsFlags, switchFlag } from "./flags.ts"
+import { agentFlag, judgeModelFlag, modelFlag, optionalString, optionFlag, scoreDescription, scoreFlag, scoreFromEnv, statisticsFlags, switchFlag } from "./flags.ts"
 
 /**
  * `run`: stream a dataset through an agent, write every result, resume after
@@ -128,7 +128,7 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         undefined,
         "Trials being scored at most (an integer >= 1; default --parallelism)"
       ),
-      judgeModel: optionalString("judge-model", "Model a judge: scorer asks (the key comes from OPENAI_API_KEY)"),
+      judgeModel: judgeModelFlag,
       judgeParallelism: optionFlag(
         "judge-parallelism",
         "N",

@@ -10,7 +10,7 @@ import * as Kinds from "../programs/Kinds.ts"
 import * as Options from "../programs/Options.ts"
 import * as Rescore from "../programs/Rescore.ts"
 import { exitFor, reportErrors } from "./errors.ts"
-import { optionalString, optionFlag, scoreDescription, scoreFlag, scoreFromEnv, statisticsFlags, switchFlag } from "./flags.ts"
+import { judgeModelFlag, optionalString, optionFlag, scoreDescription, scoreFlag, scoreFromEnv, statisticsFlags, switchFlag } from "./flags.ts"
 
 /**
  * `score RESULTS.jsonl --score SPEC... --out SCORED.jsonl [--tasks FILE]
@@ -35,7 +35,7 @@ export const makeScoreCommand = (kinds: Kinds.Kinds) =>
         8,
         "Trials being scored at most (an integer >= 1, default 8)"
       ),
-      judgeModel: optionalString("judge-model", "Model a judge: scorer asks (the key comes from OPENAI_API_KEY)"),
+      judgeModel: judgeModelFlag,
       judgeParallelism: optionFlag(
         "judge-parallelism",
         "N",
