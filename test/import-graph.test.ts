@@ -8,6 +8,9 @@
  * 2. No import cycles between files, except a public module and its own
  *    `internal/` module when the internal one imports only types from it.
  * 3. No file over 400 lines.
+ * 9. Time, randomness and output through Effect's Clock, Random and Console:
+ *    no `Date.now()`, `new Date()`, `Math.random()` or `process.stdout/stderr.write`
+ *    in src/ but at the sites allowed below, each with its reason.
  *
  * The checks are a function of the graph, run once on src/ and once on a
  * planted graph with one violation of each rule, which each must report.
@@ -157,6 +160,40 @@ const cycles = (graph: Graph): Array<string> => {
 const longFiles = (graph: Graph): Array<string> =>
   [...graph].flatMap(([file, node]) => (node.lines > 400 ? [`${file}: ${node.lines} lines`] : [])).sort()
 
+/** Rule 9: the calls that bypass Clock, Random and Console, as `file: call`. */
+const ambientCalls = (file: string, text: string): Array<string> => {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
+  const out: Array<string> = []
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression)) {
+      const callee = node.expression.getText(source)
+      if (["Date.now", "Math.random", "process.stdout.write", "process.stderr.write"].includes(callee)) {
+        out.push(`${file}: ${callee}()`)
+      }
+    } else if (ts.isNewExpression(node) && node.expression.getText(source) === "Date" && (node.arguments?.length ?? 0) === 0) {
+      out.push(`${file}: new Date()`)
+    }
+    ts.forEachChild(node, visit)
+  }
+  visit(source)
+  return out
+}
+
+// Each allowed site, and why it cannot go through the Effect service.
+const AMBIENT_ALLOWED: Record<string, string> = {
+  // The runner's hot path measures itself: one clock read per trial where two would cost ~50 ns each.
+  "runner/internal/clock.ts: Date.now()": "the live wall clock, checked against performance.now() at most once a second",
+  // Before Effect is loaded: the Node version check.
+  "cli/bin.ts: process.stderr.write()": "the Node version check runs before any import of the program",
+  // After the runtime: the teardown waits for both streams to drain before exiting.
+  "cli/node.ts: process.stdout.write()": "the teardown's flush, after the runtime has ended",
+  "cli/node.ts: process.stderr.write()": "the teardown's flush, after the runtime has ended",
+  // The results writer's sink for `--out -`: its write callback says how many bytes reached the stream.
+  "results/Results.ts: process.stdout.write()": "the results writer counts lines by the stream's write callbacks",
+  // The live progress line is redrawn in place: Console adds a newline.
+  "programs/Run.ts: process.stderr.write()": "the progress line is written without a newline"
+}
+
 describe("the layout of src/", () => {
   const graph = readGraph()
 
@@ -177,6 +214,32 @@ describe("the layout of src/", () => {
 
   it("rule 3: no file over 400 lines", () => {
     assert.deepStrictEqual(longFiles(graph), [])
+  })
+
+  it("rule 9: time, randomness and output go through Clock, Random and Console, but at the allowed sites", () => {
+    const found = listFiles(root).flatMap((file) =>
+      ambientCalls(path.relative(root, file).split(path.sep).join("/"), fs.readFileSync(file, "utf8"))
+    )
+    assert.deepStrictEqual(found.filter((site) => !Object.hasOwn(AMBIENT_ALLOWED, site)), [])
+    // Every allowance is still used: none outlives its site.
+    assert.deepStrictEqual(Object.keys(AMBIENT_ALLOWED).filter((site) => !found.includes(site)), [])
+  })
+
+  it("rule 9's check reports a planted call of each kind, and not one in a comment", () => {
+    const planted = [
+      "// Date.now() in a comment is no call",
+      "export const a = Date.now()",
+      "export const b = new Date()",
+      "export const c = new Date(0)",
+      "export const d = Math.random()",
+      "process.stderr.write(\"x\")"
+    ].join("\n")
+    assert.deepStrictEqual(ambientCalls("programs/X.ts", planted), [
+      "programs/X.ts: Date.now()",
+      "programs/X.ts: new Date()",
+      "programs/X.ts: Math.random()",
+      "programs/X.ts: process.stderr.write()"
+    ])
   })
 
   it("the checks report a planted violation of each rule", () => {

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Duration, Effect, Layer, Semaphore } from "effect"
+import { Clock, Duration, Effect, Layer, Semaphore } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Agent } from "../domain/Agent.ts"
 import type { ExecuteConfig } from "../runner/internal/execute.ts"
@@ -73,7 +73,8 @@ export const layer = (options: WorkerOptions) =>
       RunTrial: ({ payload }) =>
         Effect.flatMap(Effect.result(prepare(payload.settings)), (result) => {
           if (result._tag === "Failure") {
-            return Effect.succeed(failedTrial(payload.task, payload.epoch, "InvalidSettings", result.failure))
+            return Effect.map(Clock.currentTimeMillis, (ms) =>
+              failedTrial(payload.task, payload.epoch, "InvalidSettings", result.failure, new Date(ms).toISOString()))
           }
           const { execute, scorers } = result.success
           const agent: Agent<unknown, HttpClient.HttpClient> = payload.invalid === undefined
@@ -140,8 +141,7 @@ const score = (
   )
 }
 
-const failedTrial = (task: AgentEvalTask, epoch: number, type: string, message: string): AgentEvalTrial => {
-  const now = new Date().toISOString()
+const failedTrial = (task: AgentEvalTask, epoch: number, type: string, message: string, now: string): AgentEvalTrial => {
   return {
     id: trialId(task.id, epoch),
     task_id: task.id,

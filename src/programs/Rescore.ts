@@ -14,7 +14,7 @@
  *
  * @since 0.1.0
  */
-import { Console, Effect, Exit, FileSystem, Option, Path, type Redacted, Schema, Stream } from "effect"
+import { Clock, Console, Effect, Exit, FileSystem, Option, Path, type Redacted, Schema, Stream } from "effect"
 import * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import { checkDistinct, writeOutput } from "../internal/outputs.ts"
 import { MutableProbe } from "../runner/internal/probe.ts"
@@ -159,7 +159,7 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
   if (recorded.kept > 0) yield* say(`resuming: ${recorded.kept} trials already scored`)
 
   const probe = new MutableProbe()
-  const started = Date.now()
+  const started = yield* Clock.currentTimeMillis
   let writer: Results.Writer | undefined
   // A --summary that could not be written: the error of a scoring that
   // ended well (exit 1), a line on stderr beside any other end's own error.
@@ -175,7 +175,7 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
         outcome,
         acc,
         scorerCalls,
-        wallMs: Date.now() - started,
+        wallMs: (yield* Clock.currentTimeMillis) - started,
         passK: config.passK,
         scoring: {
           probe: probe.snapshot(),

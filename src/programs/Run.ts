@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { Console, Effect, Exit, Path, Schema, Stream } from "effect"
+import { Clock, Console, Effect, Exit, Path, Random, Schema, Stream } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Agent } from "../domain/Agent.ts"
 import * as AgentKinds from "../agents/AgentKinds.ts"
@@ -58,13 +58,19 @@ export class RunGateFailed extends Schema.TaggedError<RunGateFailed>()("RunGateF
 }) {}
 
 /**
- * A fresh run id: UTC time to the second plus a random suffix.
+ * A run id: UTC time to the second plus a random suffix of six base-36
+ * digits from `suffix`, a draw in [0, 1).
  *
  * @category constructors
  * @since 0.1.0
  */
-export const makeRunId = (now = new Date()): string =>
-  `${now.toISOString().slice(0, 19).replace(/[:]/g, "-")}-${Math.random().toString(36).slice(2, 8)}`
+export const makeRunId = (now: Date, suffix: number): string =>
+  `${now.toISOString().slice(0, 19).replace(/[:]/g, "-")}-${Math.floor(suffix * 36 ** 6).toString(36).padStart(6, "0")}`
+
+// A fresh run id from the Clock and Random services.
+const newRunIdOf = Effect.gen(function*() {
+  return makeRunId(new Date(yield* Clock.currentTimeMillis), yield* Random.next)
+})
 
 /**
  * Runs the job. Fails with `RunInputError` on bad flags or input (after
@@ -100,7 +106,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   yield* Effect.fromResult(Gates.check(gates, scorers.map((s) => s.name))).pipe(Effect.mapError(input))
 
   const path = yield* Path.Path
-  const newRunId = makeRunId()
+  const newRunId = yield* newRunIdOf
   const out = config.out === undefined ? path.join("runs", `${newRunId}.jsonl`) : Results.outPath(config.out)
   // With the results on stdout, every other line goes to stderr.
   const say = Results.isStdout(out) ? Console.error : Console.log
@@ -164,7 +170,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   let total: number | undefined = config.tasks === undefined
     ? (config.synthetic ?? DEFAULT_SYNTHETIC) * config.epochs
     : undefined
-  const started = Date.now()
+  const started = yield* Clock.currentTimeMillis
   let writer: Results.Writer | undefined
   const writeFailure = () => writer?.failure()
   // Outputs that could not be written. After a run that ended well the last
@@ -181,7 +187,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
         outcome,
         acc,
         probe: probe.snapshot(),
-        wallMs: Date.now() - started,
+        wallMs: (yield* Clock.currentTimeMillis) - started,
         parallelism: config.parallelism,
         passK: config.passK,
         // A --cluster run's scorers run on the workers: no scoring stage here to report.
@@ -226,6 +232,8 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
           total: () => total === undefined ? undefined : total - invalidLines * (config.epochs - 1),
           parallelism: config.parallelism
         },
+        // The live line is redrawn in place: written as it is, without the
+        // newline `Console.error` would add.
         { tty: config.tty, interval: config.progressInterval, write: (text) => process.stderr.write(text) }
       ).pipe(Effect.forkScoped)
     }

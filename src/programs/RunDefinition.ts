@@ -8,7 +8,7 @@
  *
  * @since 0.1.0
  */
-import { Console, Effect, FileSystem, Path, Schema, Stream } from "effect"
+import { Clock, Console, Effect, FileSystem, Path, Schema, Stream } from "effect"
 import { createHash } from "node:crypto"
 import * as AgentKinds from "../agents/AgentKinds.ts"
 import { writeFileAtomic } from "../internal/atomicFile.ts"
@@ -150,7 +150,7 @@ export const make = Effect.fn("RunDefinition.make")(function*(input: Input, runI
   const definition: RunDefinition = {
     version: 1,
     ...(runId === undefined ? undefined : { run_id: runId }),
-    written_at: new Date().toISOString(),
+    written_at: new Date(yield* Clock.currentTimeMillis).toISOString(),
     agent: input.cluster !== undefined ? `cluster:${input.cluster}` : agentText(agentKind, input.agent, input.cwd, path),
     model: input.cluster === undefined && agentKind.usesModel === true ? input.model ?? null : null,
     scorers: input.scorers.map((spec) => scorerText(spec, scorerKinds, input.cwd, path)),
