@@ -18,7 +18,7 @@ export const liveClock: Clock.Clock = Context.get(Context.empty(), Clock.Clock)
  * The live clock's wall time (`Date.now()`) from a `performance.now()`
  * reading, so that a trial reads the clock once where it needs both a
  * duration and a timestamp: every read costs about 50 ns on a virtual
- * machine, and a trial took four (now three, two when its first call starts
+ * machine, and a trial reads it three times (two when its first call starts
  * in the block that admitted it: `SyncBlock`). The two clocks advance together (both are slewed
  * by NTP); a step of the wall clock is caught by comparing with `Date.now()`
  * at most once a second, and the offset follows it when the two differ by
