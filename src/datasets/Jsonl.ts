@@ -4,10 +4,11 @@
  *
  * @since 0.3.0
  */
-import { Effect, FileSystem, Result, Schema, Stdio, Stream } from "effect"
+import { Effect, FileSystem, Result, Schema, Stream } from "effect"
 import { IdSet } from "../internal/IdSet.ts"
 import { type Line, notUtf8, splitLines } from "../internal/lines.ts"
 import { AgentEvalTask } from "../domain/Trial.ts"
+import { fileBytes, stdinBytes } from "./internal/file.ts"
 import { DatasetError, type DatasetFormat, type Item, type OnInvalid, type Services } from "./Source.ts"
 
 const decodeTask = Schema.decodeUnknownExit(AgentEvalTask)
@@ -74,18 +75,6 @@ export const fromJsonl = (
       ))
     )
   }))
-
-const stdinBytes = Stdio.Stdio.useSync((stdio) => stdio.stdin)
-
-const fileBytes = (path: string) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const info = yield* fs.stat(path).pipe(
-      Effect.mapError(() => new DatasetError({ path, message: `tasks file not found: ${path}` }))
-    )
-    if (info.type !== "File") return yield* new DatasetError({ path, message: `${path} is not a file` })
-    return fs.stream(path)
-  })
 
 const describeSchemaFailure = (reason: unknown): string => {
   const message = String((reason as { error?: { message?: unknown } }).error?.message ?? "does not match AgentEvalTask")
