@@ -36,7 +36,11 @@ describe("the registries", () => {
     assert.strictEqual(result.code, 0, describeResult(result))
     const help = result.stdout
     assert.include(help, "| openai:BASE_URL | echo[:upper] (default sim)")
-    assert.include(help, "The --tasks file's format: jsonl (.jsonl, .ndjson, any other name), lines (.txt)")
+    assert.include(
+      help,
+      "The --tasks file's format: jsonl (.jsonl, .ndjson, any other name), json (.json), csv (.csv), tsv (.tsv, .tab), " +
+        "parquet (.parquet, .pq), hf (hf:...), lines (.txt)"
+    )
     assert.include(help, "| module:PATH[#export] | not:SPEC | length:max=N, optionally NAME=SPEC")
     assert.match(help, /\n {2}--markdown string +Also write the run's counts as a Markdown table to this file \[env AGENT_TRIALS_MARKDOWN\]\n/)
   }, 60_000)
@@ -101,8 +105,8 @@ describe("the registries", () => {
     const scorer = await run(["--score", "length:max=x", "--synthetic", "1", "--no-progress"], { script })
     assert.strictEqual(scorer.code, 2, describeResult(scorer))
     assert.include(scorer.stderr, "--score length:max=x: expected length:max=N, N an integer >= 0")
-    const format = await run(["--tasks", "x.txt", "--format", "csv", "--no-progress"], { script })
+    const format = await run(["--tasks", "x.txt", "--format", "xlsx", "--no-progress"], { script })
     assert.strictEqual(format.code, 2, describeResult(format))
-    assert.include(format.stderr, `Expected --format to be a dataset format (jsonl, lines), got "csv"`)
+    assert.include(format.stderr, `Expected --format to be a dataset format (jsonl, json, csv, tsv, parquet, hf, lines), got "xlsx"`)
   }, 60_000)
 })

@@ -9,7 +9,11 @@
  */
 import { Effect, Result, Schema, Stream } from "effect"
 import { fromString, quote } from "../internal/options.ts"
+import * as Csv from "./Csv.ts"
+import * as HuggingFace from "./HuggingFace.ts"
+import * as Json from "./Json.ts"
 import * as Jsonl from "./Jsonl.ts"
+import * as Parquet from "./Parquet.ts"
 import { DatasetError, type DatasetFormat, type Item, type ReadOptions, type Services } from "./Source.ts"
 
 export type { DatasetFormat, ReadOptions } from "./Source.ts"
@@ -21,7 +25,14 @@ export type { DatasetFormat, ReadOptions } from "./Source.ts"
  * @category registry
  * @since 0.3.0
  */
-export const builtIn: readonly [DatasetFormat, ...Array<DatasetFormat>] = [Jsonl.format]
+export const builtIn: readonly [DatasetFormat, ...Array<DatasetFormat>] = [
+  Jsonl.format,
+  Json.format,
+  Csv.csv,
+  Csv.tsv,
+  Parquet.format,
+  HuggingFace.format
+]
 
 /**
  * The format `name` names, or when undefined the one for `path`; a string is
@@ -39,6 +50,8 @@ export const formatOf = (
     return formats.find((f) => f.name === name) ??
       `--format ${name}: unknown dataset format (expected ${formats.map((f) => f.name).join(", ")})`
   }
+  const byPrefix = formats.find((f) => f.prefix !== undefined && path.startsWith(f.prefix))
+  if (byPrefix !== undefined) return byPrefix
   const lower = path.toLowerCase()
   return formats.find((f) => f.extensions.some((extension) => lower.endsWith(extension))) ?? formats[0] ??
     "no dataset format is registered"
@@ -92,6 +105,14 @@ export const FormatName = (formats: ReadonlyArray<DatasetFormat> = builtIn) =>
     (name) => name
   )
 
+// The names a format is chosen for: its prefix, its extensions, and for
+// the first every other name.
+const chosenFor = (f: DatasetFormat, i: number, code: (text: string) => string): Array<string> => [
+  ...(f.prefix === undefined ? [] : [code(`${f.prefix}...`)]),
+  ...f.extensions.map(code),
+  ...(i === 0 ? ["any other name"] : [])
+]
+
 /**
  * `--format`'s help.
  *
@@ -100,7 +121,7 @@ export const FormatName = (formats: ReadonlyArray<DatasetFormat> = builtIn) =>
  */
 export const help = (formats: ReadonlyArray<DatasetFormat> = builtIn): string =>
   `The --tasks file's format: ${
-    formats.map((f, i) => `${f.name} (${[...f.extensions, ...(i === 0 ? ["any other name"] : [])].join(", ")})`).join(", ")
+    formats.map((f, i) => `${f.name} (${chosenFor(f, i, (t) => t).join(", ")})`).join(", ")
   }; default by the file's name`
 
 /**
@@ -114,6 +135,6 @@ export const docsTable = (formats: ReadonlyArray<DatasetFormat> = builtIn): stri
     "| `--format` | Chosen for | What it reads |",
     "| --- | --- | --- |",
     ...formats.map((f, i) =>
-      `| \`${f.name}\` | ${[...f.extensions.map((e) => `\`${e}\``), ...(i === 0 ? ["any other name"] : [])].join(", ")} | ${f.doc} |`
+      `| \`${f.name}\` | ${chosenFor(f, i, (t) => `\`${t}\``).join(", ")} | ${f.doc} |`
     )
   ].join("\n")

@@ -9,6 +9,8 @@ import { IdSet } from "../internal/IdSet.ts"
 import { type Line, notUtf8, splitLines } from "../internal/lines.ts"
 import { AgentEvalTask } from "../domain/Trial.ts"
 import { fileBytes, stdinBytes } from "./internal/file.ts"
+import type { Mapping } from "./Mapping.ts"
+import * as Rows from "./Rows.ts"
 import { DatasetError, type DatasetFormat, type Item, type OnInvalid, type Services } from "./Source.ts"
 
 const decodeTask = Schema.decodeUnknownExit(AgentEvalTask)
@@ -24,11 +26,12 @@ const decodeTask = Schema.decodeUnknownExit(AgentEvalTask)
  */
 export const fromJsonl = (
   path: string,
-  options: { readonly onInvalid: OnInvalid }
+  options: { readonly onInvalid: OnInvalid; readonly map?: Mapping | undefined }
 ): Stream.Stream<Item, DatasetError, Services> =>
   Stream.unwrap(Effect.gen(function*() {
     const name = path === "-" ? "<stdin>" : path
     const bytes = path === "-" ? yield* stdinBytes : yield* fileBytes(path)
+    if (options.map !== undefined) return Rows.toItems(name, rowsOf(name, bytes), options)
     const seen = new IdSet()
     let items = 0
     const parse = (line: Line): Item | DatasetError | undefined => {
@@ -76,6 +79,25 @@ export const fromJsonl = (
     )
   }))
 
+// With --map, each line is a record for the mapping, not a task.
+const rowsOf = <E, R>(name: string, bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<Rows.Row, DatasetError, R> =>
+  splitLines(bytes).pipe(
+    Stream.mapError((e) => e instanceof DatasetError ? e : new DatasetError({ path: name, message: `cannot read ${name}: ${(e as Error).message}` })),
+    Stream.filter((line) => line.invalidUtf8 !== undefined || line.text.trim() !== ""),
+    Stream.map((line): Rows.Row => {
+      const where = `line ${line.number}`
+      if (line.invalidUtf8 !== undefined) return { values: {}, where, problem: notUtf8(line) }
+      try {
+        const json: unknown = JSON.parse(line.text)
+        return typeof json === "object" && json !== null && !Array.isArray(json)
+          ? { values: json as Record<string, unknown>, where }
+          : { values: {}, where, problem: "expected a JSON object" }
+      } catch (e) {
+        return { values: {}, where, problem: `not valid JSON (${(e as Error).message})` }
+      }
+    })
+  )
+
 const describeSchemaFailure = (reason: unknown): string => {
   const message = String((reason as { error?: { message?: unknown } }).error?.message ?? "does not match AgentEvalTask")
   const [problem, where] = message.split("\n  at ")
@@ -109,7 +131,7 @@ export const countLines = (path: string): Effect.Effect<number | undefined, neve
 export const format: DatasetFormat = {
   name: "jsonl",
   extensions: [".jsonl", ".ndjson"],
-  doc: "One `AgentEvalTask` per line (`{\"id\": ..., \"inputs\": {...}, \"reference\": ...}`); `-` reads stdin",
+  doc: "One `AgentEvalTask` per line (`{\"id\": ..., \"inputs\": {...}, \"reference\": ...}`), or with `--map` one record a line, mapped; `-` reads stdin",
   read: fromJsonl,
   count: countLines
 }

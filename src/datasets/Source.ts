@@ -7,6 +7,7 @@
  */
 import { type Effect, type FileSystem, Schema, type Stdio, type Stream } from "effect"
 import type { AgentEvalTask } from "../domain/Trial.ts"
+import type { Mapping } from "./Mapping.ts"
 
 /**
  * A dataset could not be read, or a line of it is invalid (`--on-invalid fail`).
@@ -55,6 +56,30 @@ export type OnInvalid = "fail" | "skip"
  */
 export interface ReadOptions {
   readonly onInvalid: OnInvalid
+  /** `--map`: how a row becomes a task; the default rules when undefined (`Mapping`). */
+  readonly map?: Mapping | undefined
+  /** `--json-path`: the dotted key of a JSON file's array of records; the top level when undefined. */
+  readonly jsonPath?: string | undefined
+  /** `--cache-dir`: where downloaded datasets are kept; the user's cache directory when undefined. */
+  readonly cacheDir?: string | undefined
+  /**
+   * Told what was read when it is known before the first task: the
+   * revision (commit) of a Hub dataset, for the summary and the records.
+   */
+  readonly onSource?: ((read: SourceRead) => void) | undefined
+}
+
+/**
+ * What a source says of what it read, once it knows.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface SourceRead {
+  /** The revision (commit sha) read, for a versioned source. */
+  readonly revision?: string | undefined
+  /** The files read, as the source names them. */
+  readonly files?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -70,6 +95,8 @@ export interface DatasetFormat {
   readonly name: string
   /** The file names it is chosen for without `--format` (`.jsonl`), lower case. */
   readonly extensions: ReadonlyArray<string>
+  /** The `--tasks` prefix it is chosen for (`hf:`), before any extension. */
+  readonly prefix?: string | undefined
   /** What it reads, one line, for the README's table. */
   readonly doc: string
   /**

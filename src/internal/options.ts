@@ -274,6 +274,14 @@ export const Epochs = fromString(
 export const Count = integerFrom(0)
 
 /**
+ * A number of rows to take (`--limit`, `--sample`): an integer from 1.
+ *
+ * @category schemas
+ * @since 0.3.0
+ */
+export const RowCount = integerFrom(1)
+
+/**
  * A margin: a number from 0 up, decimals allowed (`0.02`), as
  * `compare --non-inferiority M` takes it.
  *

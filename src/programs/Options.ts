@@ -26,6 +26,8 @@ export {
   MaxFailures,
   NonNegativeDuration,
   Parallelism,
-  Rate
+  Rate,
+  RowCount
 } from "../internal/options.ts"
+export { MappingFromString as Mapping } from "../datasets/Mapping.ts"
 export { PassK, StderrCluster, TaskPath } from "../scoring/StatisticsOptions.ts"

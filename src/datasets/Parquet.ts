@@ -1,0 +1,134 @@
+/**
+ * The Parquet dataset format, read row group by row group with hyparquet
+ * (pure JS; snappy, gzip, zstd, brotli and lz4 through
+ * hyparquet-compressors), so memory follows the largest row group, not the
+ * file. Nested columns (lists, structs, maps) become JSON values; 64-bit
+ * integers numbers when exact (else their digits), timestamps ISO text,
+ * bytes base64. The mapping is checked against the file's schema before
+ * the first row is read.
+ *
+ * @since 0.3.0
+ */
+import { Effect, Option, Stream } from "effect"
+import type { AsyncBuffer, FileMetaData } from "hyparquet"
+import * as Rows from "./Rows.ts"
+import { DatasetError, type DatasetFormat, type Item, type ReadOptions, type Services } from "./Source.ts"
+
+/**
+ * An open Parquet file: its footer read, its row groups to come.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface ParquetFile {
+  readonly file: AsyncBuffer
+  readonly metadata: FileMetaData
+  /** The top-level columns, in the schema's order. */
+  readonly columns: ReadonlyArray<string>
+}
+
+const messageOf = (e: unknown) => e instanceof Error ? e.message : String(e)
+
+// The reader and its codecs are loaded when a Parquet file is first read,
+// so the library's entries load nothing but effect.
+const library = () =>
+  Promise.all([import("hyparquet"), import("hyparquet-compressors")]).then(([hyparquet, codecs]) => ({
+    ...hyparquet,
+    compressors: codecs.compressors
+  }))
+
+/**
+ * Opens `path` and reads its footer; `name` is how messages show it.
+ *
+ * @category constructors
+ * @since 0.3.0
+ */
+export const open = (path: string, name: string = path): Effect.Effect<ParquetFile, DatasetError> =>
+  Effect.tryPromise({
+    try: async () => {
+      const { asyncBufferFromFile, parquetMetadataAsync, parquetSchema } = await library()
+      const file = await asyncBufferFromFile(path)
+      const metadata = await parquetMetadataAsync(file)
+      const columns = parquetSchema(metadata).children.map((c) => c.element.name)
+      return { file, metadata, columns }
+    },
+    catch: (e) => {
+      const code = (e as { code?: unknown }).code
+      return new DatasetError({
+        path: name,
+        message: code === "ENOENT"
+          ? `tasks file not found: ${name}`
+          : code === "EISDIR"
+          ? `${name} is not a file`
+          : `${name}: not a readable Parquet file (${messageOf(e)})`
+      })
+    }
+  })
+
+/**
+ * The rows of an open file, one row group read at a time; `where` names a
+ * row for messages (`row group 0, row 17`, after `prefix`).
+ *
+ * @category sources
+ * @since 0.3.0
+ */
+export const rowsOf = (parquet: ParquetFile, name: string, prefix = ""): Stream.Stream<Rows.Row, DatasetError> => {
+  const groups = parquet.metadata.row_groups
+  return Stream.paginate(0, (index: number) =>
+    Effect.gen(function*() {
+      if (index >= groups.length) return [[], Option.none<number>()] as const
+      let rowStart = 0
+      for (let g = 0; g < index; g++) rowStart += Number(groups[g]!.num_rows)
+      const count = Number(groups[index]!.num_rows)
+      const objects = yield* Effect.tryPromise({
+        try: () =>
+          library().then(({ compressors, parquetReadObjects }) =>
+            parquetReadObjects({
+              file: parquet.file,
+              metadata: parquet.metadata,
+              rowStart,
+              rowEnd: rowStart + count,
+              compressors
+            })
+          ),
+        catch: (e) =>
+          new DatasetError({ path: name, message: `${name}: ${prefix}row group ${index}: cannot be read (${messageOf(e)})` })
+      })
+      const rows = objects.map((object, i): Rows.Row => ({
+        values: Rows.toJsonValue(object) as Record<string, unknown>,
+        where: `${prefix}row group ${index}, row ${i}`
+      }))
+      return [rows, index + 1 < groups.length ? Option.some(index + 1) : Option.none<number>()] as const
+    }))
+}
+
+/**
+ * The tasks of a Parquet file.
+ *
+ * @category sources
+ * @since 0.3.0
+ */
+export const fromParquet = (path: string, options: ReadOptions): Stream.Stream<Item, DatasetError, Services> =>
+  path === "-"
+    ? Stream.fail(new DatasetError({ path, message: "--tasks -: a Parquet file cannot be read from stdin (its footer is at its end); give its path" }))
+    : Stream.unwrap(Effect.map(open(path), (parquet) =>
+      Rows.toItems(path, rowsOf(parquet, path), { ...options, columns: () => parquet.columns })
+    ))
+
+/**
+ * `parquet`: the dataset format.
+ *
+ * @category formats
+ * @since 0.3.0
+ */
+export const format: DatasetFormat = {
+  name: "parquet",
+  extensions: [".parquet", ".pq"],
+  doc: "Read row group by row group; nested columns become JSON values; columns to fields by `--map` or the default rules",
+  read: fromParquet,
+  count: (path) =>
+    open(path).pipe(
+      Effect.map((p) => Number(p.metadata.num_rows)),
+      Effect.orElseSucceed(() => undefined)
+    )
+}
