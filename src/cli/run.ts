@@ -30,8 +30,33 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         "cluster",
         "postgres://USER[:PASSWORD]@HOST[:PORT]/DB: run the trials on that cluster's workers (agent-trials worker), not here"
       ),
-      tasks: optionalString("tasks", "File of tasks, read lazily, in the format of its name (see --format); - reads stdin as JSONL"),
+      tasks: optionalString(
+        "tasks",
+        "File of tasks, read lazily, in the format of its name (see --format); - reads stdin as JSONL; " +
+          "hf:OWNER/NAME[@REVISION][?config=C&split=S] reads a Hugging Face Hub dataset"
+      ),
       format: optionFlag("format", "NAME", DatasetFormats.FormatName(kinds.datasets), undefined, DatasetFormats.help(kinds.datasets)),
+      map: optionFlag(
+        "map",
+        "TARGET=COLUMN,...",
+        Options.Mapping,
+        undefined,
+        "How a row becomes a task, dotted paths on both sides: id=question_id,inputs.instruction=question,reference=answer " +
+          "(default: the id column, else row-N; reference, answer or target the reference; the other columns inputs)"
+      ),
+      jsonPath: optionalString("json-path", "The key of a .json file's array of records, dotted for deeper ones (default: the top level)"),
+      cacheDir: optionalString("cache-dir", "Where hf: downloads are kept (default $XDG_CACHE_HOME/agent-trials, else ~/.cache/agent-trials)"),
+      ids: optionalString("ids", "Run only the task ids this file lists, one a line (# starts a comment)"),
+      limit: optionFlag("limit", "N", Options.RowCount, undefined, "Run only the first N rows (after --ids and --shuffle)"),
+      sample: optionFlag(
+        "sample",
+        "N",
+        Options.RowCount,
+        undefined,
+        "Run a uniform sample of N rows, seeded by --seed, in the dataset's order (one pass, memory O(N); trials start once the file is read)"
+      ),
+      shuffle: switchFlag("shuffle", "Run the rows in an order seeded by --seed (holds every row in memory: O(rows))"),
+      seed: optionFlag("seed", "S", Options.Count, undefined, "Seed of --sample and --shuffle: the same seed gives the same rows (default 0)"),
       synthetic: optionFlag(
         "synthetic",
         "N",
@@ -162,6 +187,14 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
       }, {
         tasks: Option.getOrUndefined(flags.tasks),
         format: flags.format,
+        map: flags.map,
+        jsonPath: Option.getOrUndefined(flags.jsonPath),
+        cacheDir: Option.getOrUndefined(flags.cacheDir),
+        ids: Option.getOrUndefined(flags.ids),
+        limit: flags.limit,
+        sample: flags.sample,
+        shuffle: flags.shuffle,
+        seed: flags.seed,
         synthetic: flags.synthetic,
         agent: flags.agent ?? { _tag: "Sim", options: SimAgent.defaults },
         kinds,

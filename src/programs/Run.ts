@@ -13,7 +13,10 @@ import { Clock, Console, Effect, Exit, Path, Random, Schema, Stream } from "effe
 import type { HttpClient } from "effect/http"
 import type { Agent } from "../domain/Agent.ts"
 import * as AgentKinds from "../agents/AgentKinds.ts"
+import * as Choose from "../datasets/Choose.ts"
+import type * as Dataset from "../datasets/Dataset.ts"
 import * as DatasetFormats from "../datasets/DatasetFormats.ts"
+import * as Mapping from "../datasets/Mapping.ts"
 import { checkDistinct } from "../internal/outputs.ts"
 import { MutableProbe } from "../runner/internal/probe.ts"
 import * as Policy from "../runner/Policy.ts"
@@ -24,7 +27,7 @@ import * as Results from "../results/Results.ts"
 import * as ResultsStores from "../results/ResultsStores.ts"
 import * as RunDefinition from "./RunDefinition.ts"
 import { DEFAULT_SYNTHETIC, outputPath, policyOptions, type RunConfig, scoreSpecs, validate } from "./RunConfig.ts"
-import { buildScorers, itemsOf, toUnits } from "./RunInputs.ts"
+import { buildScorers, itemsOf, selectionOf, toUnits } from "./RunInputs.ts"
 import { runPaired } from "../runner/Runner.ts"
 import * as Gates from "../scoring/Gates.ts"
 import * as Labels from "../scoring/Labels.ts"
@@ -122,6 +125,19 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
       : { scorers: scorers.map((s) => s.name), pass: config.pass, stderrCluster: labelOptions.clusterBy }
   )
   const scoreParallelism = config.scoreParallelism ?? config.parallelism
+  // What the dataset is and which of its rows the run takes: recorded in
+  // the definition and the summary. The --ids file is read once, here.
+  const ids = config.ids === undefined ? undefined : yield* Choose.readIds(path.resolve(config.cwd, config.ids)).pipe(Effect.mapError(input))
+  const rows = Choose.recorded(selectionOf(config, ids))
+  const format = config.tasks === undefined ? undefined : DatasetFormats.formatOf(config.tasks, config.format, kinds.datasets)
+  const read = format === undefined || typeof format === "string"
+    ? undefined
+    : { format: format.name, map: Mapping.recorded(config.map), json_path: config.jsonPath ?? null }
+  // A versioned source (hf:) says which revision it read before its first task.
+  let revision: string | undefined
+  const onSource = (source: Dataset.SourceRead) => {
+    revision = source.revision ?? revision
+  }
   // Checked before the results file is touched (a refused --retry-failed
   // must not have rewritten it); written once it is ready for appending.
   const definition = yield* RunDefinition.make({
@@ -129,7 +145,9 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     agents: kinds.agents,
     scorerKinds: kinds.scorers,
     scorers: scoreSpecs(config),
-    synthetic: config.synthetic ?? DEFAULT_SYNTHETIC
+    synthetic: config.synthetic ?? DEFAULT_SYNTHETIC,
+    read,
+    rows
   }, newRunId)
   const checked = yield* RunDefinition.check(out, definition, config.resume).pipe(Effect.mapError(input))
   // A resume continues its run: the summary names the run the file belongs to.
@@ -154,7 +172,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   const scoreProbe = new MutableProbe()
   let skipped = 0
   let invalidLines = 0
-  const units = itemsOf(config).pipe(
+  const units = itemsOf(config, { chosen: true, ids, onSource }).pipe(
     Stream.mapError(input),
     Stream.mapArray((items) => {
       for (const item of items) if (item._tag === "Invalid") invalidLines++
@@ -181,7 +199,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   const finish = (exit: Exit.Exit<unknown, unknown>) =>
     Effect.gen(function*() {
       const outcome = Summary.outcomeOf(exit, writeFailure() !== undefined)
-      const summary = Summary.make({
+      const made = Summary.make({
         runId,
         resultsFile: out,
         outcome,
@@ -197,13 +215,17 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
           judgeParallelism: scorers.some(Stage.isJudge) ? config.judgeParallelism ?? scoreParallelism : undefined
         }
       })
+      const summary = read === undefined || config.tasks === undefined ? made : {
+        ...made,
+        dataset: { source: config.tasks, ...read, rows, ...(revision === undefined ? {} : { revision }) }
+      }
       const gated = Gates.withGates(summary, gates)
       gateFailure = Gates.failed(gated.gates ?? [])
       yield* say(Summary.format(summary) + Gates.formatText(gated.gates))
       const lost = (message: string) =>
         Exit.isSuccess(exit) ? Effect.sync(() => unwritten.push(message)) : Console.error(`agent-trials: ${message}`)
       // The run's tasks are read again only by an output that asks for them.
-      const context = { out, summary, gated, tasks: config.tasks === "-" ? undefined : itemsOf(config), say }
+      const context = { out, summary, gated, tasks: config.tasks === "-" ? undefined : itemsOf(config, { chosen: false }), say }
       for (const output of kinds.outputs) {
         const file = outputPath(config, output)
         // A run stopped by bad input is reported on only by the outputs that
@@ -250,7 +272,14 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
         : runPaired(units, agent, { parallelism: config.parallelism, probe, ...policyOptions(config) }),
       ({ trial, unit }): Stage.Finished => ({
         task: unit.task,
-        trial: { ...trial, metadata: { ...trial.metadata, ...Labels.ofTask(unit.task, labelOptions) } }
+        trial: {
+          ...trial,
+          metadata: {
+            ...trial.metadata,
+            ...Labels.ofTask(unit.task, labelOptions),
+            ...(revision === undefined ? {} : { dataset_revision: revision })
+          }
+        }
       })
     )
     // Written once, after scoring: a recorded trial carries its scores, so a

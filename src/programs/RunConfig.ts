@@ -9,7 +9,9 @@ import type { Redacted } from "effect"
 import type * as AgentKinds from "../agents/AgentKinds.ts"
 import * as Kinds from "./Kinds.ts"
 import type { OutputFormat } from "./Output.ts"
+import * as Choose from "../datasets/Choose.ts"
 import type * as Dataset from "../datasets/Dataset.ts"
+import type * as Mapping from "../datasets/Mapping.ts"
 import * as Results from "../results/Results.ts"
 import type * as Options from "./Options.ts"
 import * as Policy from "../runner/Policy.ts"
@@ -27,6 +29,22 @@ export interface RunConfig extends RemoteConfig {
   readonly tasks: string | undefined
   /** `--format`: the dataset format of `tasks`; by its name when undefined (`DatasetFormats.formatOf`). */
   readonly format?: string | undefined
+  /** `--map`: how a row of `tasks` becomes a task; the default rules when undefined. */
+  readonly map?: Mapping.Mapping | undefined
+  /** `--json-path`: the key of a JSON file's array of records. */
+  readonly jsonPath?: string | undefined
+  /** `--cache-dir`: where `hf:` downloads are kept; the user's cache directory when undefined. */
+  readonly cacheDir?: string | undefined
+  /** `--limit`: the first N rows (after `--ids`, `--shuffle`). */
+  readonly limit?: number | undefined
+  /** `--sample`: a seeded uniform sample of N rows. */
+  readonly sample?: number | undefined
+  /** `--shuffle`: every row, in a seeded order. */
+  readonly shuffle?: boolean | undefined
+  /** `--seed` of `sample` and `shuffle`; 0 when undefined. */
+  readonly seed?: number | undefined
+  /** `--ids FILE`: only the task ids it lists, one a line. */
+  readonly ids?: string | undefined
   readonly synthetic: number | undefined
   /** The agent to build, decoded from `--agent` by `Options.AgentSpec`. */
   readonly agent: AgentKinds.Spec
@@ -104,6 +122,19 @@ export const validate = (config: RunConfig): RunInputError | undefined => {
   const bad = (message: string) => new RunInputError({ message })
   if (config.tasks !== undefined && config.synthetic !== undefined) {
     return bad("--tasks and --synthetic cannot be used together: choose one source of tasks")
+  }
+  const choice = Choose.problem({ limit: config.limit, sample: config.sample, shuffle: config.shuffle }, config.seed !== undefined)
+  if (choice !== undefined) return bad(choice)
+  if (config.tasks === undefined) {
+    const flag = [
+      ["--map", config.map],
+      ["--json-path", config.jsonPath],
+      ["--limit", config.limit],
+      ["--sample", config.sample],
+      ["--shuffle", config.shuffle === true ? true : undefined],
+      ["--ids", config.ids]
+    ].find(([, v]) => v !== undefined)
+    if (flag !== undefined) return bad(`${flag[0]} chooses rows of --tasks FILE: it cannot be used with synthetic tasks (use --synthetic N for fewer)`)
   }
   if (config.resume && config.out === undefined) return bad("--resume needs --out FILE: the results file to continue")
   // Stdout is written, never read back.

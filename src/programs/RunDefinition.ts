@@ -12,7 +12,9 @@ import { Clock, Console, Effect, FileSystem, Path, Schema, Stream } from "effect
 import { createHash } from "node:crypto"
 import * as AgentKinds from "../agents/AgentKinds.ts"
 import { writeFileAtomic } from "../internal/atomicFile.ts"
+import * as Choose from "../datasets/Choose.ts"
 import * as Labels from "../scoring/Labels.ts"
+import * as SummaryText from "../scoring/SummaryText.ts"
 import * as ScorerKinds from "../scoring/ScorerKinds.ts"
 import * as ScorerSpec from "../scoring/Spec.ts"
 
@@ -28,6 +30,8 @@ const HASHED_BYTES = 1 << 20
 export const Source = Schema.Union([
   Schema.Struct({ synthetic: Schema.Number }),
   Schema.Struct({ stdin: Schema.Literal(true) }),
+  /** A Hugging Face Hub dataset, as `--tasks` names it (the revision asked for, not the sha read). */
+  Schema.Struct({ hf: Schema.String }),
   Schema.Struct({ tasks: Schema.String, size: Schema.Number, sha256_first_mib: Schema.String })
 ])
 export type Source = typeof Source.Type
@@ -66,8 +70,18 @@ export const RunDefinition = Schema.Struct({
   /** The `--group-by` PATHs, in order; absent from older definitions (none). */
   group_by: Schema.optionalKey(Schema.Array(Schema.String)),
   dataset: Source,
-  /** Which rows of the dataset the run takes. */
-  rows: Schema.Literal("all")
+  /**
+   * How the dataset is read: its format, `--map` (null: the default
+   * rules) and `--json-path`; absent from definitions written before
+   * other formats were read (JSONL, as it is).
+   */
+  read: Schema.optionalKey(Schema.Struct({
+    format: Schema.String,
+    map: Schema.NullOr(Schema.String),
+    json_path: Schema.NullOr(Schema.String)
+  })),
+  /** Which rows of the dataset the run takes: `"all"`, or `--ids`, `--sample`, `--shuffle`, `--seed`, `--limit`. */
+  rows: Choose.Recorded
 })
 export type RunDefinition = typeof RunDefinition.Type
 
@@ -94,6 +108,10 @@ export interface Input {
   readonly groupBy?: ReadonlyArray<string> | undefined
   /** `--tasks` (`-` for stdin), or undefined with `synthetic`. */
   readonly tasks: string | undefined
+  /** How `tasks` is read; JSONL as it is when undefined. */
+  readonly read?: { readonly format: string; readonly map: string | null; readonly json_path: string | null } | undefined
+  /** The rows chosen; all when undefined. */
+  readonly rows?: Choose.Recorded | undefined
   readonly synthetic: number
   /** The `--cluster` URL as messages show it, for a run on a cluster. */
   readonly cluster?: string | undefined
@@ -160,7 +178,8 @@ export const make = Effect.fn("RunDefinition.make")(function*(input: Input, runI
     stderr_cluster: Labels.clusterBy(input.stderrCluster, input.epochs),
     group_by: input.groupBy ?? [],
     dataset,
-    rows: "all"
+    ...(input.tasks === undefined ? {} : { read: input.read ?? JSONL_AS_IS }),
+    rows: input.rows ?? "all"
   }
   return definition
 })
@@ -168,6 +187,7 @@ export const make = Effect.fn("RunDefinition.make")(function*(input: Input, runI
 const sourceOf = (input: Input, path: Path.Path): Effect.Effect<Source | undefined, never, FileSystem.FileSystem> => {
   if (input.tasks === undefined) return Effect.succeed({ synthetic: input.synthetic })
   if (input.tasks === "-") return Effect.succeed({ stdin: true })
+  if (input.tasks.startsWith("hf:")) return Effect.succeed({ hf: input.tasks })
   const tasks = path.resolve(input.cwd, input.tasks)
   return Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
@@ -180,8 +200,24 @@ const sourceOf = (input: Input, path: Path.Path): Effect.Effect<Source | undefin
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
+/** How a definition without `read` read its tasks file. */
+const JSONL_AS_IS = { format: "jsonl", map: null, json_path: null } as const
+
+const readText = (read: NonNullable<RunDefinition["read"]>) =>
+  [
+    `--format ${read.format}`,
+    read.map === null ? "no --map" : `--map ${read.map}`,
+    ...(read.json_path === null ? [] : [`--json-path ${read.json_path}`])
+  ].join(" ")
+
 const sourceText = (source: Source): string =>
-  "synthetic" in source ? `--synthetic ${source.synthetic}` : "stdin" in source ? "--tasks -" : `--tasks ${source.tasks}`
+  "synthetic" in source
+    ? `--synthetic ${source.synthetic}`
+    : "stdin" in source
+    ? "--tasks -"
+    : "hf" in source
+    ? `--tasks ${source.hf}`
+    : `--tasks ${source.tasks}`
 
 const sameSource = (a: Source, b: Source): boolean =>
   "tasks" in a && "tasks" in b ? a.tasks === b.tasks : same(a, b)
@@ -231,7 +267,13 @@ export const differences = (
     out.push([groupsText(recorded.group_by ?? []), groupsText(now.group_by ?? [])])
   }
   if (!sameSource(recorded.dataset, now.dataset)) out.push([sourceText(recorded.dataset), sourceText(now.dataset)])
-  if (recorded.rows !== now.rows) out.push([`rows ${recorded.rows}`, `rows ${now.rows}`])
+  // Synthetic tasks have no `read`; a tasks file's definition without one read JSONL as it is.
+  const readThen = recorded.read ?? ("synthetic" in recorded.dataset ? undefined : JSONL_AS_IS)
+  const readNow = now.read ?? ("synthetic" in now.dataset ? undefined : JSONL_AS_IS)
+  if (readThen !== undefined && readNow !== undefined && !same(readThen, readNow)) out.push([readText(readThen), readText(readNow)])
+  if (!same(recorded.rows, now.rows)) {
+    out.push([`rows ${SummaryText.rowsText(recorded.rows)}`, `rows ${SummaryText.rowsText(now.rows)}`])
+  }
   return out
 }
 

@@ -5,7 +5,9 @@
  *
  * @since 0.1.0
  */
-import { Effect, type Stream } from "effect"
+import { Effect, Stream } from "effect"
+import * as path from "node:path"
+import * as Choose from "../datasets/Choose.ts"
 import type { HttpClient } from "effect/http"
 import * as Dataset from "../datasets/Dataset.ts"
 import * as DatasetFormats from "../datasets/DatasetFormats.ts"
@@ -41,15 +43,49 @@ export const buildScorers = (
     return scorers
   })
 
-/** The run's task source: its `--tasks` file, or synthetic tasks. */
-export const itemsOf = (config: RunConfig): Stream.Stream<Dataset.Item, Dataset.DatasetError, Dataset.Services> =>
-  config.tasks === undefined
-    ? Dataset.synthetic(config.synthetic ?? DEFAULT_SYNTHETIC)
-    : DatasetFormats.read(
-      config.tasks,
-      { onInvalid: config.onInvalid, format: config.format },
-      (config.kinds ?? Kinds.builtIn).datasets
-    )
+/**
+ * The run's task source: its `--tasks` file read with `--map` and the rows
+ * `--ids`, `--sample`, `--shuffle` and `--limit` choose (all its rows when
+ * not `chosen`), or synthetic tasks.
+ */
+export const itemsOf = (
+  config: RunConfig,
+  options: {
+    readonly chosen: boolean
+    /** The `--ids` file, read; read here when undefined. */
+    readonly ids?: Choose.IdList | undefined
+    readonly onSource?: ((read: Dataset.SourceRead) => void) | undefined
+  } = { chosen: true }
+): Stream.Stream<Dataset.Item, Dataset.DatasetError, Dataset.Services> => {
+  if (config.tasks === undefined) return Dataset.synthetic(config.synthetic ?? DEFAULT_SYNTHETIC)
+  const items = DatasetFormats.read(
+    config.tasks,
+    {
+      onInvalid: config.onInvalid,
+      format: config.format,
+      map: config.map,
+      jsonPath: config.jsonPath,
+      cacheDir: config.cacheDir,
+      onSource: options.onSource
+    },
+    (config.kinds ?? Kinds.builtIn).datasets
+  )
+  if (!options.chosen) return items
+  const ids = config.ids
+  return Stream.unwrap(Effect.map(
+    ids === undefined || options.ids !== undefined ? Effect.succeed(options.ids) : Choose.readIds(path.resolve(config.cwd, ids)),
+    (list) => Choose.choose(items, selectionOf(config, list))
+  ))
+}
+
+/** The rows `config` chooses, its `--ids` file read. */
+export const selectionOf = (config: RunConfig, ids: Choose.IdList | undefined): Choose.Selection => ({
+  limit: config.limit,
+  sample: config.sample,
+  shuffle: config.shuffle,
+  seed: config.seed,
+  ids
+})
 
 /** Each task's units, one per epoch; a bad line's one unit carries its message. */
 export const toUnits = (items: ReadonlyArray<Dataset.Item>, epochs: number): [TrialUnit, ...Array<TrialUnit>] => {

@@ -46,6 +46,43 @@ export interface Summary {
   readonly pass_at_k?: PassAtKSummary<"completed trials">
   /** Present when the run has scorers (`--score`). */
   readonly scoring?: ScoringSummary
+  /** What the run read: present for a `--tasks` source. */
+  readonly dataset?: DatasetSummary
+}
+
+/**
+ * The dataset a run read and the rows it chose, so a run says exactly which
+ * rows it used.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export interface DatasetSummary {
+  /** `--tasks` as given (`data.csv`, `hf:owner/name?split=test`). */
+  readonly source: string
+  /** The format it was read in (`--format`, else by its name). */
+  readonly format: string
+  /** `--map` as given, or null for the default rules. */
+  readonly map: string | null
+  readonly json_path: string | null
+  /** `"all"`, or the rows chosen: `{ sample: 100, seed: 0 }`, `{ ids: { file, count, sha256 }, limit: 10 }`. */
+  readonly rows: DatasetRows
+  /** The revision (commit sha) read, for a versioned source (`hf:`). */
+  readonly revision?: string
+}
+
+/**
+ * The rows a run chose, as recorded.
+ *
+ * @category models
+ * @since 0.3.0
+ */
+export type DatasetRows = "all" | {
+  readonly limit?: number
+  readonly sample?: number
+  readonly shuffle?: boolean
+  readonly seed?: number
+  readonly ids?: { readonly file: string; readonly count: number; readonly sha256: string }
 }
 
 /**

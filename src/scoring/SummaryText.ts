@@ -8,7 +8,7 @@ import { significant } from "../internal/figures.ts"
 import { CONTROLS, mark } from "../internal/htmlText.ts"
 import type * as Labels from "./Labels.ts"
 import type * as Statistics from "./Statistics.ts"
-import type { PassAtKSummary, ScoreSummary, ScoringSummary, Summary } from "./SummaryModel.ts"
+import type { DatasetRows, DatasetSummary, PassAtKSummary, ScoreSummary, ScoringSummary, Summary } from "./SummaryModel.ts"
 
 /**
  * `score`'s summary as text.
@@ -79,9 +79,32 @@ export const format = (s: Summary): string => {
   } else {
     lines.push(...formatScoring(s.scoring))
   }
+  if (s.dataset !== undefined) lines.push(`  dataset: ${datasetText(s.dataset)}`)
   lines.push(`  results: ${s.results_file}`)
   return lines.join("\n")
 }
+
+/**
+ * The rows a run chose, as its flags: `every row`, `--sample 100 --seed 0`.
+ *
+ * @category formatting
+ * @since 0.3.0
+ */
+export const rowsText = (rows: DatasetRows): string =>
+  rows === "all"
+    ? "every row"
+    : [
+      rows.ids === undefined ? undefined : `--ids ${rows.ids.file} (${rows.ids.count} ids)`,
+      rows.sample === undefined ? undefined : `--sample ${rows.sample}`,
+      rows.shuffle === true ? "--shuffle" : undefined,
+      rows.seed === undefined ? undefined : `--seed ${rows.seed}`,
+      rows.limit === undefined ? undefined : `--limit ${rows.limit}`
+    ].filter((f) => f !== undefined).join(" ")
+
+const datasetText = (d: DatasetSummary): string =>
+  `${terminalText(d.source)} (${d.format}${d.map === null ? "" : `, --map ${terminalText(d.map)}`}` +
+  `${d.json_path === null ? "" : `, --json-path ${terminalText(d.json_path)}`}), rows: ${rowsText(d.rows)}` +
+  (d.revision === undefined ? "" : `, revision ${d.revision}`)
 
 const num = (x: number | null) => (x === null ? "-" : String(x))
 // Three significant digits: the percentiles are good to about ±2.5%.
