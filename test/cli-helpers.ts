@@ -36,11 +36,11 @@ const live = new Set<Running>()
 
 // The machine's own node is 20: tsx's `#!/usr/bin/env node` must find the
 // Node 24 of node_modules/.bin. Nothing of the caller's agent-trials or
-// OpenAI settings leaks into the child.
+// OpenAI or Hugging Face settings leaks into the child.
 const childEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
   const env: NodeJS.ProcessEnv = {}
   for (const [key, value] of Object.entries(process.env)) {
-    if (key.startsWith("AGENT_TRIALS_") || key === "OPENAI_API_KEY") continue
+    if (key.startsWith("AGENT_TRIALS_") || key.startsWith("HF_") || key === "OPENAI_API_KEY") continue
     env[key] = value
   }
   env["PATH"] = `${bin}${path.delimiter}${process.env["PATH"] ?? ""}`

@@ -18,6 +18,7 @@ import * as Choose from "../src/datasets/Choose.ts"
 import * as Dataset from "../src/datasets/Dataset.ts"
 import * as DatasetFormats from "../src/datasets/DatasetFormats.ts"
 import * as Mapping from "../src/datasets/Mapping.ts"
+import * as Runner from "../src/runner/Runner.ts"
 import type { AgentEvalTask } from "../src/domain/Trial.ts"
 import { removeTempDirs, tempDir } from "./cli-helpers.ts"
 
@@ -410,4 +411,38 @@ describe("choosing rows", () => {
     assert.isUndefined(Choose.problem({ sample: 5, seed: 3 }, true))
     assert.isUndefined(Choose.problem({ shuffle: true, limit: 3 }, false))
   })
+})
+
+describe("the library: Dataset constructors into runTrials, without the CLI", () => {
+  it.live("a CSV file, a JSON file and a Parquet file chosen and run, at most `parallelism` agent calls at once", () =>
+    Effect.gen(function*() {
+      const csv = fileWith("l.csv", "id,question,answer\n" + Array.from({ length: 40 }, (_, i) => `c${i},q${i},${i}`).join("\n") + "\n")
+      const json = fileWith("l.json", JSON.stringify({ data: Array.from({ length: 10 }, (_, i) => ({ id: `j${i}`, inputs: { q: i } })) }))
+      const parquet = writeParquet("l.parquet", { columnData: [{ name: "id", data: ["p0", "p1"], type: "STRING" }] })
+      let active = 0
+      let peak = 0
+      const agent = (task: AgentEvalTask) =>
+        Effect.gen(function*() {
+          active++
+          peak = Math.max(peak, active)
+          yield* Effect.sleep("1 millis")
+          active--
+          return { output_text: task.id }
+        })
+      const tasks = Stream.concat(
+        Dataset.tasks(Choose.choose(Dataset.fromDelimited(csv, { onInvalid: "fail", delimiter: "," }), { sample: 5, seed: 1 })),
+        Stream.concat(
+          Dataset.tasks(Dataset.fromJson(json, { onInvalid: "fail", jsonPath: "data" })),
+          Dataset.tasks(Dataset.fromParquet(parquet, { onInvalid: "fail" }))
+        )
+      )
+      const trials = yield* Runner.runTrials(tasks, agent, { parallelism: 3 }).pipe(Stream.runCollect, Effect.provide(NodeServices.layer))
+      const ids = [...trials].map((t) => t.task_id)
+      assert.strictEqual(ids.length, 17)
+      assert.strictEqual(ids.filter((id) => id.startsWith("c")).length, 5)
+      assert.includeMembers(ids, ["j0", "j9", "p0", "p1"])
+      assert.isTrue([...trials].every((t) => t.status === "completed" && t.output?.output_text === t.task_id))
+      assert.isAtMost(peak, 3)
+      assert.isAtLeast(peak, 2)
+    }))
 })

@@ -241,7 +241,13 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     if (config.progress) {
       if (config.tasks !== undefined) {
         yield* DatasetFormats.count(config.tasks, config.format, kinds.datasets).pipe(
-          Effect.tap((n) => Effect.sync(() => total = n === undefined ? undefined : n * config.epochs)),
+          // The rows chosen: at most --limit or --sample of the file's, and, with --ids, at most as many as it lists.
+          Effect.tap((n) =>
+            Effect.sync(() => {
+              const chosen = n === undefined ? undefined : Math.min(n, config.limit ?? n, config.sample ?? n, ids?.ids.size ?? n)
+              total = chosen === undefined ? undefined : chosen * config.epochs
+            })
+          ),
           Effect.forkScoped
         )
       }
