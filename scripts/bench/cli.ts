@@ -228,17 +228,27 @@ export interface CliOptions {
   readonly timeoutMs: number
 }
 
-/** Runs the target's command one way and reads the memory of its whole process tree. */
-export const runCli = async (via: CliVia, trials: number, options: CliOptions, bin?: Bin): Promise<CliRecord> => {
+/**
+ * Runs the target's command (or `command`, less `--out`) one way and reads
+ * the memory of its whole process tree; `trials` is the number of result
+ * lines the run must write.
+ */
+export const runCli = async (
+  via: CliVia,
+  trials: number,
+  options: CliOptions,
+  bin?: Bin,
+  command: ReadonlyArray<string> = cliArgs(trials)
+): Promise<CliRecord> => {
   const out = join(os.tmpdir(), `agent-trials-bench-cli-${process.pid}-${via}.jsonl`)
-  const args = [...cliArgs(trials), "--out", out]
+  const args = [...command, "--out", out]
   // As npm and npx run a bin: node_modules/.bin first on PATH, so `#!/usr/bin/env node` finds Node 24.
   const env = { ...process.env, PATH: `${join(root, "node_modules/.bin")}:${process.env.PATH ?? ""}` }
   const started = via === "npm"
     ? { file: "npm", args: ["run", "trials", "--", ...args], shown: "npm run trials --" }
     : viaShebang(bin!.path, args)
-  const command = `${started.shown} ${cliArgs(trials).join(" ")} --out ${out}`
-  const base = { via, trials, command, ...(bin !== undefined && { binNote: bin.note }), load1: os.loadavg()[0]! }
+  const shown = `${started.shown} ${command.join(" ")} --out ${out}`
+  const base = { via, trials, command: shown, ...(bin !== undefined && { binNote: bin.note }), load1: os.loadavg()[0]! }
   rmSync(out, { force: true })
 
   const t0 = performance.now()

@@ -18,6 +18,7 @@ import { type Meta, render } from "./report.ts"
 import { fmtCount, type RunRecord, summarise } from "./summary.ts"
 import { chart } from "./svg.ts"
 import { targets } from "./targets.ts"
+import { type DatasetBench, memoryTargets, renderDatasets, runDatasetBench } from "./datasets.ts"
 
 const usage = `npm run bench -- [options]
   --quick                 the small plan: what each target needs (about 4 minutes on 2 cores)
@@ -36,6 +37,11 @@ const usage = `npm run bench -- [options]
   --cli-via npm,bin       how to start the CLI for --cli-rss: npm (npm run trials -- run ...) and/or
                           bin (package.json's bin through its #! line; built into .bench/ from
                           src/ when dist/ is older than src/); default both
+  --datasets N            the dataset readers (rows/s of JSONL, CSV, JSON, Parquet at --reader-rows) and
+                          target (f): the CLI over N-row JSONL, CSV and Parquet files, peak RSS
+                          (default 1e6; 0 skips it; skipped by default when the plan is narrowed)
+  --reader-rows N         rows each reader reads (default 2e5)
+  --datasets-only         run only the dataset part (--datasets N, default 1e6)
   --timeout S             per-child timeout in seconds (default 60 quick, 1800 full; CLI runs get 10x)
   --loader bundle|tsx|strip  how the child loads TypeScript: bundle (default) compiles
                           worker + src/ once with esbuild to .bench/worker-HASH.mjs; tsx uses
@@ -96,6 +102,9 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
       "max-old-space": { type: "string", default: "4096" },
       "cli-rss": { type: "string" },
       "cli-via": { type: "string" },
+      datasets: { type: "string" },
+      "reader-rows": { type: "string" },
+      "datasets-only": { type: "boolean", default: false },
       timeout: { type: "string" },
       loader: { type: "string", default: "bundle" },
       "sample-ms": { type: "string", default: "25" },
@@ -109,8 +118,14 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   })
   if (values.help) return console.log(usage)
   if (values.report !== undefined) {
-    const doc = JSON.parse(readFileSync(values.report, "utf8")) as { meta: Meta; runs: Array<RunRecord>; cli?: Array<CliRecord> }
+    const doc = JSON.parse(readFileSync(values.report, "utf8")) as {
+      meta: Meta
+      runs: Array<RunRecord>
+      cli?: Array<CliRecord>
+      datasets?: DatasetBench
+    }
     console.log(render(doc.meta, doc.runs, doc.cli ?? []))
+    if (doc.datasets !== undefined) console.log(`\n${renderDatasets(doc.datasets)}`)
     if (values.svg !== undefined) writeFileSync(values.svg, chart(summarise(doc.runs)))
     return
   }
@@ -134,17 +149,20 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   }
   const sampleMs = numbers("--sample-ms", values["sample-ms"])![0]!
   const liveHeapMs = numbers("--live-heap-ms", values["live-heap-ms"])?.[0]
-  const configs = expand(quick ? quickPlan : fullPlan, {
+  const datasetsOnly = values["datasets-only"]
+  const configs = datasetsOnly ? [] : expand(quick ? quickPlan : fullPlan, {
     sizes: numbers("--sizes", values.sizes),
     parallelism: numbers("--parallelism", values.parallelism),
     agents: names<AgentName>("--agents", values.agents, isAgentName),
     only: names<ApproachName>("--only", values.only, isApproachName)
   })
-  const narrowed = [values.only, values.agents, values.sizes, values.parallelism].some((v) => v !== undefined)
+  const narrowed = datasetsOnly || [values.only, values.agents, values.sizes, values.parallelism].some((v) => v !== undefined)
   const cliTrials = values["cli-rss"] === "0"
     ? 0
     : numbers("--cli-rss", values["cli-rss"])?.[0] ?? (narrowed ? 0 : quick ? 1e6 : 1e7)
   const cliWays: ReadonlyArray<CliVia> = cliTrials === 0 ? [] : names<CliVia>("--cli-via", values["cli-via"], isCliVia) ?? cliVias
+  const datasetRows = values.datasets === "0" ? 0 : numbers("--datasets", values.datasets)?.[0] ?? (narrowed && !datasetsOnly ? 0 : 1e6)
+  const readerRows = numbers("--reader-rows", values["reader-rows"])?.[0] ?? 2e5
   const cliOptions = { sampleMs: 50, timeoutMs: childOptions.timeoutMs * 10 }
   const capOf = (a: ApproachName) => caps[a] ?? Infinity
   // The quadratic eager runner costs seconds per run for a contrast that does not need a median.
@@ -189,11 +207,19 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   }
   const runs: Array<RunRecord> = []
   const cli: Array<CliRecord> = []
+  let datasets: DatasetBench | undefined
   const save = (finished: boolean) => {
     if (values.json === undefined) return
     const summary = summarise(runs)
     const elapsedS = (Date.now() - started.getTime()) / 1000
-    const doc = { meta: { ...meta, finished, elapsedS }, summary, targets: targets(summary, cli), runs, cli }
+    const doc = {
+      meta: { ...meta, finished, elapsedS },
+      summary,
+      targets: targets(summary, cli),
+      runs,
+      cli,
+      ...(datasets !== undefined && { datasets, datasetTargets: memoryTargets(datasets) })
+    }
     writeFileSync(values.json, `${JSON.stringify(doc, null, 2)}\n`)
   }
 
@@ -201,6 +227,16 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   let done = 0
   for (const config of configs) await runConfig(config)
   if (cliWays.length > 0) await runCliWays()
+  if (datasetRows > 0) {
+    datasets = await runDatasetBench(
+      { readerRows, memoryRows: datasetRows, rounds: Math.min(rounds, 3), cli: cliOptions },
+      (line) => console.error(line),
+      (bench) => {
+        datasets = bench
+        save(false)
+      }
+    )
+  }
   save(true)
 
   async function runConfig(config: Config): Promise<void> {
@@ -252,6 +288,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   }
 
   console.log(render(meta, runs, cli))
+  if (datasets !== undefined) console.log(`\n${renderDatasets(datasets)}`)
   if (values.svg !== undefined) writeFileSync(values.svg, chart(summarise(runs)))
   console.error(`bench: done in ${((Date.now() - started.getTime()) / 1000).toFixed(1)} s`)
 }
