@@ -363,3 +363,27 @@ export * as Telemetry from "./runner/Telemetry.ts"
  * @since 0.1.0
  */
 export * as Trial from "./domain/Trial.ts"
+
+/**
+ * Token usage: what a trial's attempts or a judge's calls spent, added up
+ * and read off a record.
+ *
+ * @since 0.4.0
+ */
+export * as Usage from "./domain/Usage.ts"
+
+/**
+ * What tokens cost: a pricing file (USD per million tokens by model) and the
+ * cost of a usage under it.
+ *
+ * @since 0.4.0
+ */
+export * as Pricing from "./scoring/Pricing.ts"
+
+/**
+ * The spending budgets of a run (`--max-cost`, `--max-tokens`) and the
+ * stream stage that stops a run at them.
+ *
+ * @since 0.4.0
+ */
+export * as Budget from "./programs/Budget.ts"

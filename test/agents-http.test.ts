@@ -217,7 +217,8 @@ describe("OpenAiAgent", () => {
       assert.deepStrictEqual(trial.output, {
         output_text: "echo: Say hi",
         response: completion("echo: Say hi"),
-        metadata: { model: "tiny-1", usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } }
+        metadata: { model: "tiny-1", usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } },
+        usage: { input_tokens: 3, output_tokens: 2, total_tokens: 5, model: "tiny-1" }
       })
       const [request] = server.received
       assert.strictEqual(request!.path, "/v1/chat/completions")

@@ -12,7 +12,7 @@ import type { Agent } from "../domain/Agent.ts"
 import { InvalidAgentOutput } from "../domain/Errors.ts"
 import type { AgentEvalTask, AgentOutput } from "../domain/Trial.ts"
 import type { HttpAgentError } from "../domain/HttpErrors.ts"
-import { chatCompletionsUrl, postJson, preview } from "../domain/internal/post.ts"
+import { chatCompletionsUrl, chatUsage, postJson, preview } from "../domain/internal/post.ts"
 import { keySecrets, redactUrl, scrubber, urlSecrets } from "../internal/redact.ts"
 import type { AgentKind } from "./Kind.ts"
 
@@ -36,7 +36,8 @@ export interface Options {
 /**
  * Sends `task.inputs.instruction` (or, without a string instruction, the JSON
  * of `task.inputs`) as one user message; the first choice's content is the
- * output text, the whole body the `response`.
+ * output text, the whole body the `response`, and the body's `usage` the
+ * output's `usage` (priced as `model`).
  *
  * **Example** (The key from `OPENAI_API_KEY`)
  *
@@ -64,7 +65,7 @@ export const make = (options: Options): Agent<HttpAgentError, HttpClient.HttpCli
       bearer,
       scrub
     })
-    return yield* toOutput(body, where)
+    return yield* toOutput(body, where, options.model)
   })
 }
 
@@ -75,7 +76,8 @@ const userContent = (task: AgentEvalTask): string => {
   return typeof instruction === "string" ? instruction : JSON.stringify(task.inputs)
 }
 
-const toOutput = (body: unknown, where: string): Effect.Effect<AgentOutput, InvalidAgentOutput> => {
+const toOutput = (body: unknown, where: string, model: string): Effect.Effect<AgentOutput, InvalidAgentOutput> => {
+  const usage = chatUsage(body, model)
   const message = field(at(field(body, "choices"), 0), "message")
   const content = field(message, "content")
   if (typeof content !== "string") {
@@ -85,7 +87,8 @@ const toOutput = (body: unknown, where: string): Effect.Effect<AgentOutput, Inva
       new InvalidAgentOutput({
         message: `Chat completion from ${where} has no string at choices[0].message.content${refused}: ${
           preview(JSON.stringify(body) ?? "")
-        }`
+        }`,
+        ...(usage === undefined ? undefined : { usage })
       })
     )
   }
@@ -97,7 +100,8 @@ const toOutput = (body: unknown, where: string): Effect.Effect<AgentOutput, Inva
   return Effect.succeed({
     output_text: content,
     response: body,
-    ...(Object.keys(metadata).length > 0 ? { metadata } : undefined)
+    ...(Object.keys(metadata).length > 0 ? { metadata } : undefined),
+    ...(usage === undefined ? undefined : { usage })
   })
 }
 

@@ -145,6 +145,37 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         undefined,
         "Stop (exit 1) when more than N trials, or more than P% of finished trials (from 20 on), have failed; no limit by default"
       ),
+      pricing: optionalString(
+        "pricing",
+        "YAML or JSON file of prices in USD per million tokens (models: { MODEL: { input, output, cached_input } }): " +
+          "each usage gets its cost_usd; a model it lacks is named once and priced at 0"
+      ),
+      maxCost: optionFlag(
+        "max-cost",
+        "USD",
+        Options.Usd,
+        undefined,
+        "Stop (exit 1) once the trials recorded have spent this much, agent and judges (needs --pricing); no limit by default"
+      ),
+      maxTokens: optionFlag(
+        "max-tokens",
+        "N",
+        Options.TokenCount,
+        undefined,
+        "Stop (exit 1) once the trials recorded have spent N tokens, agent and judges; no limit by default"
+      ),
+      trialMaxTokens: optionFlag(
+        "trial-max-tokens",
+        "N",
+        Options.TokenCount,
+        undefined,
+        "A trial whose agent spends more than N tokens (over its attempts) fails with TokenLimit, never retried"
+      ),
+      estimate: switchFlag(
+        "estimate",
+        "Run the first --estimate-trials trials, print the whole run's projected tokens and cost, and stop (exit 0; --resume goes on)"
+      ),
+      estimateTrials: optionFlag("estimate-trials", "N", Options.RowCount, undefined, "Trials an --estimate runs (default 20)"),
       score: scoreFlag(`${scoreDescription(kinds.scorers)} (default exact for synthetic tasks, none for --tasks)`),
       scoreParallelism: optionFlag(
         "score-parallelism",
@@ -218,6 +249,12 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         rate: flags.rate,
         adaptive: flags.adaptive,
         maxFailures: flags.maxFailures,
+        pricing: Option.getOrUndefined(flags.pricing),
+        maxCost: flags.maxCost,
+        maxTokens: flags.maxTokens,
+        trialMaxTokens: flags.trialMaxTokens,
+        estimate: flags.estimate,
+        estimateTrials: flags.estimateTrials,
         score: yield* scoreFromEnv(flags.score),
         scoreParallelism: flags.scoreParallelism,
         judgeModel: Option.getOrUndefined(flags.judgeModel),
@@ -262,6 +299,9 @@ const runHereOrOnCluster = (
     }
     if (config.rate !== undefined) return yield* notHere("--rate", "it would limit this process, not the cluster")
     if (config.adaptive) return yield* notHere("--adaptive", "it would limit this process, not the cluster")
+    if (config.trialMaxTokens !== undefined) {
+      return yield* notHere("--trial-max-tokens", "the workers run the trials (and their retries), so the limit is theirs to apply")
+    }
     const Cluster = yield* Effect.promise(() => import("../programs/Cluster.ts"))
     return yield* Cluster.withRemote(cluster, (remote, shown) => Run.run({ ...config, remote, cluster: shown })).pipe(
       Effect.mapError((e) => Cluster.isInputError(e) ? new Run.RunInputError({ message: e.message }) : e)

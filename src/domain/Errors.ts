@@ -5,6 +5,7 @@
  */
 import { Schema } from "effect"
 import { MAX_EPOCHS } from "../internal/limits.ts"
+import { Usage } from "./Trial.ts"
 
 export { MAX_EPOCHS } from "../internal/limits.ts"
 
@@ -44,7 +45,9 @@ export class AgentError extends Schema.TaggedError<AgentError>()("AgentError", {
  * @since 0.1.0
  */
 export class InvalidAgentOutput extends Schema.TaggedError<InvalidAgentOutput>()("InvalidAgentOutput", {
-  message: Schema.String
+  message: Schema.String,
+  /** What the call spent before its answer proved unusable (a chat completion without content). */
+  usage: Schema.optionalKey(Usage)
 }) {}
 
 /**

@@ -13,6 +13,7 @@
 import { Cause, Clock, Effect, Schema } from "effect"
 import type { AgentEvalTask, AgentEvalTrial, Score } from "./Trial.ts"
 import { describe as describeCause } from "../internal/describe.ts"
+import * as Usage from "./Usage.ts"
 
 /**
  * A named scorer. `score` assumes a completed trial; a trial without an
@@ -185,11 +186,14 @@ const errored = (cause: Cause.Cause<unknown>, occurredAt: string): Score => {
   const explanation = typeof error === "object" && error !== null
     ? (error as { readonly explanation?: unknown }).explanation
     : undefined
+  // And what it spent (a judge's calls before an unusable answer).
+  const usage = Usage.ofError(error)
   return {
     value: 0,
     passed: false,
     ...(typeof explanation === "string" ? { explanation } : undefined),
-    error: { type: errorType(error, typed), message: describe(error), occurred_at: occurredAt }
+    error: { type: errorType(error, typed), message: describe(error), occurred_at: occurredAt },
+    ...(usage === undefined ? undefined : { usage })
   }
 }
 

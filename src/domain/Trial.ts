@@ -24,8 +24,32 @@ export const AgentEvalTask = Schema.Struct({
 })
 export type AgentEvalTask = typeof AgentEvalTask.Type
 
+const TokenCount = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+
 /**
- * What an agent returned for one task.
+ * The tokens a call (or a trial's attempts together) spent, as OpenAI's API
+ * counts them: `input_tokens` include the `cached_input_tokens`, and
+ * `output_tokens` include the `reasoning_tokens`. `model` is the model
+ * priced (the one the request named); `cost_usd` is added by a run with
+ * `--pricing`, computed from the counts and the model's prices.
+ *
+ * @category schemas
+ * @since 0.4.0
+ */
+export const Usage = Schema.Struct({
+  input_tokens: TokenCount,
+  output_tokens: TokenCount,
+  total_tokens: TokenCount,
+  cached_input_tokens: Schema.optionalKey(TokenCount),
+  reasoning_tokens: Schema.optionalKey(TokenCount),
+  model: Schema.optionalKey(Schema.String),
+  cost_usd: Schema.optionalKey(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)))
+})
+export type Usage = typeof Usage.Type
+
+/**
+ * What an agent returned for one task. `usage`, when the agent reports it,
+ * is what the trial spent over all its attempts.
  *
  * @category schemas
  * @since 0.1.0
@@ -33,7 +57,8 @@ export type AgentEvalTask = typeof AgentEvalTask.Type
 export const AgentOutput = Schema.Struct({
   output_text: Schema.String,
   response: Schema.optionalKey(Schema.Unknown),
-  metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+  metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+  usage: Schema.optionalKey(Usage)
 })
 export type AgentOutput = typeof AgentOutput.Type
 
@@ -47,7 +72,9 @@ export type AgentOutput = typeof AgentOutput.Type
 export const TrialError = Schema.Struct({
   type: Schema.String,
   message: Schema.String,
-  occurred_at: Schema.String
+  occurred_at: Schema.String,
+  /** What the failed attempts spent, when they reported it (a failed trial has no output to carry it). */
+  usage: Schema.optionalKey(Usage)
 })
 export type TrialError = typeof TrialError.Type
 
@@ -96,7 +123,9 @@ export const Score = Schema.Struct({
   value: Schema.Finite,
   passed: Schema.Boolean,
   explanation: Schema.optionalKey(Schema.String),
-  error: Schema.optionalKey(TrialError)
+  error: Schema.optionalKey(TrialError),
+  /** What the scorer itself spent (a judge's calls), apart from the agent's usage. */
+  usage: Schema.optionalKey(Usage)
 })
 export type Score = typeof Score.Type
 

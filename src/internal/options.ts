@@ -298,6 +298,32 @@ export const Margin = fromString(
 )
 
 /**
+ * A token count to stop at (`--max-tokens`, `--trial-max-tokens`): an
+ * integer from 1.
+ *
+ * @category schemas
+ * @since 0.4.0
+ */
+export const TokenCount = integerFrom(1)
+
+/**
+ * An amount in USD above 0, decimals allowed (`--max-cost 25`, `0.50`).
+ *
+ * @category schemas
+ * @since 0.4.0
+ */
+export const Usd = fromString(
+  Schema.Number,
+  (text): Result.Result<number, string> => {
+    const n = /^\s*\$?\d+(?:\.\d+)?\s*$/.test(text) ? Number(text.trim().replace(/^\$/, "")) : Number.NaN
+    return Number.isFinite(n) && n > 0
+      ? Result.succeed(n)
+      : Result.fail(`Expected an amount in USD above 0, like 25 or 0.50, got ${quote(text)}`)
+  },
+  String
+)
+
+/**
  * Names the source in a refusal: `Expected a duration ...` becomes `Expected
  * --timeout to be a duration ...`; a message that already names the source is
  * kept; any other is prefixed with it.

@@ -27,7 +27,9 @@ export {
   NonNegativeDuration,
   Parallelism,
   Rate,
-  RowCount
+  RowCount,
+  TokenCount,
+  Usd
 } from "../internal/options.ts"
 export { MappingFromString as Mapping } from "../datasets/Mapping.ts"
 export { PassK, StderrCluster, TaskPath } from "../scoring/StatisticsOptions.ts"

@@ -26,7 +26,9 @@ import * as Progress from "./Progress.ts"
 import * as Results from "../results/Results.ts"
 import * as ResultsStores from "../results/ResultsStores.ts"
 import * as RunDefinition from "./RunDefinition.ts"
-import { DEFAULT_SYNTHETIC, outputPath, policyOptions, type RunConfig, scoreSpecs, validate } from "./RunConfig.ts"
+import { DEFAULT_ESTIMATE_TRIALS, DEFAULT_SYNTHETIC, outputPath, policyOptions, type RunConfig, scoreSpecs, validate } from "./RunConfig.ts"
+import * as Budget from "./Budget.ts"
+import * as Pricing from "../scoring/Pricing.ts"
 import { buildScorers, itemsOf, selectionOf, toUnits } from "./RunInputs.ts"
 import { runPaired } from "../runner/Runner.ts"
 import * as Gates from "../scoring/Gates.ts"
@@ -86,6 +88,7 @@ const newRunIdOf = Effect.gen(function*() {
 export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   const invalidConfig = validate(config)
   if (invalidConfig) return yield* invalidConfig
+  const path = yield* Path.Path
   const kinds = config.kinds ?? Kinds.builtIn
   const input = (e: { readonly message: string }) => new RunInputError({ message: e.message })
   yield* checkDistinct({
@@ -105,10 +108,24 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     ? yield* AgentKinds.build(config.agent, config, kinds.agents).pipe(Effect.mapError((message) => new RunInputError({ message })))
     : () => Effect.die("a --cluster run calls no agent here")
   const scorers = yield* buildScorers(config)
+  // Models the pricing file lacks, named once each as they are met.
+  const unpricedPending: Array<string> = []
+  const pricing = config.pricing === undefined ? undefined : Pricing.make(
+    config.pricing,
+    yield* Pricing.load(path.resolve(config.cwd, config.pricing)).pipe(Effect.mapError(input)),
+    (model) => unpricedPending.push(model)
+  )
+  const sayUnpriced = Effect.suspend(() =>
+    unpricedPending.length === 0 ? Effect.void : Effect.forEach(unpricedPending.splice(0), (model) =>
+      Console.error(
+        `agent-trials: warning: model ${JSON.stringify(model)} is not in --pricing ${config.pricing}: its tokens are priced at $0`
+      ))
+  )
+  const budgets: Budget.Budgets = { maxCost: config.maxCost, maxTokens: config.maxTokens }
+  const budgeted = budgets.maxCost !== undefined || budgets.maxTokens !== undefined
+  const spent = new Budget.Spent()
   const gates = config.failUnder ?? []
   yield* Effect.fromResult(Gates.check(gates, scorers.map((s) => s.name))).pipe(Effect.mapError(input))
-
-  const path = yield* Path.Path
   const newRunId = yield* newRunIdOf
   const out = config.out === undefined ? path.join("runs", `${newRunId}.jsonl`) : Results.outPath(config.out)
   // With the results on stdout, every other line goes to stderr.
@@ -156,8 +173,14 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   const recorded = yield* store.prepare(out, {
     resume: config.resume,
     retryFailed: config.retryFailed,
-    onPrior: (trial) => acc.add(trial, true)
+    // Priced as this run prices, so a budget counts what they spent.
+    onPrior: (recorded) => {
+      const trial = pricing === undefined ? recorded : Pricing.priceTrial(pricing, recorded)
+      acc.add(trial, true)
+      spent.add(trial)
+    }
   }).pipe(Effect.mapError(input))
+  yield* sayUnpriced
   if (checked.write && definition !== undefined) yield* RunDefinition.write(out, definition).pipe(Effect.mapError(input))
   yield* say(`results: ${out}`)
   if (recorded.kept + recorded.droppedFailed > 0 || recorded.repairedBytes > 0) {
@@ -182,8 +205,22 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
       if (!recorded.ids.has(trialId(unit.task.id, unit.epoch))) return true
       skipped++
       return false
-    })
+    }),
+    // An estimate runs the first trials not yet recorded, then stops.
+    (all) => config.estimate === true ? Stream.take(all, config.estimateTrials ?? DEFAULT_ESTIMATE_TRIALS) : all
   )
+  // The whole run's size, which an estimate projects to.
+  const estimateTotal = config.estimate !== true
+    ? undefined
+    : config.tasks === undefined
+    ? (config.synthetic ?? DEFAULT_SYNTHETIC) * config.epochs
+    : yield* DatasetFormats.count(config.tasks, config.format, kinds.datasets).pipe(
+      Effect.map((n) =>
+        n === undefined
+          ? undefined
+          : Math.min(n, config.limit ?? n, config.sample ?? n, ids?.ids.size ?? n) * config.epochs
+      )
+    )
 
   let total: number | undefined = config.tasks === undefined
     ? (config.synthetic ?? DEFAULT_SYNTHETIC) * config.epochs
@@ -213,11 +250,16 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
           probe: scoreProbe.snapshot(),
           parallelism: scoreParallelism,
           judgeParallelism: scorers.some(Stage.isJudge) ? config.judgeParallelism ?? scoreParallelism : undefined
-        }
+        },
+        usage: { priced: pricing !== undefined, unpriced: pricing?.unpriced() ?? [], budget: budgeted ? budgets : undefined }
       })
-      const summary = read === undefined || config.tasks === undefined ? made : {
+      const withDataset = read === undefined || config.tasks === undefined ? made : {
         ...made,
         dataset: { source: config.tasks, ...read, rows, ...(revision === undefined ? {} : { revision }) }
+      }
+      const summary = config.estimate !== true ? withDataset : {
+        ...withDataset,
+        estimate: Summary.estimateSummary(acc.usage.thisRun, estimateTotal, pricing !== undefined)
       }
       const gated = Gates.withGates(summary, gates)
       gateFailure = Gates.failed(gated.gates ?? [])
@@ -298,10 +340,15 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
         judgeParallelism: config.judgeParallelism,
         probe: scoreProbe
       })
-    yield* scored.pipe(
+    // Priced (with --pricing) before the budgets count them and the file records them.
+    const priced = pricing === undefined
+      ? scored
+      : Stream.tap(Stream.map(scored, (trial) => Pricing.priceTrial(pricing, trial)), () => sayUnpriced)
+    yield* (budgeted ? Budget.stopOnBudget(priced, budgets, spent) : priced).pipe(
       Stream.runForEach(sink.append),
       Effect.mapError((e) =>
-        e instanceof RunInputError || e instanceof Policy.MaxFailuresExceeded || e instanceof Results.ResultsWriteError
+        e instanceof RunInputError || e instanceof Policy.MaxFailuresExceeded || e instanceof Results.ResultsWriteError ||
+          e instanceof Budget.BudgetExceeded
           ? e
           : input(e)
       )

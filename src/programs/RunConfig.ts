@@ -94,7 +94,22 @@ export interface RunConfig extends RemoteConfig {
   readonly remote?: Remote | undefined
   /** The `--cluster` URL as messages show it (redacted), for a run on a cluster: part of what defines it. */
   readonly cluster?: string | undefined
+  /** `--pricing FILE`: USD per million tokens by model; each usage gets its `cost_usd`. */
+  readonly pricing?: string | undefined
+  /** `--max-cost USD`: stop once the trials recorded have spent this much (needs `pricing`). */
+  readonly maxCost?: number | undefined
+  /** `--max-tokens N`: stop once the trials recorded have spent this many tokens (agent and judges). */
+  readonly maxTokens?: number | undefined
+  /** `--trial-max-tokens N`: a trial that spends more fails with `TokenLimit`, never retried. */
+  readonly trialMaxTokens?: number | undefined
+  /** `--estimate`: run the first `estimateTrials` trials, then project the whole run's usage and stop. */
+  readonly estimate?: boolean | undefined
+  /** `--estimate-trials N` (default 20). */
+  readonly estimateTrials?: number | undefined
 }
+
+/** Trials `run --estimate` runs without `--estimate-trials`. */
+export const DEFAULT_ESTIMATE_TRIALS = 20
 
 /**
  * The scorer specs a run applies: the `--score` specs, without `none`; by
@@ -146,6 +161,12 @@ export const validate = (config: RunConfig): RunInputError | undefined => {
     }
   }
   if (config.retryFailed && !config.resume) return bad("--retry-failed needs --resume")
+  if (config.maxCost !== undefined && config.pricing === undefined) {
+    return bad("--max-cost needs --pricing FILE: the cost of a trial is computed from that file's prices")
+  }
+  if (config.estimateTrials !== undefined && config.estimate !== true) {
+    return bad("--estimate-trials N needs --estimate (it is the number of trials the estimate runs)")
+  }
   const above = config.passK?.filter((k) => k > config.epochs) ?? []
   if (above.length > 0) {
     return bad(
@@ -168,5 +189,6 @@ export const policyOptions = (config: RunConfig) => ({
   retry: config.retries === 0 ? undefined : Policy.retryOf(config),
   rate: config.rate,
   adaptive: config.adaptive,
-  maxFailures: config.maxFailures
+  maxFailures: config.maxFailures,
+  trialMaxTokens: config.trialMaxTokens
 })

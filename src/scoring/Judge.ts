@@ -16,10 +16,11 @@
 import { Duration, Effect, Redacted, Schema } from "effect"
 import type { HttpClient } from "effect/http"
 import { InvalidAgentOutput } from "../domain/Errors.ts"
-import { chatCompletionsUrl, postJson, preview } from "../domain/internal/post.ts"
+import { chatCompletionsUrl, chatUsage, postJson, preview } from "../domain/internal/post.ts"
 import { keySecrets, redactUrl, scrubber, urlSecrets } from "../internal/redact.ts"
 import * as Policy from "../runner/Policy.ts"
-import type { AgentEvalTask } from "../domain/Trial.ts"
+import { type AgentEvalTask, Usage } from "../domain/Trial.ts"
+import * as Usages from "../domain/Usage.ts"
 import * as Scorer from "../domain/Scorer.ts"
 
 /**
@@ -50,7 +51,9 @@ export interface Options {
  */
 export class UnusableGrade extends Schema.TaggedError<UnusableGrade>()("UnusableGrade", {
   message: Schema.String,
-  explanation: Schema.String
+  explanation: Schema.String,
+  /** What the judge's calls spent on the unusable answer. */
+  usage: Schema.optionalKey(Usage)
 }) {}
 
 /**
@@ -60,7 +63,9 @@ export class UnusableGrade extends Schema.TaggedError<UnusableGrade>()("Unusable
  * @since 0.1.0
  */
 export class InvalidJudgeResponse extends Schema.TaggedError<InvalidJudgeResponse>()("InvalidJudgeResponse", {
-  message: Schema.String
+  message: Schema.String,
+  /** What the judge's calls spent, the unusable one included. */
+  usage: Schema.optionalKey(Usage)
 }) {}
 
 /**
@@ -114,13 +119,18 @@ export const make = (options: Options): Judge => {
   const retry = options.retry ?? Policy.defaultRetry
   const counts = { attempts: 0, retries: 0, active: 0, waiting: 0 }
 
-  const attempt = (content: string): Effect.Effect<string, unknown, HttpClient.HttpClient> =>
+  // `spent` adds up the usage of one score's attempts.
+  const attempt = (content: string, spent: Spent): Effect.Effect<string, unknown, HttpClient.HttpClient> =>
     Effect.suspend(() => {
       counts.attempts++
       counts.active++
       const call = Effect.flatMap(
         postJson({ url, body: { model: options.model, messages: [{ role: "user", content }] }, bearer, scrub }),
-        (body) => answerOf(body, where)
+        (body) => {
+          const usage = chatUsage(body, options.model)
+          if (usage !== undefined) spent.usage = Usages.add(spent.usage, usage)
+          return answerOf(body, where, spent)
+        }
       ).pipe(Effect.mapError((e) => e instanceof InvalidAgentOutput ? new InvalidJudgeResponse({ message: e.message }) : e))
       return Effect.ensuring(
         Effect.timeoutOrElse(call, {
@@ -139,7 +149,7 @@ export const make = (options: Options): Judge => {
 
   // A call waits between its attempts from the retry's decision to the next
   // attempt's start (or its interruption).
-  const withRetries = (content: string): Effect.Effect<string, unknown, HttpClient.HttpClient> =>
+  const withRetries = (content: string, spent: Spent): Effect.Effect<string, unknown, HttpClient.HttpClient> =>
     Effect.suspend(() => {
       let waiting = false
       const waited = Effect.sync(() => {
@@ -151,21 +161,24 @@ export const make = (options: Options): Judge => {
         counts.waiting++
         waiting = true
       })
-      return Effect.andThen(waited, attempt(content)).pipe(Effect.retry(schedule), Effect.ensuring(waited))
+      return Effect.andThen(waited, attempt(content, spent)).pipe(Effect.retry(schedule), Effect.ensuring(waited))
     })
 
   const scorer = Scorer.make(options.name ?? "judge", (task, output) =>
     Effect.gen(function*() {
       const expected = yield* Scorer.reference(task, "judge")
-      const answer = scrub(yield* withRetries(prompt(task, expected, output)))
+      const spent: Spent = { usage: undefined }
+      const answer = scrub(yield* withRetries(prompt(task, expected, output), spent))
       const grade = gradeOf(answer)
+      const usage = spent.usage === undefined ? undefined : { usage: spent.usage }
       if (grade === undefined) {
         return yield* new UnusableGrade({
           message: `the judge at ${where} gave no final GRADE: C or GRADE: I line: ${preview(answer)}`,
-          explanation: answer
+          explanation: answer,
+          ...usage
         })
       }
-      return { value: grade === "C" ? 1 : 0, passed: grade === "C", explanation: answer }
+      return { value: grade === "C" ? 1 : 0, passed: grade === "C", explanation: answer, ...usage }
     }))
   return { ...scorer, counts: () => ({ ...counts }) }
 }
@@ -216,13 +229,18 @@ export const gradeOf = (answer: string): "C" | "I" | undefined => {
   return grade
 }
 
-const answerOf = (body: unknown, where: string): Effect.Effect<string, InvalidJudgeResponse> => {
+interface Spent {
+  usage: Usage | undefined
+}
+
+const answerOf = (body: unknown, where: string, spent: Spent): Effect.Effect<string, InvalidJudgeResponse> => {
   const content = field(field(at(field(body, "choices"), 0), "message"), "content")
   return typeof content === "string"
     ? Effect.succeed(content)
     : Effect.fail(
       new InvalidJudgeResponse({
-        message: `chat completion from ${where} has no string at choices[0].message.content: ${preview(JSON.stringify(body) ?? "")}`
+        message: `chat completion from ${where} has no string at choices[0].message.content: ${preview(JSON.stringify(body) ?? "")}`,
+        ...(spent.usage === undefined ? undefined : { usage: spent.usage })
       })
     )
 }

@@ -16,11 +16,24 @@ import * as PassAtK from "./PassAtK.ts"
 import type * as Statistics from "./Statistics.ts"
 import type { PassAtKSummary, ScoreSummary, ScoringSummary, Summary } from "./SummaryModel.ts"
 import type { Accumulator } from "./SummaryTally.ts"
+import { usageSummary } from "./SummaryUsage.ts"
 
-export type { PassAtKSummary, ScoreSummary, ScoringSummary, Summary } from "./SummaryModel.ts"
+export type {
+  EstimateFigure,
+  EstimateSummary,
+  PassAtKSummary,
+  PerTrial,
+  ScoreSummary,
+  ScoringSummary,
+  Summary,
+  UsageSummary,
+  UsageTotals
+} from "./SummaryModel.ts"
 export type { GroupTally, ScoringOptions } from "./SummaryTally.ts"
 export { Accumulator, LatencyHistogram, passAtK, ScoreTally } from "./SummaryTally.ts"
 export { clusterText, format, formatScore } from "./SummaryText.ts"
+export { estimateSummary, usageSummary } from "./SummaryUsage.ts"
+export { Distribution, Moments, SideTally, UsageTally } from "./UsageTally.ts"
 
 const withTotal = (c: { completed: number; failed: number; partial: number }) => ({
   ...c,
@@ -63,6 +76,12 @@ export const make = (input: {
     readonly parallelism: number
     readonly judgeParallelism?: number | undefined
   } | undefined
+  /** How the run priced and bounded its usage (`--pricing`, `--max-cost`, `--max-tokens`). */
+  readonly usage?: {
+    readonly priced: boolean
+    readonly unpriced: ReadonlyArray<string>
+    readonly budget?: { readonly maxCost?: number | undefined; readonly maxTokens?: number | undefined } | undefined
+  } | undefined
 }): Summary => {
   const { acc } = input
   const thisRun = withTotal(acc.thisRun)
@@ -98,7 +117,14 @@ export const make = (input: {
   }
   const ks = input.passK ?? defaultPassK(acc.epochs)
   const scoring = scoringSummary(acc, ks, input.scoring)
-  const scored = scoring === undefined ? summary : { ...summary, scoring }
+  const withScoring = scoring === undefined ? summary : { ...summary, scoring }
+  const usage = usageSummary(acc.usage, {
+    passed: scoring === undefined ? thisRun.completed + prior.completed : scoring.passed,
+    priced: input.usage?.priced,
+    unpriced: input.usage?.unpriced,
+    budget: input.usage?.budget
+  })
+  const scored = usage === undefined ? withScoring : { ...withScoring, usage }
   if (acc.epochs <= 1) return scored
   return {
     ...scored,
@@ -269,4 +295,12 @@ export const outcomeOf = (exit: Exit.Exit<unknown, unknown>, writeFailed: boolea
       Option.exists((e) => (e as { readonly _tag?: unknown } | null)?._tag === "MaxFailuresExceeded")
     )
     ? "too_many_failures"
-    : "input_error"
+    : Exit.findErrorOption(exit).pipe(Option.flatMap((e) => Option.fromNullishOr(budgetOutcome(e))), Option.getOrUndefined) ??
+      "input_error"
+
+// A stop by a budget (`BudgetExceeded`) names the budget.
+const budgetOutcome = (error: unknown): Summary["outcome"] | undefined => {
+  const e = error as { readonly _tag?: unknown; readonly budget?: unknown } | null
+  if (e?._tag !== "BudgetExceeded") return undefined
+  return e.budget === "max_cost" ? "max_cost_reached" : "max_tokens_reached"
+}

@@ -17,7 +17,14 @@ import type * as Statistics from "./Statistics.ts"
 export interface Summary {
   readonly run_id: string
   readonly results_file: string
-  readonly outcome: "finished" | "interrupted" | "input_error" | "too_many_failures" | "write_error"
+  readonly outcome:
+    | "finished"
+    | "interrupted"
+    | "input_error"
+    | "too_many_failures"
+    | "write_error"
+    | "max_cost_reached"
+    | "max_tokens_reached"
   readonly trials: {
     readonly this_run: { readonly completed: number; readonly failed: number; readonly partial: number; readonly total: number }
     readonly already_recorded: { readonly completed: number; readonly failed: number; readonly partial: number; readonly total: number }
@@ -48,6 +55,95 @@ export interface Summary {
   readonly scoring?: ScoringSummary
   /** What the run read: present for a `--tasks` source. */
   readonly dataset?: DatasetSummary
+  /** What the trials spent: present when any reported usage, or with `--pricing`. */
+  readonly usage?: UsageSummary
+  /** `run --estimate`: the whole run's projected usage from the trials run. */
+  readonly estimate?: EstimateSummary
+}
+
+/**
+ * Tokens by kind and their cost, for one side (the agent's, the judges').
+ *
+ * @category models
+ * @since 0.4.0
+ */
+export interface UsageTotals {
+  readonly input_tokens: number
+  readonly output_tokens: number
+  readonly total_tokens: number
+  readonly cached_input_tokens: number
+  readonly reasoning_tokens: number
+  /** Null without `--pricing` (nothing priced). */
+  readonly cost_usd: number | null
+}
+
+/**
+ * A per-trial figure's mean and percentiles.
+ *
+ * @category models
+ * @since 0.4.0
+ */
+export interface PerTrial {
+  readonly mean: number | null
+  readonly p50: number | null
+  readonly p95: number | null
+}
+
+/**
+ * What the file's trials spent (those already recorded and this run's),
+ * agent and judges apart and together; per trial (over the trials that
+ * report usage): tokens and cost; and the cost of a passed trial (total cost
+ * / passed trials: every scorer passed, or the `--pass` one; completed
+ * trials without scorers).
+ *
+ * @category models
+ * @since 0.4.0
+ */
+export interface UsageSummary {
+  /** Trials whose records carry usage (the agent's or a judge's). */
+  readonly trials: number
+  readonly agent: UsageTotals
+  readonly judge: UsageTotals
+  readonly total_tokens: number
+  readonly cost_usd: number | null
+  readonly per_trial: { readonly tokens: PerTrial; readonly cost_usd: PerTrial | null }
+  readonly passed_trials: number
+  readonly cost_per_passed_trial_usd: number | null
+  /** This run's trials alone. */
+  readonly this_run: { readonly trials: number; readonly total_tokens: number; readonly cost_usd: number | null }
+  /** Models the pricing file does not list (priced at 0). */
+  readonly unpriced_models: ReadonlyArray<string>
+  /** The budgets the run had (`--max-cost`, `--max-tokens`), null when none. */
+  readonly budget: { readonly max_cost_usd: number | null; readonly max_tokens: number | null } | null
+}
+
+/**
+ * `run --estimate`: from the trials run, the projected tokens and cost of
+ * the whole run, each the mean per trial times the run's trials, with a 95%
+ * interval (t over the trials run; null below 2).
+ *
+ * @category models
+ * @since 0.4.0
+ */
+export interface EstimateSummary {
+  readonly trials_run: number
+  /** The run's trials (rows chosen x epochs); null when unknown (stdin). */
+  readonly trials_total: number | null
+  readonly tokens: EstimateFigure
+  readonly cost_usd: EstimateFigure | null
+}
+
+/**
+ * One projected figure of an estimate.
+ *
+ * @category models
+ * @since 0.4.0
+ */
+export interface EstimateFigure {
+  readonly per_trial: number | null
+  readonly per_trial_ci95: Statistics.Interval | null
+  readonly total: number | null
+  readonly total_ci95: Statistics.Interval | null
 }
 
 /**

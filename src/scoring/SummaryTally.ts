@@ -10,6 +10,7 @@ import * as Clustered from "./Clustered.ts"
 import * as Labels from "./Labels.ts"
 import type { AgentEvalTrial, TrialStatus } from "../domain/Trial.ts"
 import { LatencyHistogram } from "./Histogram.ts"
+import { UsageTally } from "./UsageTally.ts"
 
 export { LatencyHistogram } from "./Histogram.ts"
 
@@ -192,6 +193,8 @@ export class Accumulator {
   readonly prior = { completed: 0, failed: 0, partial: 0 }
   readonly latency = new LatencyHistogram()
   readonly errorTypes = new Map<string, number>()
+  /** What the trials spent (tokens and cost), when they report usage. */
+  readonly usage = new UsageTally()
   /**
    * tasksByPasses[c]: tasks all of whose `epochs` trials are recorded, c of
    * them completed. It grows to the largest c seen, not to `epochs + 1` up front.
@@ -210,6 +213,7 @@ export class Accumulator {
 
   add(trial: AgentEvalTrial, prior = false): void {
     this.scoring?.add(trial)
+    this.usage.add(trial, prior)
     const counts = prior ? this.prior : this.thisRun
     counts[trial.status]++
     if (!prior) this.latency.record(trial.metadata.latency_ms)

@@ -8,6 +8,7 @@ import { significant } from "../internal/figures.ts"
 import { CONTROLS, mark } from "../internal/htmlText.ts"
 import type * as Labels from "./Labels.ts"
 import type * as Statistics from "./Statistics.ts"
+import { estimateLines, usageLines } from "./SummaryUsage.ts"
 import type { DatasetRows, DatasetSummary, PassAtKSummary, ScoreSummary, ScoringSummary, Summary } from "./SummaryModel.ts"
 
 /**
@@ -79,6 +80,8 @@ export const format = (s: Summary): string => {
   } else {
     lines.push(...formatScoring(s.scoring))
   }
+  if (s.usage !== undefined) lines.push(...usageLines(s.usage))
+  if (s.estimate !== undefined) lines.push(...estimateLines(s.estimate))
   if (s.dataset !== undefined) lines.push(`  dataset: ${datasetText(s.dataset)}`)
   lines.push(`  results: ${s.results_file}`)
   return lines.join("\n")

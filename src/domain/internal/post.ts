@@ -12,6 +12,7 @@ import { HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
 import { InvalidAgentOutput } from "../Errors.ts"
 import { HttpStatusError, NetworkError, retryAfterMs } from "../HttpErrors.ts"
 import { redactUrl } from "../../internal/redact.ts"
+import type { Usage } from "../Trial.ts"
 
 /** @internal */
 export interface PostOptions {
@@ -138,3 +139,37 @@ export const chatCompletionsUrl = (baseUrl: string): string => {
   url.pathname = `${url.pathname.replace(/\/+$/, "")}/chat/completions`
   return url.href
 }
+
+/**
+ * A chat completion's `usage`, in our names: `prompt_tokens`,
+ * `completion_tokens` and `total_tokens`, with the newer
+ * `prompt_tokens_details.cached_tokens` and
+ * `completion_tokens_details.reasoning_tokens` when the server sends them;
+ * `model` is the model the request named (the one priced). Undefined when
+ * the body has no usable `usage` (a server that does not count).
+ *
+ * @internal
+ */
+export const chatUsage = (body: unknown, model: string): Usage | undefined => {
+  const usage = field(body, "usage")
+  const input = count(field(usage, "prompt_tokens"))
+  const output = count(field(usage, "completion_tokens"))
+  if (input === undefined || output === undefined) return undefined
+  const result: { -readonly [K in keyof Usage]: Usage[K] } = {
+    input_tokens: input,
+    output_tokens: output,
+    total_tokens: count(field(usage, "total_tokens")) ?? input + output
+  }
+  const cached = count(field(field(usage, "prompt_tokens_details"), "cached_tokens"))
+  if (cached !== undefined) result.cached_input_tokens = cached
+  const reasoning = count(field(field(usage, "completion_tokens_details"), "reasoning_tokens"))
+  if (reasoning !== undefined) result.reasoning_tokens = reasoning
+  result.model = model
+  return result
+}
+
+const field = (value: unknown, name: string): unknown =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined
+
+const count = (value: unknown): number | undefined =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : undefined

@@ -32,6 +32,11 @@ export interface PolicyOptions {
   readonly adaptive?: boolean | undefined
   /** Stop admitting and fail with `MaxFailuresExceeded` once the budget is exceeded. */
   readonly maxFailures?: Policy.MaxFailures | undefined
+  /**
+   * A trial whose usage (over its attempts) exceeds this many tokens is
+   * recorded as failed with type `TokenLimit`, its output kept, never retried.
+   */
+  readonly trialMaxTokens?: number | undefined
 }
 
 // Counted on the trials as they are emitted, so the message matches what a
@@ -88,7 +93,8 @@ export const policyConfig = (
     timeoutMs: options.timeout === undefined ? undefined : Duration.toMillis(options.timeout),
     retry: options.retry,
     rate: options.rate === undefined ? undefined : new RateLimiter(options.rate.limit, options.rate.per),
-    adaptive: options.adaptive === true ? new AdaptiveLimit(semaphore, options.parallelism, probe) : undefined
+    adaptive: options.adaptive === true ? new AdaptiveLimit(semaphore, options.parallelism, probe) : undefined,
+    trialMaxTokens: options.trialMaxTokens
   }
 }
 

@@ -12,8 +12,9 @@ import { type Callable, callables, callDirect } from "../../domain/internal/agen
 import * as Policy from "../Policy.ts"
 import { type AdaptiveLimit, jitter, type RateLimiter } from "./policy.ts"
 import type { MutableProbe } from "./probe.ts"
-import type { AgentEvalTask, AgentEvalTrial, AgentOutput } from "../../domain/Trial.ts"
-import { trialId } from "../../domain/Trial.ts"
+import type { AgentEvalTask, AgentEvalTrial, AgentOutput, TrialError } from "../../domain/Trial.ts"
+import { trialId, type Usage } from "../../domain/Trial.ts"
+import * as Usages from "../../domain/Usage.ts"
 import { attributes, type Counts, spanNames, type Traced } from "./telemetry.ts"
 import { isoTime, liveClock, syncBlock, wallClock } from "./clock.ts"
 import { firstError, toTrialError, withTimeout } from "./failure.ts"
@@ -33,6 +34,8 @@ export interface ExecuteConfig {
   readonly clock?: Clock.Clock | undefined
   /** Per run: where the `agent_trials_*` metrics count; nowhere when undefined (the eager repro). */
   readonly counts?: Counts | undefined
+  /** A trial whose usage exceeds this many tokens fails with `TokenLimit`, never retried. */
+  readonly trialMaxTokens?: number | undefined
 }
 
 const ZERO = BigInt(0)
@@ -61,6 +64,8 @@ export class TrialRun<AE, AR> {
   direct: { abort(): void } | undefined = undefined
   // The trial's span, when the run is traced.
   span: Tracer.Span | undefined = undefined
+  // What failed attempts spent, when their errors say (`Usage.ofError`).
+  spent: Usage | undefined = undefined
 
   readonly task: AgentEvalTask
   readonly epoch: number | undefined
@@ -243,6 +248,12 @@ export class TrialRun<AE, AR> {
     const counts = config.counts
     if (counts !== undefined) counts.active--
     const error = exit._tag === "Failure" ? firstError(exit.cause) : undefined
+    if (error !== undefined) {
+      const usage = Usages.ofError(error.value)
+      if (usage !== undefined) this.spent = Usages.add(this.spent, usage)
+    }
+    const limit = config.trialMaxTokens
+    const overLimit = limit !== undefined && this.tokens(exit) > limit
     const adapted = config.adaptive === undefined
       ? undefined
       : config.adaptive.onOutcome(
@@ -254,10 +265,13 @@ export class TrialRun<AE, AR> {
           : "failed"
       )
     const retry = config.retry
-    if (error === undefined || retry === undefined || this.attempt > retry.retries || !Policy.isRetryable(error.value)) {
+    if (
+      error === undefined || overLimit || retry === undefined || this.attempt > retry.retries ||
+      !Policy.isRetryable(error.value)
+    ) {
       // Recorded to the microsecond: the clock's further digits are noise.
       const latencyMs = Math.round(durationMs * 1000) / 1000
-      const trial = this.toTrial(exit, latencyMs, finishedMs)
+      const trial = this.toTrial(exit, latencyMs, finishedMs, overLimit ? limit : undefined)
       this.failed = trial.status === "failed"
       if (counts !== undefined) {
         if (this.failed) counts.failed++
@@ -300,7 +314,18 @@ export class TrialRun<AE, AR> {
     span.end(this.config.traced?.timing === false ? BigInt(0) : this.clock.currentTimeNanosUnsafe(), exit)
   }
 
-  toTrial(exit: Exit.Exit<AgentOutput, unknown>, durationMs: number, finishedMs: number): AgentEvalTrial {
+  // The tokens the trial has spent with this attempt's.
+  tokens(exit: Exit.Exit<AgentOutput, unknown>): number {
+    const spent = this.spent?.total_tokens ?? 0
+    return exit._tag === "Success" ? spent + (exit.value.usage?.total_tokens ?? 0) : spent
+  }
+
+  toTrial(
+    exit: Exit.Exit<AgentOutput, unknown>,
+    durationMs: number,
+    finishedMs: number,
+    overLimit: number | undefined
+  ): AgentEvalTrial {
     const { context, task } = this
     const finishedAt = isoTime(finishedMs)
     const startedAt = isoTime(this.firstStartedMs)
@@ -317,11 +342,35 @@ export class TrialRun<AE, AR> {
         attempts: this.attempt,
         ...(delays === undefined ? undefined : { retry_delays_ms: delays })
       }
-    return exit._tag === "Success"
-      ? { id: context.id, task_id: task.id, status: "completed", output: exit.value, metadata }
-      : { id: context.id, task_id: task.id, status: "failed", error: toTrialError(exit.cause, finishedAt), metadata }
+    const { spent } = this
+    if (exit._tag === "Failure") {
+      // Failed attempts that spent past the limit end the trial as over it.
+      const error = overLimit === undefined ? toTrialError(exit.cause, finishedAt) : tokenLimit(spent, overLimit, finishedAt)
+      return {
+        id: context.id,
+        task_id: task.id,
+        status: "failed",
+        error: spent === undefined ? error : { ...error, usage: spent },
+        metadata
+      }
+    }
+    // The usage of the attempts before this one counts too.
+    const output = spent === undefined
+      ? exit.value
+      : { ...exit.value, usage: exit.value.usage === undefined ? spent : Usages.add(spent, exit.value.usage) }
+    if (overLimit === undefined) return { id: context.id, task_id: task.id, status: "completed", output, metadata }
+    // Over the limit: failed, its output (which carries what it spent) kept.
+    const { usage: _, ...error } = tokenLimit(output.usage, overLimit, finishedAt)
+    return { id: context.id, task_id: task.id, status: "failed", output, error, metadata }
   }
 }
+
+const tokenLimit = (usage: Usage | undefined, limit: number, occurredAt: string): TrialError => ({
+  type: "TokenLimit",
+  message: `the trial used ${usage?.total_tokens ?? 0} tokens, more than the limit of ${limit} tokens per trial`,
+  occurred_at: occurredAt,
+  ...(usage === undefined ? undefined : { usage })
+})
 
 // A span around `effect`, a child of `parent`; made the current span (so
 // the agent's own spans nest under it) only when `current`. Effect.withSpan

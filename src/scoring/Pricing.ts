@@ -1,0 +1,214 @@
+/**
+ * What tokens cost: a pricing file (`--pricing FILE`, YAML or JSON, USD per
+ * million tokens by model) and the cost of a usage under it. There is no
+ * built-in price table: prices change, and a guessed price is worse than
+ * none, so a model the file does not list costs nothing and is named once.
+ *
+ * @since 0.4.0
+ */
+import { Effect, FileSystem, Schema } from "effect"
+import type { AgentEvalTrial, Score, Usage } from "../domain/Trial.ts"
+
+const Price = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
+
+/**
+ * A model's prices in USD per million tokens. Without `cached_input`, cached
+ * input tokens are charged as input.
+ *
+ * @category schemas
+ * @since 0.4.0
+ */
+export const ModelPrice = Schema.Struct({
+  input: Price,
+  output: Price,
+  cached_input: Schema.optionalKey(Price)
+})
+export type ModelPrice = typeof ModelPrice.Type
+
+/**
+ * A pricing file: `models: { MODEL: { input, output, cached_input? } }`.
+ *
+ * @category schemas
+ * @since 0.4.0
+ */
+export const PricingFile = Schema.Struct({
+  models: Schema.Record(Schema.String, ModelPrice)
+})
+export type PricingFile = typeof PricingFile.Type
+
+/**
+ * A pricing file that cannot be used: not found, not YAML or JSON, or a
+ * field that is unknown, missing or not a price. Exit code 2.
+ *
+ * @category errors
+ * @since 0.4.0
+ */
+export class InvalidPricing extends Schema.TaggedError<InvalidPricing>()("InvalidPricing", {
+  file: Schema.String,
+  problem: Schema.String
+}) {
+  override get message(): string {
+    return `--pricing ${this.file}: ${this.problem}`
+  }
+}
+
+/**
+ * The cost in USD of `usage` at `price`:
+ * `(input - cached) * input + cached * cached_input + output * output`, per
+ * million tokens (input counts include cached ones, output counts include
+ * reasoning ones, as OpenAI's API reports them).
+ *
+ * **Example** (1,000 input tokens, 400 of them cached, and 200 output tokens)
+ *
+ * ```ts
+ * import { Pricing } from "agent-trials"
+ *
+ * Pricing.cost(
+ *   { input: 0.15, output: 0.6, cached_input: 0.075 },
+ *   { input_tokens: 1000, output_tokens: 200, total_tokens: 1200, cached_input_tokens: 400 }
+ * ) // 0.00024
+ * ```
+ *
+ * @category pricing
+ * @since 0.4.0
+ */
+export const cost = (price: ModelPrice, usage: Usage): number => {
+  const cached = Math.min(usage.cached_input_tokens ?? 0, usage.input_tokens)
+  const micro = (usage.input_tokens - cached) * price.input + cached * (price.cached_input ?? price.input) +
+    usage.output_tokens * price.output
+  // Rounded to 1e-12 USD: the sums of float products carry noise below it.
+  return Math.round(micro * 1e6) / 1e12
+}
+
+/**
+ * Prices usages under one pricing file, remembering the models it could not
+ * price (each reported once, by `onUnpriced`).
+ *
+ * @category models
+ * @since 0.4.0
+ */
+export interface Pricing {
+  readonly file: string
+  readonly models: PricingFile["models"]
+  /** `usage` with its `cost_usd` (0 for a model the file does not list, or a usage without a model). */
+  readonly price: (usage: Usage) => Usage
+  /** The models seen that the file does not list, in the order they were met. */
+  readonly unpriced: () => ReadonlyArray<string>
+}
+
+/**
+ * A pricing from a decoded file. `onUnpriced` hears of each model the file
+ * does not list, the first time it is met.
+ *
+ * @category constructors
+ * @since 0.4.0
+ */
+export const make = (file: string, pricing: PricingFile, onUnpriced: (model: string) => void = () => {}): Pricing => {
+  const unpriced = new Set<string>()
+  const models = pricing.models
+  return {
+    file,
+    models,
+    price: (usage) => {
+      const model = usage.model ?? "(unnamed)"
+      const price = Object.hasOwn(models, model) ? models[model] : undefined
+      if (price === undefined && !unpriced.has(model)) {
+        unpriced.add(model)
+        onUnpriced(model)
+      }
+      return { ...usage, cost_usd: price === undefined ? 0 : cost(price, usage) }
+    },
+    unpriced: () => [...unpriced]
+  }
+}
+
+/**
+ * A trial record with every usage on it priced: its output's (or its
+ * error's) and each score's.
+ *
+ * @category pricing
+ * @since 0.4.0
+ */
+export const priceTrial = (pricing: Pricing, trial: AgentEvalTrial): AgentEvalTrial => {
+  let priced = trial
+  const output = trial.output
+  if (output?.usage !== undefined) priced = { ...priced, output: { ...output, usage: pricing.price(output.usage) } }
+  const error = trial.error
+  if (error?.usage !== undefined) priced = { ...priced, error: { ...error, usage: pricing.price(error.usage) } }
+  const scores = trial.scores
+  if (scores !== undefined) {
+    let changed: Record<string, Score> | undefined
+    for (const name in scores) {
+      const score = scores[name]!
+      if (score.usage === undefined) continue
+      changed ??= { ...scores }
+      changed[name] = { ...score, usage: pricing.price(score.usage) }
+    }
+    if (changed !== undefined) priced = { ...priced, scores: changed }
+  }
+  return priced
+}
+
+/**
+ * Reads and checks a pricing file: JSON for a `.json` name, YAML otherwise.
+ * A failure names the file and the field at fault.
+ *
+ * @category constructors
+ * @since 0.4.0
+ */
+export const load = (path: string): Effect.Effect<PricingFile, InvalidPricing, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const text = yield* fs.readFileString(path).pipe(
+      Effect.mapError((e) => new InvalidPricing({ file: path, problem: `cannot read it: ${e.message}` }))
+    )
+    const parsed = yield* parse(path, text)
+    return yield* decode(path, parsed)
+  })
+
+/**
+ * Checks a parsed pricing file (what `load` does after parsing).
+ *
+ * @category constructors
+ * @since 0.4.0
+ */
+export const decode = (file: string, value: unknown): Effect.Effect<PricingFile, InvalidPricing> => {
+  const exit = decodeFile(value, { onExcessProperty: "error" })
+  if (exit._tag === "Success") return Effect.succeed(exit.value)
+  return Effect.fail(new InvalidPricing({ file, problem: describeFailure(exit.cause.reasons[0]) }))
+}
+
+const decodeFile = Schema.decodeUnknownExit(PricingFile)
+
+const parse = (file: string, text: string): Effect.Effect<unknown, InvalidPricing> =>
+  file.endsWith(".json")
+    ? Effect.try({
+      try: () => JSON.parse(text) as unknown,
+      catch: (e) => new InvalidPricing({ file, problem: `not JSON: ${(e as Error).message}` })
+    })
+    : Effect.flatMap(Effect.promise(() => import("yaml")), (yaml) =>
+      Effect.try({
+        try: () => yaml.parse(text, { prettyErrors: true }) as unknown,
+        catch: (e) => {
+          const error = e as { readonly message: string; readonly linePos?: ReadonlyArray<{ readonly line: number; readonly col: number }> }
+          const at = error.linePos?.[0]
+          const where = at === undefined ? "" : ` at line ${at.line}, column ${at.col}`
+          const first = (error.message.split("\n")[0] ?? "").replace(/ at line \d+, column \d+:?$/, "")
+          return new InvalidPricing({ file, problem: `not YAML${where}: ${first}` })
+        }
+      }))
+
+const describeFailure = (reason: unknown): string => {
+  const message = String((reason as { error?: { message?: unknown } }).error?.message ?? "not a pricing file")
+  const [problem = "", at] = message.split("\n  at ")
+  if (at === undefined) return `expected an object with models: { MODEL: { input, output, cached_input } }; ${problem.toLowerCase()}`
+  const path = [...at.matchAll(/\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]/g)].map((m) => m[1] ?? m[2]!)
+  const field = path.join(".")
+  if (problem === "Expected no excess property") {
+    const expected = path.length <= 1 ? "models" : "input, output, cached_input"
+    return `unknown field ${field} (expected ${expected})`
+  }
+  if (problem === "Missing key") return `field ${field} is missing`
+  if (problem.startsWith("Expected a value greater than or equal to 0")) return `field ${field}: a price must be >= 0 (USD per million tokens)`
+  return `field ${field}: ${problem.replace(/^Expected/, "expected")}`
+}
