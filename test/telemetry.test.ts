@@ -247,6 +247,51 @@ describe("trace context to an HTTP agent", () => {
 describe("metrics in process", () => {
   const value = <S>(metric: Metric.Metric<never, S>) => Metric.value(metric)
 
+  it.effect("usage: gen_ai.* attributes on the trial span (summed over attempts); none without usage", () =>
+    Effect.gen(function*() {
+      const { ended, tracer } = recordingTracer()
+      const attempts = new Map<string, number>()
+      // "spends": a retryable failure that spent 7 + 0 tokens, then 100 + 20; "free": no usage.
+      const agent: Agent<{ readonly _tag: "Busy"; readonly retryable: true; readonly usage: unknown }> = (task) =>
+        Effect.suspend(() => {
+          const n = (attempts.get(task.id) ?? 0) + 1
+          attempts.set(task.id, n)
+          if (task.id === "free") return Effect.succeed({ output_text: "ok" })
+          return n === 1
+            ? Effect.fail({ _tag: "Busy", retryable: true, usage: { input_tokens: 7, output_tokens: 0, total_tokens: 7, model: "m" } } as const)
+            : Effect.succeed({ output_text: "ok", usage: { input_tokens: 100, output_tokens: 20, total_tokens: 120, model: "m" } })
+        })
+      const tasks: Array<AgentEvalTask> = [{ id: "spends", inputs: {} }, { id: "free", inputs: {} }]
+      yield* runTrials(Stream.fromIterable(tasks), agent, { parallelism: 2, retry }).pipe(
+        Stream.runCollect,
+        Effect.withTracer(tracer),
+        drain,
+        Effect.provideService(Metric.MetricRegistry, new Map())
+      )
+      const byTask = new Map(named(ended, spanNames.trial).map((span) => [attrOf(span, attr.taskId), span]))
+      const spends = byTask.get("spends")!
+      assert.strictEqual(attrOf(spends, "gen_ai.usage.input_tokens"), 107)
+      assert.strictEqual(attrOf(spends, "gen_ai.usage.output_tokens"), 20)
+      assert.strictEqual(attrOf(spends, "gen_ai.request.model"), "m")
+      assert.isFalse(byTask.get("free")!.attributes.has("gen_ai.usage.input_tokens"))
+    }))
+
+  it.effect("usage: the token counters count every attempt's reported tokens", () =>
+    Effect.gen(function*() {
+      const registry = new Map()
+      const agent: Agent = () => Effect.succeed({ output_text: "ok", usage: { input_tokens: 10, output_tokens: 3, total_tokens: 13 } })
+      const tasks = Array.from({ length: 5 }, (_, i): AgentEvalTask => ({ id: `u${i}`, inputs: {} }))
+      yield* runTrials(Stream.fromIterable(tasks), agent, { parallelism: 2 }).pipe(
+        Stream.runCollect,
+        drain,
+        Effect.provideService(Metric.MetricRegistry, registry)
+      )
+      const [input, output] = yield* Effect.all([value(Telemetry.inputTokens), value(Telemetry.outputTokens)]).pipe(
+        Effect.provideService(Metric.MetricRegistry, registry)
+      )
+      assert.deepStrictEqual([input.count, output.count], [50, 15])
+    }))
+
   it.effect("the agent_trials_* metrics in the caller's registry equal the trials' counts, and add up across runs", () =>
     Effect.gen(function*() {
       const probe = yield* Probe.make

@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { Clock, Console, Effect, Exit, Path, Random, Schema, Stream } from "effect"
+import { Clock, Console, Effect, Exit, Metric, Path, Random, Schema, Stream } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Agent } from "../domain/Agent.ts"
 import * as AgentKinds from "../agents/AgentKinds.ts"
@@ -29,6 +29,8 @@ import * as RunDefinition from "./RunDefinition.ts"
 import { DEFAULT_ESTIMATE_TRIALS, DEFAULT_SYNTHETIC, outputPath, policyOptions, type RunConfig, scoreSpecs, validate } from "./RunConfig.ts"
 import * as Budget from "./Budget.ts"
 import * as Pricing from "../scoring/Pricing.ts"
+import * as Telemetry from "../runner/Telemetry.ts"
+import * as Usage from "../domain/Usage.ts"
 import { buildScorers, itemsOf, selectionOf, toUnits } from "./RunInputs.ts"
 import { runPaired } from "../runner/Runner.ts"
 import * as Gates from "../scoring/Gates.ts"
@@ -343,7 +345,10 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     // Priced (with --pricing) before the budgets count them and the file records them.
     const priced = pricing === undefined
       ? scored
-      : Stream.tap(Stream.map(scored, (trial) => Pricing.priceTrial(pricing, trial)), () => sayUnpriced)
+      : Stream.tap(Stream.map(scored, (trial) => Pricing.priceTrial(pricing, trial)), (trial) => {
+        const cost = (Usage.ofTrial(trial)?.cost_usd ?? 0) + (Usage.ofScores(trial)?.cost_usd ?? 0)
+        return cost > 0 ? Effect.andThen(sayUnpriced, Metric.update(Telemetry.costUsd, cost)) : sayUnpriced
+      })
     yield* (budgeted ? Budget.stopOnBudget(priced, budgets, spent) : priced).pipe(
       Stream.runForEach(sink.append),
       Effect.mapError((e) =>

@@ -13,7 +13,7 @@
  *
  * @since 0.1.0
  */
-import { Config, ConfigProvider, Effect, Layer, Option, Schema } from "effect"
+import { Config, ConfigProvider, Effect, Layer, Metric, Option, Schema } from "effect"
 import type { HttpClient } from "effect/http"
 import { Otlp, type OtlpExporter } from "effect/observability"
 import { redactUrl } from "../internal/redact.ts"
@@ -60,6 +60,36 @@ export const trialsFailed = internal.trialsFailed
  * @since 0.1.0
  */
 export const retries = internal.retries
+
+/**
+ * Counter: input tokens the agent's calls reported, over every attempt
+ * (`gen_ai.usage.input_tokens` on the trial's span).
+ *
+ * @category metrics
+ * @since 0.4.0
+ */
+export const inputTokens = internal.inputTokens
+
+/**
+ * Counter: output tokens the agent's calls reported, over every attempt
+ * (`gen_ai.usage.output_tokens` on the trial's span).
+ *
+ * @category metrics
+ * @since 0.4.0
+ */
+export const outputTokens = internal.outputTokens
+
+/**
+ * Counter: USD the recorded trials spent, agent and judges, priced by
+ * `run --pricing` (counted as each trial is recorded).
+ *
+ * @category metrics
+ * @since 0.4.0
+ */
+export const costUsd = Metric.counter("agent_trials_cost_usd_total", {
+  description: "USD the recorded trials spent (agent and judges), priced by --pricing",
+  incremental: true
+})
 
 /**
  * Histogram: each finished trial's `latency_ms` (its last agent call), the

@@ -107,9 +107,20 @@ export const toAgentOutput = (value: unknown): Exit.Exit<AgentOutput, InvalidAge
   if (exit._tag === "Success") return Exit.succeed(exit.value)
   return Exit.fail(
     new InvalidAgentOutput({
-      message: `Agent returned ${preview(value, 200)}, expected a string or { output_text: string, ... }`
+      message: `Agent returned ${preview(value, 200)}, expected a string or { output_text: string, ... }` +
+        fieldAtFault(exit.cause.reasons[0])
     })
   )
+}
+
+// `: field usage.input_tokens: Expected ...` when the Schema's failure is
+// inside the object (a wrong type at the top level says it all already).
+const fieldAtFault = (reason: unknown): string => {
+  const message = String((reason as { error?: { message?: unknown } } | undefined)?.error?.message ?? "")
+  const [problem, at] = message.split("\n  at ")
+  if (at === undefined || problem === undefined) return ""
+  const field = [...at.matchAll(/\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]/g)].map((m) => m[1] ?? m[2]).join(".")
+  return `: field ${field}: ${problem}`
 }
 
 // `{ output_text, metadata: undefined }` is what JavaScript callers often
@@ -117,7 +128,10 @@ export const toAgentOutput = (value: unknown): Exit.Exit<AgentOutput, InvalidAge
 const withoutUndefined = (value: unknown): unknown => {
   if (typeof value !== "object" || value === null) return value
   const o = value as Record<string, unknown>
-  if (!("metadata" in o && o["metadata"] === undefined) && !("response" in o && o["response"] === undefined)) {
+  if (
+    !("metadata" in o && o["metadata"] === undefined) && !("response" in o && o["response"] === undefined) &&
+    !("usage" in o && o["usage"] === undefined)
+  ) {
     return value
   }
   const copy: Record<string, unknown> = {}

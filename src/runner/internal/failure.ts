@@ -7,7 +7,7 @@
  */
 import { Cause, Duration, Effect } from "effect"
 import { describe } from "../../domain/internal/agent.ts"
-import type { TrialError } from "../../domain/Trial.ts"
+import type { TrialError, Usage } from "../../domain/Trial.ts"
 import * as Policy from "../Policy.ts"
 
 export const withTimeout = <A, E, R>(self: Effect.Effect<A, E, R>, timeoutMs: number) =>
@@ -51,3 +51,15 @@ const errorType = (error: unknown, typed: boolean): string => {
   }
   return typed ? "AgentError" : "Defect"
 }
+
+/**
+ * The error of a trial that spent more than `--trial-max-tokens`.
+ *
+ * @internal
+ */
+export const tokenLimit = (usage: Usage | undefined, limit: number, occurredAt: string): TrialError => ({
+  type: "TokenLimit",
+  message: `the trial used ${usage?.total_tokens ?? 0} tokens, more than the limit of ${limit} tokens per trial`,
+  occurred_at: occurredAt,
+  ...(usage === undefined ? undefined : { usage })
+})

@@ -26,7 +26,11 @@ export const attributes = {
   errorType: "agent_trials.error.type",
   delayMs: "agent_trials.retry.delay_ms",
   parallelism: "agent_trials.parallelism",
-  ordered: "agent_trials.ordered"
+  ordered: "agent_trials.ordered",
+  // OpenTelemetry's GenAI semantic conventions, for what the trial's agent spent.
+  inputTokens: "gen_ai.usage.input_tokens",
+  outputTokens: "gen_ai.usage.output_tokens",
+  requestModel: "gen_ai.request.model"
 } as const
 
 /** @internal */
@@ -58,6 +62,16 @@ export const retries = Metric.counter("agent_trials_retries_total", {
   incremental: true
 })
 /** @internal */
+export const inputTokens = Metric.counter("agent_trials_input_tokens_total", {
+  description: "Input tokens the agent's calls reported (gen_ai.usage.input_tokens), over every attempt",
+  incremental: true
+})
+/** @internal */
+export const outputTokens = Metric.counter("agent_trials_output_tokens_total", {
+  description: "Output tokens the agent's calls reported (gen_ai.usage.output_tokens), over every attempt",
+  incremental: true
+})
+/** @internal */
 export const latency = Metric.histogram("agent_trials_latency_ms", {
   description: "Duration of each finished trial's last agent call, in milliseconds (the summary's latency_ms)",
   boundaries: latencyBoundariesMs
@@ -77,6 +91,8 @@ export class Counts {
   completed = 0
   failed = 0
   retries = 0
+  inputTokens = 0
+  outputTokens = 0
   readonly bounds = Float64Array.from(latencyBoundariesMs)
   // One bucket per boundary (values <= it) and one past the last.
   readonly buckets = new Float64Array(latencyBoundariesMs.length + 1)
@@ -118,6 +134,8 @@ export class Counts {
     Metric.registerUnsafe(trialsCompleted, context, hooks(() => ({ count: this.completed, incremental: true })))
     Metric.registerUnsafe(trialsFailed, context, hooks(() => ({ count: this.failed, incremental: true })))
     Metric.registerUnsafe(retries, context, hooks(() => ({ count: this.retries, incremental: true })))
+    Metric.registerUnsafe(inputTokens, context, hooks(() => ({ count: this.inputTokens, incremental: true })))
+    Metric.registerUnsafe(outputTokens, context, hooks(() => ({ count: this.outputTokens, incremental: true })))
     Metric.registerUnsafe(latency, context, hooks(() => this.latencyState()))
   }
 }

@@ -12,12 +12,12 @@ import { type Callable, callables, callDirect } from "../../domain/internal/agen
 import * as Policy from "../Policy.ts"
 import { type AdaptiveLimit, jitter, type RateLimiter } from "./policy.ts"
 import type { MutableProbe } from "./probe.ts"
-import type { AgentEvalTask, AgentEvalTrial, AgentOutput, TrialError } from "../../domain/Trial.ts"
+import type { AgentEvalTask, AgentEvalTrial, AgentOutput } from "../../domain/Trial.ts"
 import { trialId, type Usage } from "../../domain/Trial.ts"
 import * as Usages from "../../domain/Usage.ts"
 import { attributes, type Counts, spanNames, type Traced } from "./telemetry.ts"
 import { isoTime, liveClock, syncBlock, wallClock } from "./clock.ts"
-import { firstError, toTrialError, withTimeout } from "./failure.ts"
+import { firstError, tokenLimit, toTrialError, withTimeout } from "./failure.ts"
 import { eventLoopStarved, loopBlocked } from "./starvation.ts"
 
 /** @internal */
@@ -277,6 +277,11 @@ export class TrialRun<AE, AR> {
         if (this.failed) counts.failed++
         else counts.completed++
         counts.recordLatency(latencyMs)
+        const usage = trial.output?.usage ?? trial.error?.usage
+        if (usage !== undefined) {
+          counts.inputTokens += usage.input_tokens
+          counts.outputTokens += usage.output_tokens
+        }
       }
       if (this.span !== undefined) this.annotate(this.span, trial, exit)
       const done = adapted === undefined ? Effect.succeed(trial) : Effect.as(adapted, trial)
@@ -309,6 +314,12 @@ export class TrialRun<AE, AR> {
   annotate(span: Tracer.Span, trial: AgentEvalTrial, exit: Exit.Exit<AgentOutput, unknown>): void {
     span.attribute(attributes.status, trial.status)
     span.attribute(attributes.attempts, this.attempt)
+    const usage = trial.output?.usage ?? trial.error?.usage
+    if (usage !== undefined) {
+      span.attribute(attributes.inputTokens, usage.input_tokens)
+      span.attribute(attributes.outputTokens, usage.output_tokens)
+      if (usage.model !== undefined) span.attribute(attributes.requestModel, usage.model)
+    }
     if (trial.error === undefined) return
     span.attribute(attributes.errorType, trial.error.type)
     span.end(this.config.traced?.timing === false ? BigInt(0) : this.clock.currentTimeNanosUnsafe(), exit)
@@ -364,13 +375,6 @@ export class TrialRun<AE, AR> {
     return { id: context.id, task_id: task.id, status: "failed", output, error, metadata }
   }
 }
-
-const tokenLimit = (usage: Usage | undefined, limit: number, occurredAt: string): TrialError => ({
-  type: "TokenLimit",
-  message: `the trial used ${usage?.total_tokens ?? 0} tokens, more than the limit of ${limit} tokens per trial`,
-  occurred_at: occurredAt,
-  ...(usage === undefined ? undefined : { usage })
-})
 
 // A span around `effect`, a child of `parent`; made the current span (so
 // the agent's own spans nest under it) only when `current`. Effect.withSpan
