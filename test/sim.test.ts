@@ -60,3 +60,29 @@ describe("sim latency and jitter", () => {
     assert.strictEqual(optionsOf("sim:latency=0ms").jitterMs, 0)
   })
 })
+
+describe("sim tokens", () => {
+  it.effect("tokens=N: a seeded usage per trial, input within [N/2, 3N/2], a fifth as output, a quarter cached; none by default", () =>
+    Effect.gen(function*() {
+      const agent = Sim.make({ ...optionsOf("sim:latency=0ms,tokens=800"), failRate: 0 })
+      const usages = yield* Effect.forEach(Array.from({ length: 500 }, (_, i) => i), (i) =>
+        Effect.map(agent({ id: `t${i}`, inputs: {} }, { id: `t${i}:1`, epoch: 1 }), (o) => o.usage!))
+      for (const u of usages) {
+        assert.isAtLeast(u.input_tokens, 400)
+        assert.isAtMost(u.input_tokens, 1200)
+        assert.strictEqual(u.output_tokens, Math.round(u.input_tokens / 5))
+        assert.strictEqual(u.total_tokens, u.input_tokens + u.output_tokens)
+        assert.strictEqual(u.cached_input_tokens, Math.floor(u.input_tokens / 4))
+        assert.strictEqual(u.model, "sim")
+      }
+      const mean = usages.reduce((a, u) => a + u.input_tokens, 0) / usages.length
+      assert.approximately(mean, 800, 40)
+      // The same seed and trial: the same usage.
+      const again = yield* agent({ id: "t7", inputs: {} }, { id: "t7:1", epoch: 1 })
+      assert.deepStrictEqual(again.usage, usages[7])
+      const plain = yield* Sim.make({ ...optionsOf("sim:latency=0ms"), failRate: 0 })({ id: "t", inputs: {} })
+      assert.isUndefined(plain.usage)
+      assert.strictEqual(Spec.parse("sim:tokens=many"), `--agent sim:tokens=many: tokens: expected an integer >= 0, got "many"`)
+      assert.strictEqual(Sim.kind.format({ _tag: "Sim", options: optionsOf("sim:tokens=800") }), "sim:latency=20ms,jitter=10ms,fail=0.02,seed=1,tokens=800")
+    }))
+})

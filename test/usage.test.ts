@@ -269,7 +269,7 @@ describe("the summary's usage", () => {
     // Every scored trial passed its judge: 4 passed; the 5th has no score.
     assert.strictEqual(u.passed_trials, 4)
     assert.strictEqual(u.cost_per_passed_trial_usd, 0.0011)
-    assert.deepStrictEqual(u.this_run, { trials: 5, total_tokens: 528, cost_usd: 0.0044 })
+    assert.deepStrictEqual(u.this_run, { trials: 4, total_tokens: 528, cost_usd: 0.0044 })
   })
 
   it("no usage and no pricing: no usage part at all", () => {

@@ -25,6 +25,8 @@ export interface SimOptions {
   readonly jitterMs: number
   readonly failRate: number
   readonly seed: number
+  /** About this many input tokens reported per call (0: no usage reported). */
+  readonly tokens?: number | undefined
 }
 
 /**
@@ -75,6 +77,12 @@ export const parseOptions = (text: string): SimOptions | string => {
         options = { ...options, failRate: rate }
         break
       }
+      case "tokens": {
+        const tokens = Number(value)
+        if (!(/^\d+$/.test(value) && Number.isSafeInteger(tokens))) return `tokens: expected an integer >= 0, got "${value}"`
+        options = { ...options, tokens }
+        break
+      }
       case "seed": {
         const seed = Number(value)
         if (!Number.isSafeInteger(seed)) return `seed: expected an integer, got "${value}"`
@@ -82,7 +90,7 @@ export const parseOptions = (text: string): SimOptions | string => {
         break
       }
       default:
-        return `unknown option "${key}" (known: latency, jitter, fail, seed)`
+        return `unknown option "${key}" (known: latency, jitter, fail, seed, tokens)`
     }
   }
   return jitterGiven ? options : { ...options, jitterMs: defaultJitterMs(options.latencyMs) }
@@ -113,9 +121,24 @@ export const make = (options: SimOptions): Agent<SimulatedFailure> => (task, tri
     ? Effect.fail(new SimulatedFailure({ message: `simulated failure (fail=${options.failRate})` }))
     : Effect.succeed({
       output_text: typeof task.reference === "string" ? task.reference : `sim:${task.id}`,
-      metadata: { simulated_latency_ms: Math.round(ms * 1000) / 1000 }
+      metadata: { simulated_latency_ms: Math.round(ms * 1000) / 1000 },
+      ...(options.tokens === undefined || options.tokens === 0 ? undefined : { usage: simulatedUsage(options.tokens, unit(options.seed, key, 3)) })
     })
   return ms === 0 ? outcome : Effect.andThen(Effect.sleep(ms), outcome)
+}
+
+// With `tokens=N`: input from N/2 to 3N/2 (a seeded draw), a quarter of it
+// cached, output a fifth of the input, as model "sim".
+const simulatedUsage = (tokens: number, u: number) => {
+  const input = Math.round(tokens * (0.5 + u))
+  const output = Math.round(input / 5)
+  return {
+    input_tokens: input,
+    output_tokens: output,
+    total_tokens: input + output,
+    cached_input_tokens: Math.floor(input / 4),
+    model: "sim"
+  }
 }
 
 // A uniform draw in [0, 1) from (seed, key, salt): FNV-1a then an xorshift mix.
@@ -133,8 +156,10 @@ const unit = (seed: number, key: string, salt: number): number => {
   return (h >>> 0) / 0x100000000
 }
 
+const tokensPart = (o: SimOptions): string => o.tokens === undefined || o.tokens === 0 ? "" : `,tokens=${o.tokens}`
+
 /**
- * `sim[:latency=20ms,jitter=10ms,fail=0.02,seed=1]`: the agent kind.
+ * `sim[:latency=20ms,jitter=10ms,fail=0.02,seed=1,tokens=0]`: the agent kind.
  *
  * @category kinds
  * @since 0.3.0
@@ -143,14 +168,15 @@ export const kind: AgentKind<{ readonly _tag: "Sim"; readonly options: SimOption
   tag: "Sim",
   matches: (text) => text === "sim" || text.startsWith("sim:"),
   usage: "sim[:...]",
-  help: "sim[:latency=20ms,jitter=10ms,fail=0.02,seed=1] (jitter unless given: 10ms, at most latency/2)",
-  doc: "A simulated agent, the default: latencies and failures drawn from a seed (`latency=20ms,jitter=10ms,fail=0.02,seed=1`), no network",
+  help: "sim[:latency=20ms,jitter=10ms,fail=0.02,seed=1,tokens=0] (jitter unless given: 10ms, at most latency/2; tokens=N reports about N input tokens a call, model sim)",
+  doc: "A simulated agent, the default: latencies and failures drawn from a seed (`latency=20ms,jitter=10ms,fail=0.02,seed=1`), no network; `tokens=N` reports a usage of about N input tokens a call (model `sim`)",
   parse: (text) => {
     const options = parseOptions(text.slice(4))
     return typeof options === "string" ? `--agent ${text}: ${options}` : { _tag: "Sim", options }
   },
-  format: ({ options: o }) => `sim:latency=${o.latencyMs}ms,jitter=${o.jitterMs}ms,fail=${o.failRate},seed=${o.seed}`,
+  format: ({ options: o }) =>
+    `sim:latency=${o.latencyMs}ms,jitter=${o.jitterMs}ms,fail=${o.failRate},seed=${o.seed}${tokensPart(o)}`,
   // Latency changes no record's outcome: a resume may run faster or slower.
-  recorded: ({ options: o }) => `sim:fail=${o.failRate},seed=${o.seed}`,
+  recorded: ({ options: o }) => `sim:fail=${o.failRate},seed=${o.seed}${tokensPart(o)}`,
   build: ({ options }) => Effect.succeed(make(options))
 }

@@ -261,7 +261,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
       }
       const summary = config.estimate !== true ? withDataset : {
         ...withDataset,
-        estimate: Summary.estimateSummary(acc.usage.thisRun, estimateTotal, pricing !== undefined)
+        estimate: Summary.estimateSummary(acc.usage.sample, estimateTotal, pricing !== undefined)
       }
       const gated = Gates.withGates(summary, gates)
       gateFailure = Gates.failed(gated.gates ?? [])

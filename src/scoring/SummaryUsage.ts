@@ -44,9 +44,10 @@ export const usageSummary = (tally: UsageTally, options: {
     const v = tally.cost.quantile(q)
     return v === undefined ? null : usd(v / 1e6)
   }
+  // The percentiles are good to about 2.5% (the histogram's buckets): whole tokens.
   const perTrialTokens = (q: number) => {
     const v = tally.tokens.quantile(q)
-    return v === undefined ? null : tokens(v)
+    return v === undefined ? null : Math.round(v)
   }
   const budget = options.budget
   return {
@@ -135,7 +136,8 @@ export const usdText = (x: number | null): string => x === null ? "-" : x === 0 
  *
  * @internal
  */
-export const tokensText = (x: number | null): string => x === null ? "-" : x.toLocaleString("en-US")
+export const tokensText = (x: number | null): string =>
+  x === null ? "-" : x.toLocaleString("en-US", { maximumFractionDigits: 1 })
 
 const kinds = (t: UsageTotals): string =>
   `input ${tokensText(t.input_tokens)}` + (t.cached_input_tokens > 0 ? ` (${tokensText(t.cached_input_tokens)} cached)` : "") +
@@ -150,7 +152,7 @@ export const usageLines = (u: UsageSummary): ReadonlyArray<string> => {
   const priced = u.cost_usd !== null
   const lines = [
     `  usage over ${u.trials} trials: ${tokensText(u.total_tokens)} tokens` + (priced ? `, ${usdText(u.cost_usd)}` : "") +
-    (u.this_run.trials === u.trials ? "" : ` (this run: ${u.this_run.trials} trials, ${tokensText(u.this_run.total_tokens)} tokens` +
+    (u.this_run.trials === u.trials && u.this_run.total_tokens === u.total_tokens ? "" : ` (this run: ${u.this_run.trials} trials, ${tokensText(u.this_run.total_tokens)} tokens` +
       (priced ? `, ${usdText(u.this_run.cost_usd)}` : "") + ")"),
     `    agent: ${tokensText(u.agent.total_tokens)} tokens (${kinds(u.agent)})` + (priced ? `, ${usdText(u.agent.cost_usd)}` : "")
   ]

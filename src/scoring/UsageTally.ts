@@ -95,9 +95,11 @@ export class UsageTally {
   /** Per trial with any usage: its tokens (agent + judge), and its cost in micro-USD. */
   readonly tokens = new Distribution()
   readonly cost = new Distribution()
-  /** Every trial with usage in the file, and every trial of this run (with usage or not). */
+  /** The file's trials with usage, and this run's alone. */
   readonly all = new Moments()
   readonly thisRun = new Moments()
+  /** Every trial of this run, with usage or not: an estimate's sample (a trial that reported nothing spent nothing known). */
+  readonly sample = new Moments()
   /** Whether any usage counted carried a cost (`--pricing`). */
   priced = false
 
@@ -105,8 +107,7 @@ export class UsageTally {
     const agent = Usages.ofTrial(trial)
     const judge = trial.scores === undefined ? undefined : Usages.ofScores(trial)
     if (agent === undefined && judge === undefined) {
-      // A trial that spent nothing reported still counts in this run's mean (an estimate's sample).
-      if (!prior) this.thisRun.add(0, 0)
+      if (!prior) this.sample.add(0, 0)
       return
     }
     let tokens = 0
@@ -130,6 +131,9 @@ export class UsageTally {
     this.tokens.record(tokens)
     this.cost.record(cost * 1e6)
     this.all.add(tokens, cost)
-    if (!prior) this.thisRun.add(tokens, cost)
+    if (!prior) {
+      this.thisRun.add(tokens, cost)
+      this.sample.add(tokens, cost)
+    }
   }
 }
