@@ -1,10 +1,10 @@
 /**
  * A report's HTML from what one pass over its results file added up to
  * (`Aggregate.Result`) and, when there is one, the run's own summary: the
- * header, scores with their (clustered) intervals, a breakdown per
- * `--group-by` path, pass@k and pass^k by k, the latency histogram,
- * throughput and calls in flight over time, failures by type, and the table
- * of trials. The figures of the file come from `Summary.make` over the
+ * header, what the trials spent (when their records carry usage), scores
+ * with their (clustered) intervals, a breakdown per `--group-by` path,
+ * pass@k and pass^k by k, the latency histogram, throughput and calls in
+ * flight over time, failures by type, and the table of trials. The figures of the file come from `Summary.make` over the
  * pass's accumulator: the same code, so the same numbers, as the run's
  * summary.
  *
@@ -19,6 +19,7 @@ import type * as Aggregate from "./Aggregate.ts"
 import * as Html from "./Html.ts"
 import { groupSections } from "./PageGroups.ts"
 import { passAtKSection, scoresSection } from "./PageScores.ts"
+import { usageSection } from "./PageUsage.ts"
 import * as Svg from "./Svg.ts"
 
 /**
@@ -245,6 +246,7 @@ export const render = (input: PageInput): string => {
   const scorers = Object.keys(file.scoring?.scorers ?? {})
   const body = [
     header(input, file),
+    usageSection(file, input.summary),
     scoresSection(file, input.result.acc.epochs),
     ...(file.scoring === undefined ? [] : groupSections(file.scoring)),
     `<div class="grid">` +
