@@ -9,6 +9,7 @@
  * run nor load); a full-page screenshot is a PNG of the
  * viewport's width. Bidi and control characters show as `<U+202E>` marks in
  * the table, and compare's id lists wrap between ids, never inside one.
+ * With usage, the table's tokens and cost cells read as the rows say.
  *
  * Without /usr/bin/chromium the test is skipped with how to install it,
  * except under CI=true, where a missing browser fails.
@@ -147,6 +148,9 @@ describe("report in a browser", () => {
         whiskers: 8
       })
 
+      // Records without usage: no usage columns.
+      assert.deepStrictEqual(await page.$$eval("#rows tbody tr:first-child td", (tds) => tds.length), 8)
+
       const visible = () => page.$$eval("#rows tbody tr", (trs) => trs.length)
       const count = () => page.textContent("#count")
       assert.strictEqual(await visible(), 200)
@@ -280,6 +284,44 @@ describe("report in a browser", () => {
       assert.strictEqual(await page.$$eval("#rows tbody tr", (trs) => trs.length), 0)
       await page.selectOption(`select[data-scorer="exact${RLO}"]`, "all")
       assert.strictEqual(await page.$$eval("#rows tbody tr", (trs) => trs.length), 2)
+      assert.deepStrictEqual(errors, [])
+    } finally {
+      await browser.close()
+    }
+  }, 60_000)
+
+  it.runIf(available)("the usage columns show each trial's tokens and cost, a dash where a record has none", async () => {
+    const times = { started_at: new Date(T0).toISOString(), finished_at: new Date(T0 + 5).toISOString(), latency_ms: 5 }
+    const rows: Array<AgentEvalTrial> = [
+      {
+        id: "priced:1", task_id: "priced", status: "completed", metadata: times,
+        output: { output_text: "a", usage: { input_tokens: 1000, output_tokens: 234, total_tokens: 1234, cached_input_tokens: 900, cost_usd: 0.0012 } },
+        scores: { judge: { value: 1, passed: true, usage: { input_tokens: 10, output_tokens: 2, total_tokens: 12, cost_usd: 0.00003 } } }
+      },
+      { id: "none:1", task_id: "none", status: "completed", metadata: times, output: { output_text: "b" }, scores: { judge: { value: 1, passed: true } } },
+      {
+        id: "unpriced:1", task_id: "unpriced", status: "failed", metadata: times,
+        error: { type: "AgentError", message: "503", occurred_at: times.finished_at, usage: { input_tokens: 40, output_tokens: 0, total_tokens: 40 } }
+      }
+    ]
+    const results = path.join(dir, "usage.jsonl")
+    const html = path.join(dir, "usage.html")
+    fs.writeFileSync(results, rows.map((t) => JSON.stringify(t)).join("\n") + "\n")
+    await Effect.runPromise(Report.report({ results, html, maxRows: 10 }).pipe(Effect.provide(NodeServices.layer)))
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu"] })
+    try {
+      const page = await browser.newPage()
+      const errors: Array<string> = []
+      page.on("pageerror", (e) => errors.push(`page: ${e.message}`))
+      await page.goto(`file://${html}`)
+      await page.waitForSelector("#rows tbody tr")
+      const head = await page.$$eval("#rows thead th", (ths) => ths.slice(-3).map((th) => th.textContent))
+      assert.deepStrictEqual(head, ["ms", "Tokens", "Cost"])
+      const cells = await page.$$eval("#rows tbody tr", (trs) =>
+        trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)).map((tds) => [tds[0], ...tds.slice(-2)]))
+      // Failures first; 1,234 + the judge's 12 tokens, $0.0012 + $0.00003.
+      assert.deepStrictEqual(cells, [["unpriced:1", "40", "—"], ["priced:1", "1,246", "$0.00123"], ["none:1", "—", "—"]])
+      assert.strictEqual(await page.textContent(`section#usage .stat:first-child .value`), "1,286")
       assert.deepStrictEqual(errors, [])
     } finally {
       await browser.close()

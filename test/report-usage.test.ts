@@ -3,10 +3,10 @@
  * usage (cached and reasoning tokens, a judge's own usage, a failed trial's
  * attempts, a `TokenLimit` trial's kept output, priced and unpriced records,
  * a trial without usage), reported through `Report.report` as the command
- * does, and the page's cards read back as text against totals worked by
- * hand. The percentiles (a histogram's, within ±2.5%) are checked against
- * the true ones and against what the run's own summary states. A file
- * without usage has no usage card.
+ * does, and the page's cards and the table's usage cells read back as text
+ * against totals worked by hand. The percentiles (a histogram's, within
+ * ±2.5%) are checked against the true ones and against what the run's own
+ * summary states. A file without usage has no usage card and no column.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { afterAll, assert, describe, it } from "@effect/vitest"
@@ -15,6 +15,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as Report from "../src/programs/Report.ts"
+import type * as Aggregate from "../src/report/Aggregate.ts"
 import { MutableProbe } from "../src/runner/internal/probe.ts"
 import * as Summary from "../src/scoring/Summary.ts"
 import { tokensText, usdText } from "../src/scoring/SummaryUsage.ts"
@@ -195,5 +196,63 @@ describe("report usage cards", () => {
       assert.notInclude(html, "<h2>Usage</h2>")
       // The TokenLimit error's message says "tokens"; no card, heading or column does.
       assert.notMatch(html, /Tokens|Cost|cost_usd|\$0/)
+    }))
+})
+
+// The table's header cells, the page's flag for the script, and each row's usage, from the page.
+const table = (html: string) => {
+  const head = /<table id="rows"><thead><tr>(.*?)<\/tr><\/thead>/.exec(html)![1]!
+  const data = JSON.parse(/<script type="application\/json" id="rows-data">([\s\S]*?)<\/script>/.exec(html)![1]!) as {
+    readonly rows: ReadonlyArray<Aggregate.Row>
+    readonly usage?: { readonly cost: boolean }
+  }
+  return {
+    head: [...head.matchAll(/<th[^>]*>([^<]*)<\/th>/g)].map((m) => m[1]!),
+    usage: data.usage,
+    cells: Object.fromEntries(data.rows.map((r) => [r.id, r.usage]))
+  }
+}
+
+describe("report usage column", () => {
+  const before = ["Trial", "Status", "Input", "Reference", "Output", "Scores", "Error", "ms"]
+
+  it.effect("a priced file: a tokens and a cost column, each trial's agent and judges together, a dash where none", () =>
+    Effect.gen(function*() {
+      const html = yield* reportOf("priced-table", pricedTrials())
+      const t = table(html)
+      assert.deepStrictEqual(t.head, [...before, "Tokens", "Cost"])
+      assert.deepStrictEqual(t.usage, { cost: true })
+      assert.deepStrictEqual(t.cells, {
+        // 1,200 + the judge's 320; $0.0024 + $0.0003
+        "a:1": { tokens: "1,520", cost: "$0.0027" },
+        "b:1": { tokens: "2,930", cost: "$0.0054" },
+        // a failed trial's attempts (error.usage), a TokenLimit trial's kept output
+        "c:1": { tokens: "500", cost: "$0.001" },
+        "d:1": { tokens: "3,100", cost: "$0.03" },
+        "e:1": undefined,
+        // usage, but no cost_usd: no cost shown (the cards count it as $0)
+        "f:1": { tokens: "110", cost: null }
+      })
+      assert.include(html, "Tokens and cost of a trial: its agent&#39;s and its judges&#39; together (— where its record carries no usage, or no cost_usd).")
+    }))
+
+  it.effect("an unpriced file: the tokens column only", () =>
+    Effect.gen(function*() {
+      const t = table(yield* reportOf("unpriced-table", unpricedTrials()))
+      assert.deepStrictEqual(t.head, [...before, "Tokens"])
+      assert.deepStrictEqual(t.usage, { cost: false })
+      assert.deepStrictEqual(t.cells["a:1"], { tokens: "1,520", cost: null })
+      assert.deepStrictEqual(t.cells["d:1"], { tokens: "3,100", cost: null })
+      assert.isUndefined(t.cells["e:1"])
+    }))
+
+  it.effect("a file without usage: no usage column, no usage in the rows' data", () =>
+    Effect.gen(function*() {
+      const html = yield* reportOf("plain-table", noUsageTrials())
+      const t = table(html)
+      assert.deepStrictEqual(t.head, before)
+      assert.isUndefined(t.usage)
+      assert.deepStrictEqual(Object.values(t.cells), [undefined, undefined, undefined, undefined, undefined, undefined])
+      assert.notInclude(/id="rows-data">([\s\S]*?)<\/script>/.exec(html)![1]!, `"usage"`)
     }))
 })

@@ -6,7 +6,9 @@
  * `CONTROLS` and mark); a search box filters by any text as shown, a toggle
  * keeps the failures, and a select per scorer keeps its passes or its
  * failures. At most `PAGE` rows are in the document at once; "Show more" adds
- * the next ones.
+ * the next ones. When the page says the file carries usage (`data.usage`),
+ * each row has a tokens cell and, when priced, a cost cell, the row's own
+ * texts (an em dash where it has none).
  *
  * @internal
  */
@@ -100,6 +102,12 @@ export const tableScript = `
   function badge(label, ok) {
     return el("span", "badge " + (ok ? "ok" : "fail"), label);
   }
+  function usageCell(value) {
+    var td = el("td", "num");
+    if (value === null || value === undefined) td.appendChild(el("span", "muted", "—"));
+    else put(td, value);
+    return td;
+  }
   function fmt(v) {
     return Math.abs(v) >= 100 ? String(Math.round(v)) : String(Number(v.toPrecision(3)));
   }
@@ -140,6 +148,10 @@ export const tableScript = `
     }
     tr.appendChild(error);
     tr.appendChild(el("td", "num", fmt(r.latency_ms)));
+    if (data.usage) {
+      tr.appendChild(usageCell(r.usage && r.usage.tokens));
+      if (data.usage.cost) tr.appendChild(usageCell(r.usage && r.usage.cost));
+    }
     tr.addEventListener("click", function () { tr.classList.toggle("open"); });
     return tr;
   }

@@ -19,8 +19,10 @@
  * @since 0.1.0
  */
 import { MAX_EPOCHS } from "../domain/Errors.ts"
+import * as Usages from "../domain/Usage.ts"
 import * as Labels from "../scoring/Labels.ts"
 import * as Summary from "../scoring/Summary.ts"
+import { tokensText, usdText } from "../scoring/SummaryUsage.ts"
 import type { AgentEvalTrial, TrialStatus } from "../domain/Trial.ts"
 import { Timeline } from "./Timeline.ts"
 
@@ -41,8 +43,24 @@ export interface Row {
   readonly output: string | null
   readonly error: { readonly type: string; readonly message: string } | null
   readonly scores: Record<string, RowScore>
+  /** What the trial spent; absent when its record carries no usage. */
+  readonly usage?: RowUsage
   input: string | null
   reference: string | null
+}
+
+/**
+ * What a row's trial spent, as the table shows it: its agent's and its
+ * judges' tokens together (as the usage cards count a trial), and their
+ * cost when a usage of it carries one (`--pricing`), null otherwise. The
+ * texts are the run summary's (`1,234`, `$0.0012`).
+ *
+ * @category models
+ * @since 0.4.0
+ */
+export interface RowUsage {
+  readonly tokens: string
+  readonly cost: string | null
 }
 
 /**
@@ -107,6 +125,15 @@ export interface Result {
 export const epochOf = (id: string): number => {
   const n = Number(id.slice(id.lastIndexOf(":") + 1))
   return Number.isSafeInteger(n) && n >= 1 ? n : 1
+}
+
+// A trial's usage for its row: see `RowUsage`.
+const usageOf = (trial: AgentEvalTrial): RowUsage | undefined => {
+  const agent = Usages.ofTrial(trial)
+  const judge = Usages.ofScores(trial)
+  const sum = judge === undefined ? agent : Usages.add(agent, judge)
+  if (sum === undefined) return undefined
+  return { tokens: tokensText(sum.total_tokens), cost: sum.cost_usd === undefined ? null : usdText(sum.cost_usd) }
 }
 
 const clip = (text: string, limit: number): string =>
@@ -243,6 +270,7 @@ export class Aggregate {
         ...(s.error === undefined ? {} : { error: clip(`${s.error.type}: ${s.error.message}`, limit) })
       }
     }
+    const usage = usageOf(trial)
     return {
       id: trial.id,
       task_id: trial.task_id,
@@ -252,6 +280,7 @@ export class Aggregate {
       output: trial.output === undefined ? null : clip(trial.output.output_text, limit),
       error: trial.error === undefined ? null : { type: trial.error.type, message: clip(trial.error.message, limit) },
       scores,
+      ...(usage === undefined ? {} : { usage }),
       input: null,
       reference: null
     }

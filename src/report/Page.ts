@@ -211,25 +211,33 @@ const failuresSection = (file: Summary.Summary): string => {
   )
 }
 
-const tableSection = (input: PageInput, scorers: ReadonlyArray<string>): string => {
+// The usage columns only when the file's records carry usage (the cost one when priced).
+const tableSection = (input: PageInput, scorers: ReadonlyArray<string>, usage: Summary.UsageSummary | undefined): string => {
   const r = input.result
+  const priced = usage !== undefined && usage.cost_usd !== null
   const selects = scorers.map((name) =>
     `<label>${Html.text(name)} <select data-scorer="${HtmlText.escapeValue(name)}"><option value="all">all</option>` +
     `<option value="passed">passed</option><option value="failed">not passed</option></select></label>`
   ).join("")
-  const data = Html.scriptJson({ rows: r.rows, leftOut: r.rowsLeftOut })
+  const data = Html.scriptJson({ rows: r.rows, leftOut: r.rowsLeftOut, ...(usage === undefined ? {} : { usage: { cost: priced } }) })
   return Html.section(
     "Trials",
     `<div class="controls"><input type="search" id="search" placeholder="Search ids, inputs, outputs, errors…" aria-label="Search">` +
       `<label><input type="checkbox" id="only-failures"> failed or not passed only</label>${selects}</div>` +
       `<div id="count"></div><div class="table-wrap"><table id="rows"><thead><tr>` +
       `<th>Trial</th><th>Status</th><th>Input</th><th>Reference</th><th>Output</th><th>Scores</th><th>Error</th><th class="num">ms</th>` +
+      (usage === undefined ? "" : `<th class="num">Tokens</th>${priced ? `<th class="num">Cost</th>` : ""}`) +
       `</tr></thead><tbody></tbody></table></div><button type="button" class="more" id="more" hidden>Show more</button>` +
       `<script type="application/json" id="rows-data">${data}</script>`,
     {
       id: "trials",
       note: `${Html.formatNumber(r.rows.length)} of ${Html.formatNumber(r.trials)} trials (first the ${Html.formatNumber(r.failingTrials)} failed or not passed). ` +
         (input.withTasks ? "" : "Input and reference need the task file (--tasks FILE). ") +
+        (usage === undefined
+          ? ""
+          : priced
+          ? "Tokens and cost of a trial: its agent's and its judges' together (— where its record carries no usage, or no cost_usd). "
+          : "Tokens of a trial: its agent's and its judges' together (— where its record carries no usage). ") +
         "Click a row to see its texts in full (each cut at 2,000 characters)."
     }
   )
@@ -255,7 +263,7 @@ export const render = (input: PageInput): string => {
     timeSections(input.result).join("") +
     failuresSection(file) +
     `</div>`,
-    tableSection(input, scorers)
+    tableSection(input, scorers, file.usage)
   ].join("\n")
   return Html.page({ title: `agent-trials report: ${input.resultsFile}`, body, css: tableCss, script: tableScript })
 }
