@@ -111,6 +111,17 @@ describe("a trial's usage", () => {
       assert.deepStrictEqual(t0!.error?.usage, use(1200, 0))
     }))
 
+  it.effect("trialMaxTokens is checked at the boundary: an integer >= 1, before any call", () =>
+    Effect.gen(function*() {
+      let calls = 0
+      const agent: Agent.Agent = () => Effect.sync(() => (calls++, { output_text: "x" }))
+      const exit = yield* Effect.exit(Stream.runDrain(runTrials(tasksStream(3), agent, { parallelism: 2, trialMaxTokens: 0 })))
+      assert.isTrue(Exit.isFailure(exit))
+      const error = Exit.isFailure(exit) ? (exit.cause.reasons[0] as { error?: { message: string } }).error : undefined
+      assert.strictEqual(error?.message, "Expected trialMaxTokens to be an integer from 1 and up, got 0")
+      assert.strictEqual(calls, 0)
+    }))
+
   it("reads a chat completion's usage, the details included, and none from a body without one", () => {
     assert.deepStrictEqual(
       chatUsage({

@@ -204,7 +204,9 @@ const withRunConfig = <E, R, A = AgentEvalTrial>(
 ): Stream.Stream<A, E | InvalidParallelism | MaxFailuresExceeded, R> =>
   unwrapAtStart(Effect.gen(function*() {
     const invalid = checkParallelism(options.parallelism) ??
-      (options.epochs === undefined ? undefined : checkEpochs(options.epochs))
+      (options.epochs === undefined ? undefined : checkEpochs(options.epochs)) ??
+      // A token limit is checked like a bound: an integer >= 1.
+      (options.trialMaxTokens === undefined ? undefined : checkParallelism(options.trialMaxTokens, "trialMaxTokens"))
     if (invalid) return yield* invalid
     const semaphore = yield* Semaphore.make(options.parallelism)
     const probe = toMutable(options.probe)
