@@ -215,6 +215,48 @@ describe.concurrent("agent-trials run: usage and cost", () => {
     }))
 })
 
+describe.concurrent("agent-trials score: usage", () => {
+  it.live("score --pricing: the judge's new scores carry their priced usage; the summary counts them with the agent's", () =>
+    Effect.gen(function*() {
+      const s = yield* server
+      const dir = tempDir()
+      const runOut = path.join(dir, "run.jsonl")
+      const scored = path.join(dir, "scored.jsonl")
+      const summaryFile = path.join(dir, "summary.json")
+      // The judge needs the references: a task file, given to run and score.
+      const tasks = path.join(dir, "tasks.jsonl")
+      fs.writeFileSync(
+        tasks,
+        Array.from({ length: 4 }, (_, i) => JSON.stringify({ id: `synthetic-${i}`, inputs: { instruction: `What is ${i} + ${i}?` }, reference: String(2 * i) }))
+          .join("\n") + "\n"
+      )
+      const first = yield* Effect.promise(() =>
+        run(["--tasks", tasks, "--agent", `openai:${s.base}/v1`, "--model", "m", "--score", "none", "--out", runOut, "--no-progress"])
+      )
+      assert.strictEqual(first.code, 0, describeResult(first))
+      const result = yield* Effect.promise(() =>
+        run(
+          [runOut, "--tasks", tasks, "--score", `judge:${s.base}/v1`, "--judge-model", "j", "--pricing", pricingFile(dir), "--out", scored, "--summary", summaryFile],
+          { command: "score" }
+        )
+      )
+      assert.strictEqual(result.code, 0, describeResult(result))
+      const trials = readTrials(scored)
+      assert.lengthOf(trials, 4)
+      for (const trial of trials) assert.strictEqual(trial.scores?.["judge"]?.usage?.cost_usd, 0.00007)
+      // The agent's usage was recorded unpriced; score prices it too.
+      assert.strictEqual(trials.find((t) => t.task_id === "synthetic-0")?.output?.usage?.cost_usd, 0.00024)
+      const usage = JSON.parse(fs.readFileSync(summaryFile, "utf8")).usage
+      // Agent: tasks 0 and 3 (1200 tokens, $0.00024), 1 (120, $0.000027), 2 none; judge: 4 x 60 tokens, $0.00007.
+      assert.strictEqual(usage.agent.total_tokens, 2520)
+      assert.strictEqual(usage.agent.cost_usd, 0.000507)
+      assert.strictEqual(usage.judge.total_tokens, 240)
+      assert.strictEqual(usage.judge.cost_usd, 0.00028)
+      assert.strictEqual(usage.cost_usd, 0.000787)
+      assert.match(result.stdout, /^ {2}usage over 4 trials: 2,760 tokens, \$0\.000787$/m)
+    }))
+})
+
 describe.concurrent("agent-trials run: budgets", () => {
   // Tasks 1, 4, 7, ... report 120 tokens and $0.000027; the others are
   // skipped by --ids so every trial costs the same.

@@ -45,6 +45,11 @@ export const makeScoreCommand = (kinds: Kinds.Kinds) =>
       ),
       pass: optionalString("pass", "The scorer whose verdict decides whether a trial passed (default: every scorer must pass)"),
       summary: optionalString("summary", "Also write the summary as JSON to this file"),
+      pricing: optionalString(
+        "pricing",
+        "YAML or JSON file of prices in USD per million tokens (models: { MODEL: { input, output, cached_input } }): " +
+          "every usage gets its cost_usd; a model it lacks is named once and priced at 0"
+      ),
       passK: statisticsFlags.passK,
       failUnder: statisticsFlags.failUnder
     },
@@ -61,6 +66,7 @@ export const makeScoreCommand = (kinds: Kinds.Kinds) =>
         judgeParallelism: flags.judgeParallelism,
         pass: Option.getOrUndefined(flags.pass),
         summary: Option.getOrUndefined(flags.summary),
+        pricing: Option.getOrUndefined(flags.pricing),
         passK: flags.passK,
         failUnder: flags.failUnder,
         datasets: kinds.datasets,

@@ -28,6 +28,7 @@ import * as Labels from "../scoring/Labels.ts"
 import type * as ScorerKinds from "../scoring/ScorerKinds.ts"
 import * as Scorers from "../scoring/Scorers.ts"
 import * as Stage from "../scoring/Stage.ts"
+import * as Pricing from "../scoring/Pricing.ts"
 
 /**
  * What `score` needs, after flags are read.
@@ -59,6 +60,8 @@ export interface ScoreConfig {
   readonly failUnder?: ReadonlyArray<Gates.Gate> | undefined
   readonly apiKey: Redacted.Redacted<string> | undefined
   readonly cwd: string
+  /** `--pricing FILE`: every usage (the agent's, as recorded, and the new scores') gets its `cost_usd`. */
+  readonly pricing?: string | undefined
 }
 
 /**
@@ -123,6 +126,18 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
   if (config.pass !== undefined && !names.includes(config.pass)) {
     return yield* bad(`--pass ${config.pass}: no scorer has that name (scorers: ${names.join(", ")})`)
   }
+  // Models the pricing file lacks, named once each as they are met.
+  const unpriced: Array<string> = []
+  const pricing = config.pricing === undefined ? undefined : Pricing.make(
+    config.pricing,
+    yield* Pricing.load(path.resolve(config.cwd, config.pricing)).pipe(Effect.mapError((e) => bad(e.message))),
+    (model) => unpriced.push(model)
+  )
+  const sayUnpriced = Effect.suspend(() =>
+    Effect.forEach(unpriced.splice(0), (model) =>
+      Console.error(`agent-trials: warning: model ${JSON.stringify(model)} is not in --pricing ${config.pricing}: its tokens are priced at $0`))
+  )
+  const priced = (trial: AgentEvalTrial) => pricing === undefined ? trial : Pricing.priceTrial(pricing, trial)
   const fs = yield* FileSystem.FileSystem
   const info = yield* Effect.option(fs.stat(config.input))
   if (info._tag === "None" || info.value.type !== "File") {
@@ -153,7 +168,7 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
   const recorded = yield* store.prepare(out, {
     resume: config.resume,
     retryFailed: false,
-    onPrior: (trial) => acc.add(trial, true)
+    onPrior: (trial) => acc.add(priced(trial), true)
   }).pipe(Effect.mapError((e) => bad(e.message)))
   yield* say(`scoring ${config.input} -> ${out}`)
   if (recorded.kept > 0) yield* say(`resuming: ${recorded.kept} trials already scored`)
@@ -181,7 +196,8 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
           probe: probe.snapshot(),
           parallelism: config.parallelism,
           judgeParallelism: scorers.some(Stage.isJudge) ? config.judgeParallelism ?? config.parallelism : undefined
-        }
+        },
+        usage: { priced: pricing !== undefined, unpriced: pricing?.unpriced() ?? [] }
       })
       const gated = Gates.withGates(summary, gates)
       gateFailure = Gates.failed(gated.gates ?? [])
@@ -215,7 +231,11 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
       parallelism: config.parallelism,
       judgeParallelism: config.judgeParallelism,
       probe
-    }).pipe(Stream.runForEach(sink.append))
+    }).pipe(
+      // Priced (with --pricing) before the file records them.
+      (scored) => pricing === undefined ? scored : Stream.tap(Stream.map(scored, priced), () => sayUnpriced),
+      Stream.runForEach(sink.append)
+    )
     yield* sink.flush
   })).pipe(
     Effect.onExit((exit) => finish(exit)),

@@ -14,7 +14,7 @@ import * as Clustered from "./Clustered.ts"
 import * as Labels from "./Labels.ts"
 import * as PassAtK from "./PassAtK.ts"
 import type * as Statistics from "./Statistics.ts"
-import type { PassAtKSummary, ScoreSummary, ScoringSummary, Summary } from "./SummaryModel.ts"
+import type { PassAtKSummary, ScoreSummary, ScoringSummary, Summary, UsageSummary } from "./SummaryModel.ts"
 import type { Accumulator } from "./SummaryTally.ts"
 import { usageSummary } from "./SummaryUsage.ts"
 
@@ -253,6 +253,8 @@ export const makeScore = (input: {
     readonly parallelism: number
     readonly judgeParallelism?: number | undefined
   }
+  /** How the scoring priced its usage (`--pricing`). */
+  readonly usage?: { readonly priced: boolean; readonly unpriced: ReadonlyArray<string> } | undefined
 }): ScoreSummary => {
   const { acc } = input
   const thisRun = withTotal(acc.thisRun)
@@ -271,9 +273,16 @@ export const makeScore = (input: {
     throughput_per_s: round(wall_time_s > 0 ? thisRun.total / wall_time_s : 0, 1) ?? 0,
     epochs: acc.epochs,
     // A score command always has scorers.
-    scoring: scoring!
+    scoring: scoring!,
+    ...withUsage(usageSummary(acc.usage, {
+      passed: scoring!.passed,
+      priced: input.usage?.priced,
+      unpriced: input.usage?.unpriced
+    }))
   }
 }
+
+const withUsage = (usage: UsageSummary | undefined) => usage === undefined ? undefined : { usage }
 
 /**
  * A run's outcome from how it ended: interrupted (Ctrl-C, SIGTERM) first,

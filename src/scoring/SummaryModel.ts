@@ -266,4 +266,6 @@ export interface ScoreSummary {
   /** The epochs the trials' run had (from their records; 1 when they do not say). */
   readonly epochs: number
   readonly scoring: ScoringSummary
+  /** What the file's trials spent, the new scores' judges included: present when any reported usage, or with `--pricing`. */
+  readonly usage?: UsageSummary
 }

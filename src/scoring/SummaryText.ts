@@ -28,6 +28,7 @@ export const formatScore = (s: ScoreSummary): string => {
     `  scorer calls ${s.scorer_calls}, wall time ${s.wall_time_s} s, ${s.throughput_per_s} trials scored/s` +
       (s.epochs > 1 ? `; ${s.epochs} epochs` : ""),
     ...formatScoring(s.scoring),
+    ...(s.usage === undefined ? [] : usageLines(s.usage)),
     `  results: ${s.results_file}`
   ].join("\n")
 }
