@@ -8,26 +8,13 @@
  *
  * @internal
  */
+import { aligned, fixed, interval, pValue, signed } from "./CompareCells.ts"
 import type { Comparison } from "./CompareModel.ts"
 
 const SHOWN = 10
 const WIDTH = 100
 const GROUPS_SHOWN = 50
 const VALUE_WIDTH = 40
-
-// Rows of cells as aligned columns, two spaces apart, the last cell unpadded.
-const aligned = (rows: ReadonlyArray<ReadonlyArray<string>>, indent: string): Array<string> => {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)))
-  return rows.map((row) =>
-    `${indent}${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]))).join("  ")}`
-  )
-}
-
-const fixed = (x: number | null): string => (x === null ? "-" : Math.abs(x) < 5e-5 ? "0.0000" : x.toFixed(4))
-const signed = (x: number | null): string => (x === null ? "-" : x >= 5e-5 ? `+${fixed(x)}` : fixed(x))
-const interval = (ci: readonly [number, number] | null): string =>
-  ci === null ? "-" : `[${signed(ci[0])}, ${signed(ci[1])}]`
-const pValue = (p: number | null): string => (p === null ? "-" : p === 0 ? "0" : p < 1e-4 ? p.toExponential(1) : p.toFixed(4))
 
 // `head` followed by the ids of `list`: wrapped at WIDTH between ids, the
 // lines after the first indented; an id longer than a line keeps a line.
