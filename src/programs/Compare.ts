@@ -70,9 +70,23 @@
  * scores and the other none, or they share no scorer, nothing is comparable:
  * a `CompareInputError` says which scorers each file has.
  *
+ * Usage: when either file's trials report token usage (an agent's
+ * `output.usage` or `error.usage`, a judge's `scores[NAME].usage`), `usage`
+ * counts per file the trials that report it and those priced (`cost_usd`,
+ * from `run --pricing`). When both files report usage, `usage.tokens` is the
+ * paired change of tokens per trial (agent and judges, `total_tokens`): a
+ * task's value in a file is the mean over its trials that report usage, and
+ * over the paired tasks with a value in both the means, delta, SE, df,
+ * `ci95` and `p_value` are computed as a scorer's are, on the same unit
+ * (tasks, or the clusters). `usage.cost_usd` is the same of `cost_usd` over
+ * the trials that carry a cost, when both files are priced; otherwise null.
+ * Usage is shown, never judged: the verdicts, `regressed` and the exit code
+ * are the scorers' alone. Without usage in either file there is no `usage`.
+ *
  * Memory: each file is read a line at a time, and per task a few counts are
- * kept (about 270 bytes a task with one scorer), and its group values and
- * cluster value, never a trial. A file that holds a trial twice is refused
+ * kept (about 270 bytes a task with one scorer, about 80 more when its
+ * trials report usage), and its group values and cluster value, never a
+ * trial. A file that holds a trial twice is refused
  * (a duplicate trial id), and so is a `metadata.groups` that is not an
  * object of text values or nulls, or a malformed `metadata.stderr_cluster`,
  * naming the file and line.
@@ -102,6 +116,9 @@ export type {
   GroupScorerComparison,
   PassComparison,
   ScorerComparison,
+  UsageChange,
+  UsageComparison,
+  UsageCounts,
   Verdict
 } from "../report/CompareModel.ts"
 

@@ -13,6 +13,7 @@ import type { CompareOptions, Comparison, FileInfo, PassComparison, ScorerCompar
 import { groupsOf } from "./CompareGroups.ts"
 import { clusterKey, Paired, type PairedChange, type Unit, valueIn } from "./ComparePaired.ts"
 import { CompareInputError, type FileTally } from "./CompareTally.ts"
+import { usageOf } from "./CompareUsage.ts"
 
 const collator = new Intl.Collator("en", { numeric: true })
 const sorted = (ids: Array<string>): Array<string> => ids.sort(collator.compare)
@@ -60,6 +61,7 @@ export const fromTallies = (
   const { flips, passAt1 } = passes(paired, base, next, rule, unit)
   const groups = groupsOf({ paired, base, next, measures, completion, rule, unit })
   const notes = [...notesOf(base, next, completion, scorers), ...unitNotes, ...groups.notes]
+  const usage = usageOf({ paired, base, next, unit })
   return Effect.succeed({
     base: infoOf(base),
     new: infoOf(next),
@@ -75,7 +77,9 @@ export const fromTallies = (
     regressed: scorers.filter((s) => s.delta! < 0 && s.p_holm !== null && s.p_holm < FAMILY_WISE).map((s) => s.name),
     notes,
     stderr_cluster: unit.path,
-    groups: groups.groups
+    groups: groups.groups,
+    // Absent, not null, without usage: such a comparison stays as it was.
+    ...(usage === undefined ? {} : { usage })
   })
 }
 

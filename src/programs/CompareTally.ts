@@ -2,9 +2,9 @@
  * What `compare` keeps of one results file: per task, a few counts (trials,
  * failed trials, per scorer the sum of its values, how many trials carry it
  * and how many passed it, and the trials by which scorers they carry and
- * pass), and what its first trial says of its groups (`metadata.groups`) and
- * of its cluster (`metadata.stderr_cluster`). No trial record is kept: memory
- * grows with the number of tasks, not of trials.
+ * pass, and what they spent), and what its first trial says of its groups
+ * (`metadata.groups`) and of its cluster (`metadata.stderr_cluster`). No
+ * trial record is kept: memory grows with the number of tasks, not of trials.
  *
  * @internal
  */
@@ -14,6 +14,7 @@ import * as ResultsStores from "../results/ResultsStores.ts"
 import * as Summary from "../scoring/Summary.ts"
 import type { AgentEvalTrial } from "../domain/Trial.ts"
 import { Aggregate } from "../report/Aggregate.ts"
+import { FileUsage, NO_USAGE, type TaskUsage } from "./CompareUsageTally.ts"
 
 /**
  * A file or flag `compare` cannot use (exit code 2).
@@ -63,6 +64,8 @@ export interface TaskTally {
    * recorded.
    */
   cluster: string | null | undefined
+  /** What its trials spent (`CompareUsageTally`); empty while none reported usage. */
+  usage: TaskUsage
 }
 
 // The two fields `run` adds to a trial's metadata for issue 21, as it writes them.
@@ -108,6 +111,8 @@ export class FileTally {
   ungrouped = 0
   /** Every `metadata.stderr_cluster.by` of its trials, `none` for null or absent, in order of first appearance. */
   readonly clusterBy = new Set<string>()
+  /** How many of its trials report usage, and carry a cost. */
+  readonly usage = new FileUsage()
 
   // The run summary's own figures of this file (as the report computes them).
   private readonly figures = new Aggregate({ maxRows: 1, textLimit: 0, buckets: 2 })
@@ -157,12 +162,15 @@ export class FileTally {
         scores: EMPTY,
         outcomes: EMPTY,
         groups: groups === undefined ? undefined : this.groupsOf(groups),
-        cluster: cluster?.value
+        cluster: cluster?.value,
+        usage: NO_USAGE
       }
       if (groups === undefined) this.ungrouped++
       this.tasks.set(trial.task_id, task)
     }
     task.trials++
+    // Before the failed trials leave: a failed trial's attempts spent tokens too.
+    task.usage = this.usage.add(task.usage, trial)
     if (trial.status === "failed") {
       this.failed++
       task.failed++

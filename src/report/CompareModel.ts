@@ -162,6 +162,58 @@ export interface PassComparison {
 }
 
 /**
+ * The paired change of what a trial spent, tokens or cost: over the `n`
+ * paired tasks with a value in both files (a task's value: the mean over its
+ * trials that report it), their means before and after, `delta = new_mean -
+ * base_mean`, and its 95% interval and p on the comparison's unit, exactly as
+ * a scorer's (`ScorerComparison`). It has no verdict: usage gates nothing.
+ *
+ * @category models
+ * @since 0.4.0
+ */
+export interface UsageChange {
+  readonly n: number
+  readonly base_mean: number | null
+  readonly new_mean: number | null
+  readonly delta: number | null
+  readonly sd: number | null
+  readonly standard_error: number | null
+  readonly df: number | null
+  readonly ci95: Statistics.Interval | null
+  readonly p_value: number | null
+  readonly clusters: number | null
+  readonly design_effect: number | null
+}
+
+/**
+ * One file's usage: its trials that report usage (agent or judge), and of
+ * them those that carry a cost (`run --pricing`).
+ *
+ * @category models
+ * @since 0.4.0
+ */
+export interface UsageCounts {
+  readonly trials: number
+  readonly priced_trials: number
+}
+
+/**
+ * What the trials spent, before and after, per trial, agent and judges
+ * together: `tokens` (`total_tokens`) when both files report usage, else
+ * null; `cost_usd` when both are priced, else null. Shown beside the
+ * scorers, never judged: the exit code does not depend on it.
+ *
+ * @category models
+ * @since 0.4.0
+ */
+export interface UsageComparison {
+  readonly base: UsageCounts
+  readonly new: UsageCounts
+  readonly tokens: UsageChange | null
+  readonly cost_usd: UsageChange | null
+}
+
+/**
  * Everything `compare` found; `--json FILE` writes exactly this object.
  * Task id lists are complete and sorted (numbers in ids in numeric order).
  *
@@ -198,6 +250,11 @@ export interface Comparison {
    * for a task without one), the group's comparison; `{}` without groups.
    */
   readonly groups: Readonly<Record<string, Readonly<Record<string, GroupComparison>>>>
+  /**
+   * Per trial tokens and cost before and after, and their paired change;
+   * absent when neither file's trials report usage.
+   */
+  readonly usage?: UsageComparison
 }
 
 /**

@@ -1,0 +1,72 @@
+/**
+ * The change in what a trial spent, beside the scorers' changes: per paired
+ * task its tokens per trial (agent and judges, `total_tokens`) and its cost
+ * per trial (`cost_usd`), each the mean over the task's trials that report
+ * it, paired as a scorer's values are (`Paired`, on the comparison's unit:
+ * tasks, or the clusters both files name). Read from the tallies of the one
+ * pass over each file (`CompareUsageTally`). Never judged: usage gates
+ * nothing.
+ *
+ * @internal
+ */
+import type { UsageChange, UsageComparison } from "../report/CompareModel.ts"
+import { Paired, type PairedChange, type Unit } from "./ComparePaired.ts"
+import type { FileTally } from "./CompareTally.ts"
+import { COST, PRICED, TOKENS, TRIALS } from "./CompareUsageTally.ts"
+
+/**
+ * The usage part of a comparison: undefined when neither file's trials
+ * report usage; tokens null unless both do; cost null unless both are
+ * priced.
+ *
+ * @internal
+ */
+export const usageOf = (input: {
+  readonly paired: ReadonlyArray<string>
+  readonly base: FileTally
+  readonly next: FileTally
+  readonly unit: Unit
+}): UsageComparison | undefined => {
+  const { base, next } = input
+  if (base.usage.trials === 0 && next.usage.trials === 0) return undefined
+  const tokens = base.usage.trials > 0 && next.usage.trials > 0 ? change(input, TRIALS, TOKENS) : null
+  const cost = base.usage.priced > 0 && next.usage.priced > 0 ? change(input, PRICED, COST) : null
+  return {
+    base: { trials: base.usage.trials, priced_trials: base.usage.priced },
+    new: { trials: next.usage.trials, priced_trials: next.usage.priced },
+    tokens,
+    cost_usd: cost
+  }
+}
+
+// The paired change of sum / count over the paired tasks with a count in both files.
+const change = (
+  input: { readonly paired: ReadonlyArray<string>; readonly base: FileTally; readonly next: FileTally; readonly unit: Unit },
+  count: number,
+  sum: number
+): UsageChange => {
+  const { base, next, unit } = input
+  const paired = new Paired(unit.path !== null)
+  for (const id of input.paired) {
+    const x = base.tasks.get(id)!.usage
+    const y = next.tasks.get(id)!.usage
+    // Empty sums: none of the task's trials reported usage.
+    if (x.length === 0 || y.length === 0 || x[count] === 0 || y[count] === 0) continue
+    paired.add(x[sum] / x[count], y[sum] / y[count], unit.of(id))
+  }
+  return changeOf(paired.result())
+}
+
+const changeOf = (d: PairedChange): UsageChange => ({
+  n: d.n,
+  base_mean: d.base_mean,
+  new_mean: d.new_mean,
+  delta: d.delta,
+  sd: d.sd,
+  standard_error: d.standard_error,
+  df: d.df,
+  ci95: d.ci95,
+  p_value: d.p_value,
+  clusters: d.clusters,
+  design_effect: d.design_effect
+})
