@@ -206,6 +206,84 @@ describe("Compare: usage (tokens and cost per trial)", () => {
     }))
 })
 
+describe("Compare.format and Compare.toHtml: usage", () => {
+  // The rows of the first test's figures: tokens 160 -> 178, +18, 18 ∓ 2.7764451·√394 = [-37.11, +73.11],
+  // p 0.4158; cost $0.0016 -> $0.0015, -$0.0001, -.0001 ∓ 2.7764451·√8.3e-8 = [-$0.00089991, +$0.00069991].
+  const tokensRow = /^ {4}tokens {3}5 {7}160 {6}178 {6}\+18 {7}\[-37\.1, \+73\.1\] {14}0\.4158$/m
+  const costRow = /^ {4}cost {5}5 {7}\$0\.0016 {2}\$0\.0015 {2}-\$0\.0001 {2}\[-\$0\.0008999, \+\$0\.0006999\] {2}0\.7460$/m
+
+  it.live("priced: a table of tokens and cost under the scorers', before pass@1; the page's section", () =>
+    Effect.gen(function*() {
+      const c = yield* compare(file("base.jsonl", baseTrials(true)), file("new.jsonl", newTrials(true)))
+      const text = Compare.format(c)
+      assert.match(text, tokensRow)
+      assert.match(text, costRow)
+      assert.include(
+        text,
+        "\n\n  usage per trial, agent + judges (a task's value: its trials' mean; shown, never gated):\n" +
+          "    measure  paired  base     new      delta     95% CI                      p\n"
+      )
+      assert.isBelow(text.indexOf("usage per trial"), text.indexOf("  pass@1 ("))
+      assert.isAbove(text.indexOf("usage per trial"), text.indexOf("  exact "))
+      const html = Compare.toHtml(c)
+      assert.include(html, "<h2>Usage per trial</h2>")
+      assert.include(
+        html,
+        `<tr><td>tokens</td><td class="num">5</td><td class="num">160</td><td class="num">178</td><td class="num">+18</td>` +
+          `<td class="num">[-37.1, +73.1]</td><td class="num">0.4158</td></tr>`
+      )
+      assert.include(html, `<td class="num">[-$0.0008999, +$0.0006999]</td>`)
+      assert.include(html, "Shown, never gated: the verdict and the exit code are the scorers&#39;.")
+    }))
+
+  it.live("unpriced: the tokens row, no cost row, and a line that says why", () =>
+    Effect.gen(function*() {
+      const c = yield* compare(file("base.jsonl", baseTrials(false)), file("new.jsonl", newTrials(false)))
+      const text = Compare.format(c)
+      assert.match(text, /^ {4}tokens {3}5 {7}160 {3}178 {2}\+18 {4}\[-37\.1, \+73\.1\] {2}0\.4158$/m)
+      assert.notMatch(text, /^ {4}cost /m)
+      assert.include(text, "\n    cost: neither file is priced (run --pricing FILE): no change in cost\n")
+      const html = Compare.toHtml(c)
+      assert.notInclude(html, "<td>cost</td>")
+      assert.include(html, "Cost: neither file is priced (run --pricing FILE): no change in cost.")
+      const a = file("base.jsonl", baseTrials(true))
+      const half = Compare.format(yield* compare(a, file("new.jsonl", newTrials(false))))
+      assert.include(half, `\n    cost: only ${a} is priced (run --pricing FILE): no change in cost\n`)
+    }))
+
+  it.live("usage in one file only: one line instead of a delta; neither: text and page as without the feature", () =>
+    Effect.gen(function*() {
+      const a = file("base.jsonl", baseTrials(true))
+      const b = file("new.jsonl", newTrials(true).map(withoutUsage))
+      const one = yield* compare(a, b)
+      const text = Compare.format(one)
+      assert.include(text, `\n\n  usage: only ${a} reports token usage (6 trials), ${b} none: no change in tokens or cost\n\n`)
+      assert.notMatch(text, /^ {4}(tokens|cost) /m)
+      assert.include(Compare.toHtml(one), `Only one side: only ${a} reports token usage (6 trials), ${b} none`)
+      const flipped = Compare.format(yield* compare(b, a))
+      assert.include(flipped, `  usage: only ${a} reports token usage (6 trials), ${b} none: no change in tokens or cost`)
+
+      const none = yield* compare(file("base.jsonl", baseTrials(true).map(withoutUsage)), b)
+      assert.notInclude(Compare.format(none), "usage")
+      assert.notInclude(Compare.toHtml(none), "Usage per trial")
+    }))
+
+  it.live("clustered: a clusters column", () =>
+    Effect.gen(function*() {
+      const clustered = (t: AgentEvalTrial): AgentEvalTrial => ({
+        ...t,
+        metadata: { ...t.metadata, stderr_cluster: { by: "passage", value: t.task_id < "t3" ? "A" : "B" } }
+      })
+      const c = yield* compare(
+        file("base.jsonl", baseTrials(false).map(clustered)),
+        file("new.jsonl", newTrials(false).map(clustered))
+      )
+      // t1, t2 in A; t3, t4, t5 in B: 2 clusters.
+      assert.match(Compare.format(c), /^ {4}measure {2}paired .* {2}p {2,}clusters\n {4}tokens {3}5 .* {2}2$/m)
+      assert.include(Compare.toHtml(c), `<th class="num">clusters</th></tr></thead><tbody><tr><td>tokens</td>`)
+    }))
+})
+
 /** The trial without any usage: its agent's, its error's and its scores'. */
 const withoutUsage = (t: AgentEvalTrial): AgentEvalTrial => {
   const { usage: _o, ...output } = t.output ?? { output_text: "" }

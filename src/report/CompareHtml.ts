@@ -1,13 +1,15 @@
 /**
  * A comparison as one self-contained HTML page (inline CSS and SVG, no
  * request): the change of each scorer as a dot with its 95% interval around
- * 0, the table behind it, pass@1, a table per group path (at most
- * `GROUPS_SHOWN` values, the largest groups first), the flipped and
- * unmatched tasks in full, and the comparison's JSON in a data block.
+ * 0, the table behind it, the usage per trial (when the files report it),
+ * pass@1, a table per group path (at most `GROUPS_SHOWN` values, the largest
+ * groups first), the flipped and unmatched tasks in full, and the
+ * comparison's JSON in a data block.
  *
  * @internal
  */
 import type { Comparison, ScorerComparison } from "./CompareModel.ts"
+import { usageSection } from "./CompareUsage.ts"
 import * as Html from "./Html.ts"
 import * as Svg from "./Svg.ts"
 
@@ -172,6 +174,7 @@ export const toHtml = (c: Comparison): string => {
               "intervals, p and MDE on t with clusters − 1 degrees of freedom)."
             : "")
     }),
+    ...usageSection(c),
     ...Object.entries(c.groups).map(([path, groups]) => groupSection(path, groups)),
     Html.section(
       "Files",

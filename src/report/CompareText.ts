@@ -1,15 +1,17 @@
 /**
- * A comparison as text for a terminal or a CI log: a table of scorers, pass@1
- * before and after, flips and unmatched tasks (at most `SHOWN` ids each, then
- * "and N more"; `--json` lists them all; a list longer than `WIDTH` columns
- * goes on indented lines, broken between ids, never inside one), a table per
- * group path (at most `GROUPS_SHOWN` values, the largest groups first), notes,
- * the scorers that improved, and the verdict line.
+ * A comparison as text for a terminal or a CI log: a table of scorers, the
+ * usage per trial (when the files report it), pass@1 before and after, flips
+ * and unmatched tasks (at most `SHOWN` ids each, then "and N more"; `--json`
+ * lists them all; a list longer than `WIDTH` columns goes on indented lines,
+ * broken between ids, never inside one), a table per group path (at most
+ * `GROUPS_SHOWN` values, the largest groups first), notes, the scorers that
+ * improved, and the verdict line.
  *
  * @internal
  */
 import { aligned, fixed, interval, pValue, signed } from "./CompareCells.ts"
 import type { Comparison } from "./CompareModel.ts"
+import { usageLines } from "./CompareUsage.ts"
 
 const SHOWN = 10
 const WIDTH = 100
@@ -86,6 +88,7 @@ export const format = (c: Comparison): string => {
   ])
   lines.push(...aligned([header, ...rows], "  "))
   if (c.stderr_cluster !== null) lines.push(clustering(c))
+  lines.push(...usageLines(c))
   lines.push("")
   const p = c.pass_at_1
   const rule = c.pass_rule === "every shared scorer"
