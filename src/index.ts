@@ -358,6 +358,14 @@ export * as Summary from "./scoring/Summary.ts"
 export * as Telemetry from "./runner/Telemetry.ts"
 
 /**
+ * Trajectories: the path an agent that acts took (model turns, tool calls,
+ * their results), read off a record.
+ *
+ * @since 0.5.0
+ */
+export * as Trajectory from "./domain/Trajectory.ts"
+
+/**
  * The domain of an evaluation run, as Schemas: tasks, outputs, trials.
  *
  * @since 0.1.0

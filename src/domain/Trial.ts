@@ -48,8 +48,42 @@ export const Usage = Schema.Struct({
 export type Usage = typeof Usage.Type
 
 /**
+ * One step of a trial's path, in order: a `model` turn (its text in
+ * `content`, its `usage`), a `tool_call` the model asked for (`name`,
+ * `arguments`, `id`; `duration_ms` is how long the tool ran) and the
+ * `tool_result` it got back (`content`, `is_error` when the tool threw or
+ * the server reported an error). Contents are kept whole; displays clip.
+ *
+ * @category schemas
+ * @since 0.5.0
+ */
+export const TrajectoryStep = Schema.Struct({
+  type: Schema.Literals(["model", "tool_call", "tool_result"]),
+  name: Schema.optionalKey(Schema.String),
+  /** Pairs a `tool_call` with its `tool_result` (the model's call id). */
+  id: Schema.optionalKey(Schema.String),
+  arguments: Schema.optionalKey(Schema.Unknown),
+  content: Schema.optionalKey(Schema.Unknown),
+  is_error: Schema.optionalKey(Schema.Boolean),
+  started_at: Schema.String,
+  duration_ms: Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)),
+  usage: Schema.optionalKey(Usage)
+})
+export type TrajectoryStep = typeof TrajectoryStep.Type
+
+/**
+ * A trial's steps, in the order they happened.
+ *
+ * @category schemas
+ * @since 0.5.0
+ */
+export const Trajectory = Schema.Array(TrajectoryStep)
+export type Trajectory = typeof Trajectory.Type
+
+/**
  * What an agent returned for one task. `usage`, when the agent reports it,
- * is what the trial spent over all its attempts.
+ * is what the trial spent over all its attempts; `trajectory`, when the agent
+ * acts, the steps it took.
  *
  * @category schemas
  * @since 0.1.0
@@ -58,7 +92,9 @@ export const AgentOutput = Schema.Struct({
   output_text: Schema.String,
   response: Schema.optionalKey(Schema.Unknown),
   metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
-  usage: Schema.optionalKey(Usage)
+  usage: Schema.optionalKey(Usage),
+  /** The steps of an agent that acts (a tool loop); absent for one opaque call. */
+  trajectory: Schema.optionalKey(Trajectory)
 })
 export type AgentOutput = typeof AgentOutput.Type
 
@@ -74,7 +110,9 @@ export const TrialError = Schema.Struct({
   message: Schema.String,
   occurred_at: Schema.String,
   /** What the failed attempts spent, when they reported it (a failed trial has no output to carry it). */
-  usage: Schema.optionalKey(Usage)
+  usage: Schema.optionalKey(Usage),
+  /** The steps taken before the failure (a loop that reached its `--max-turns`). */
+  trajectory: Schema.optionalKey(Trajectory)
 })
 export type TrialError = typeof TrialError.Type
 

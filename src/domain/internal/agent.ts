@@ -130,7 +130,7 @@ const withoutUndefined = (value: unknown): unknown => {
   const o = value as Record<string, unknown>
   if (
     !("metadata" in o && o["metadata"] === undefined) && !("response" in o && o["response"] === undefined) &&
-    !("usage" in o && o["usage"] === undefined)
+    !("usage" in o && o["usage"] === undefined) && !("trajectory" in o && o["trajectory"] === undefined)
   ) {
     return value
   }

@@ -8,6 +8,7 @@
 import { Cause, Duration, Effect } from "effect"
 import { describe } from "../../domain/internal/agent.ts"
 import type { TrialError, Usage } from "../../domain/Trial.ts"
+import * as Trajectories from "../../domain/Trajectory.ts"
 import * as Policy from "../Policy.ts"
 
 export const withTimeout = <A, E, R>(self: Effect.Effect<A, E, R>, timeoutMs: number) =>
@@ -40,7 +41,12 @@ export const toTrialError = (cause: Cause.Cause<unknown>, occurredAt: string): T
     return { type: "Interrupted", message: "the agent call was interrupted", occurred_at: occurredAt }
   }
   const error = Cause.isFailReason(reason) ? reason.error : reason.defect
-  return { type: errorType(error, Cause.isFailReason(reason)), message: describe(error), occurred_at: occurredAt }
+  const type = errorType(error, Cause.isFailReason(reason))
+  // A loop that failed (`MaxTurns`) keeps the steps it took.
+  const trajectory = Trajectories.ofError(error)
+  return trajectory === undefined
+    ? { type, message: describe(error), occurred_at: occurredAt }
+    : { type, message: describe(error), occurred_at: occurredAt, trajectory }
 }
 
 const errorType = (error: unknown, typed: boolean): string => {
