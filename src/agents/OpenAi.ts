@@ -14,6 +14,7 @@ import type { AgentEvalTask, AgentOutput } from "../domain/Trial.ts"
 import type { HttpAgentError } from "../domain/HttpErrors.ts"
 import { chatCompletionsUrl, chatUsage, postJson, preview } from "../domain/internal/post.ts"
 import { keySecrets, redactUrl, scrubber, urlSecrets } from "../internal/redact.ts"
+import { userContent } from "./internal/prompt.ts"
 import type { AgentKind } from "./Kind.ts"
 
 /**
@@ -70,11 +71,6 @@ export const make = (options: Options): Agent<HttpAgentError, HttpClient.HttpCli
 }
 
 export { keyFromConfig } from "../internal/apiKey.ts"
-
-const userContent = (task: AgentEvalTask): string => {
-  const instruction = task.inputs["instruction"]
-  return typeof instruction === "string" ? instruction : JSON.stringify(task.inputs)
-}
 
 const toOutput = (body: unknown, where: string, model: string): Effect.Effect<AgentOutput, InvalidAgentOutput> => {
   const usage = chatUsage(body, model)
