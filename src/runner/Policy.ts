@@ -64,7 +64,9 @@ export const defaultRetry: RetryPolicy = { retries: 2, base: "500 millis", max: 
 
 /**
  * Whether a failure is worth another attempt: timeouts, network errors, HTTP
- * 408, 429 and 5xx, and any error that says `retryable: true` (directly or on
+ * 408, 429 and 5xx, an `effect/ai` `AiError` whose reason is retryable (a
+ * rate limit, a provider's 5xx, a lost connection), and any error that says
+ * `retryable: true` (directly or on
  * its `cause`, for errors thrown by a user's callable). Everything else (other
  * 4xx, invalid output, defects) fails at once.
  *
@@ -73,8 +75,17 @@ export const defaultRetry: RetryPolicy = { retries: 2, base: "500 millis", max: 
  */
 export const isRetryable = (error: unknown): boolean => {
   if (typeof error !== "object" || error === null) return false
-  const e = error as { readonly _tag?: unknown; readonly status?: unknown; readonly retryable?: unknown; readonly cause?: unknown }
+  const e = error as {
+    readonly _tag?: unknown
+    readonly status?: unknown
+    readonly retryable?: unknown
+    readonly cause?: unknown
+    readonly isRetryable?: unknown
+  }
   if (e.retryable === true) return true
+  // An `effect/ai` AiError (a model's failure) says for itself: rate limits,
+  // provider 5xx and lost connections are retryable.
+  if (e._tag === "AiError" && typeof e.isRetryable === "boolean") return e.isRetryable
   if (e._tag === "Timeout" || e._tag === "NetworkError") return true
   if (e._tag === "HttpStatusError" && typeof e.status === "number") {
     return e.status === 408 || e.status === 429 || e.status >= 500
@@ -92,12 +103,16 @@ export const isRetryable = (error: unknown): boolean => {
  * @since 0.1.0
  */
 export const retryDelayMs = (policy: RetryPolicy, attempt: number, error: unknown, jitter: number): number => {
-  const e = error as { readonly status?: unknown; readonly retryAfterMs?: unknown } | undefined
+  const e = error as { readonly status?: unknown; readonly retryAfterMs?: unknown; readonly retryAfter?: unknown } | undefined
   if (
     e !== undefined && (e.status === 429 || e.status === 503) &&
     typeof e.retryAfterMs === "number" && e.retryAfterMs >= 0
   ) {
     return Math.min(e.retryAfterMs, Duration.toMillis(policy.retryAfterMax ?? "60 seconds"))
+  }
+  // An AiError's rate limit carries its Retry-After as a Duration.
+  if (e !== undefined && Duration.isDuration(e.retryAfter)) {
+    return Math.min(Duration.toMillis(e.retryAfter), Duration.toMillis(policy.retryAfterMax ?? "60 seconds"))
   }
   const base = Duration.toMillis(policy.base)
   const max = Duration.toMillis(policy.max ?? "30 seconds")

@@ -1,0 +1,232 @@
+/**
+ * An `effect/ai` `LanguageModel` over an OpenAI-compatible chat completions
+ * endpoint, written on `LanguageModel.make` (the effect-4 provider packages
+ * do not load on effect 4.1). It sends the prompt's messages and the
+ * toolkit's tools as chat completions `messages` and `tools`, and reads the
+ * first choice back as text, tool calls and a finish part with the usage.
+ * Requests go through the same JSON POST as the `openai:` agent: the key stays
+ * `Redacted` and is scrubbed from every body and message.
+ *
+ * @since 0.5.0
+ */
+import { Duration, Effect, Layer, Redacted, Stream } from "effect"
+import { AiError, LanguageModel, type Prompt, type Response, Tool } from "effect/ai"
+import type { HttpClient } from "effect/http"
+import { chatCompletionsUrl, chatUsage, postJson } from "../domain/internal/post.ts"
+import type { HttpAgentError } from "../domain/HttpErrors.ts"
+import { keySecrets, redactUrl, scrubber, urlSecrets } from "../internal/redact.ts"
+
+/**
+ * Where the model is and which one to ask.
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export interface Options {
+  /** e.g. `https://api.openai.com/v1`; `/chat/completions` is appended to its path. */
+  readonly baseUrl: string
+  readonly model: string
+  /** Sent as `Authorization: Bearer <key>`; no header when undefined or empty. */
+  readonly apiKey: Redacted.Redacted<string> | undefined
+}
+
+/**
+ * The `LanguageModel` of an OpenAI-compatible endpoint. HTTP 429 fails with
+ * a `RateLimitError` that carries the `Retry-After`, 5xx with an
+ * `InternalProviderError`, a lost connection with a `NetworkError` (all
+ * retryable), other statuses and unreadable bodies with reasons that are
+ * not. Streaming is not offered (the loop asks for whole turns).
+ *
+ * **Example** (A model for a tool loop)
+ *
+ * ```ts
+ * import { Effect } from "effect"
+ * import { LanguageModel } from "effect/ai"
+ * import { ChatModel } from "agent-trials"
+ *
+ * const answer = LanguageModel.generateText({ prompt: "What is 2 + 2?" }).pipe(
+ *   Effect.provideServiceEffect(
+ *     LanguageModel.LanguageModel,
+ *     ChatModel.make({ baseUrl: "http://127.0.0.1:8080/v1", model: "m", apiKey: undefined })
+ *   )
+ * )
+ * ```
+ *
+ * @category constructors
+ * @since 0.5.0
+ */
+export const make = (options: Options): Effect.Effect<LanguageModel.LanguageModel, never, HttpClient.HttpClient> =>
+  Effect.gen(function*() {
+    const url = chatCompletionsUrl(options.baseUrl)
+    const key = options.apiKey === undefined ? "" : Redacted.value(options.apiKey)
+    const bearer = key === "" ? undefined : options.apiKey
+    const scrub = scrubber([...keySecrets(key), ...urlSecrets(url)])
+    const where = scrub(redactUrl(url))
+    const client = yield* Effect.context<HttpClient.HttpClient>()
+    return yield* LanguageModel.make({
+      generateText: (request) =>
+        postJson({ url, body: requestBody(options.model, request), bearer, scrub }).pipe(
+          Effect.provideContext(client),
+          Effect.mapError((error) => toAiError(error, where)),
+          Effect.map((body) => toParts(body, options.model))
+        ),
+      streamText: () =>
+        Stream.fail(
+          AiError.make({
+            module: "ChatModel",
+            method: "streamText",
+            reason: new AiError.InvalidRequestError({ description: "ChatModel answers whole turns only (no streaming)" })
+          })
+        )
+    })
+  })
+
+/**
+ * {@link make} as a `Layer` of `LanguageModel`.
+ *
+ * @category layers
+ * @since 0.5.0
+ */
+export const layer = (options: Options): Layer.Layer<LanguageModel.LanguageModel, never, HttpClient.HttpClient> =>
+  Layer.effect(LanguageModel.LanguageModel, make(options))
+
+const requestBody = (model: string, request: LanguageModel.ProviderOptions): Record<string, unknown> => {
+  const tools = request.tools.filter((tool) => !Tool.isProviderDefined(tool)).map((tool) => ({
+    type: "function",
+    function: {
+      name: tool.name,
+      ...(Tool.getDescription(tool) === undefined ? undefined : { description: Tool.getDescription(tool) }),
+      parameters: Tool.getJsonSchema(tool)
+    }
+  }))
+  const body: Record<string, unknown> = { model, messages: messagesOf(request.prompt) }
+  if (tools.length > 0) {
+    body["tools"] = tools
+    body["tool_choice"] = toolChoiceOf(request.toolChoice)
+  }
+  return body
+}
+
+const toolChoiceOf = (choice: LanguageModel.ToolChoice<string>): unknown => {
+  if (typeof choice === "string") return choice
+  if ("tool" in choice) return { type: "function", function: { name: choice.tool } }
+  return choice.mode === "required" ? "required" : "auto"
+}
+
+const messagesOf = (prompt: Prompt.Prompt): Array<Record<string, unknown>> =>
+  prompt.content.flatMap((message): Array<Record<string, unknown>> => {
+    switch (message.role) {
+      case "system":
+        return [{ role: "system", content: message.content }]
+      case "user":
+        return [{ role: "user", content: textOf(message.content) }]
+      case "assistant": {
+        const calls = message.content.flatMap((part) =>
+          part.type === "tool-call" && !part.providerExecuted
+            ? [{ id: part.id, type: "function", function: { name: part.name, arguments: JSON.stringify(part.params ?? {}) } }]
+            : []
+        )
+        const text = textOf(message.content)
+        return [{ role: "assistant", content: text === "" && calls.length > 0 ? null : text, ...(calls.length > 0 ? { tool_calls: calls } : undefined) }]
+      }
+      case "tool":
+        return message.content.flatMap((part) =>
+          part.type === "tool-result"
+            ? [{ role: "tool", tool_call_id: part.id, content: typeof part.result === "string" ? part.result : JSON.stringify(part.result) ?? "" }]
+            : []
+        )
+    }
+  })
+
+const textOf = (parts: ReadonlyArray<{ readonly type: string }>): string =>
+  parts.flatMap((part) => part.type === "text" ? [(part as Prompt.TextPart).text] : []).join("")
+
+const toParts = (body: unknown, model: string): Array<Response.PartEncoded> => {
+  const choice = at(field(body, "choices"), 0)
+  const message = field(choice, "message")
+  const parts: Array<Response.PartEncoded> = []
+  const content = field(message, "content")
+  if (typeof content === "string" && content !== "") parts.push({ type: "text", text: content })
+  const calls = field(message, "tool_calls")
+  if (Array.isArray(calls)) {
+    calls.forEach((call, index) => {
+      const fn = field(call, "function")
+      const id = field(call, "id")
+      const args = field(fn, "arguments")
+      parts.push({
+        type: "tool-call",
+        id: typeof id === "string" && id !== "" ? id : `call_${index}`,
+        name: String(field(fn, "name") ?? ""),
+        params: typeof args === "string" ? parseArguments(args) : args ?? {}
+      })
+    })
+  }
+  const usage = chatUsage(body, model)
+  parts.push({
+    type: "finish",
+    reason: finishReason(field(choice, "finish_reason")),
+    usage: {
+      inputTokens: {
+        total: usage?.input_tokens,
+        cacheRead: usage?.cached_input_tokens,
+        uncached: usage === undefined ? undefined : usage.input_tokens - (usage.cached_input_tokens ?? 0),
+        cacheWrite: undefined
+      },
+      outputTokens: { total: usage?.output_tokens, reasoning: usage?.reasoning_tokens, text: undefined }
+    }
+  })
+  return parts
+}
+
+// Arguments that are not JSON reach the tool as the raw text: its parameter
+// check fails, and the model sees why, as a tool error.
+const parseArguments = (text: string): unknown => {
+  if (text.trim() === "") return {}
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
+const finishReason = (value: unknown): Response.FinishReason => {
+  switch (value) {
+    case "stop":
+      return "stop"
+    case "length":
+      return "length"
+    case "tool_calls":
+    case "function_call":
+      return "tool-calls"
+    case "content_filter":
+      return "content-filter"
+    default:
+      return "unknown"
+  }
+}
+
+const toAiError = (error: HttpAgentError, where: string): AiError.AiError => {
+  const reason = (() => {
+    switch (error._tag) {
+      case "HttpStatusError":
+        if (error.status === 429) {
+          return new AiError.RateLimitError({
+            ...(error.retryAfterMs === undefined ? undefined : { retryAfter: Duration.millis(error.retryAfterMs) })
+          })
+        }
+        return error.status >= 500 || error.status === 408
+          ? new AiError.InternalProviderError({ description: error.message })
+          : AiError.reasonFromHttpStatus({ status: error.status, description: error.message })
+      case "NetworkError":
+        return new AiError.NetworkError({ reason: "TransportError", method: "POST", url: where, description: error.message })
+      case "InvalidAgentOutput":
+        return new AiError.InvalidResponseError({ description: error.message })
+    }
+  })()
+  return AiError.make({ module: "ChatModel", method: "generateText", reason })
+}
+
+const field = (value: unknown, name: string): unknown =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined
+
+const at = (value: unknown, index: number): unknown => Array.isArray(value) ? value[index] : undefined
