@@ -10,8 +10,10 @@ import { Effect } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Agent } from "../domain/Agent.ts"
 import { redactUrl } from "../internal/redact.ts"
+import * as EffectAiAgent from "./EffectAi.ts"
 import * as HttpAgent from "./Http.ts"
 import type { AgentKind, BuildOptions, Spec } from "./Kind.ts"
+import type { Requirements } from "./ToolSource.ts"
 import * as ModuleAgent from "./Module.ts"
 import * as OpenAiAgent from "./OpenAi.ts"
 import * as SimAgent from "./Sim.ts"
@@ -24,7 +26,7 @@ export type { AgentKind, BuildOptions, Spec } from "./Kind.ts"
  * @category registry
  * @since 0.3.0
  */
-export const builtIn: ReadonlyArray<AgentKind> = [SimAgent.kind, ModuleAgent.kind, HttpAgent.kind, OpenAiAgent.kind]
+export const builtIn: ReadonlyArray<AgentKind> = [SimAgent.kind, ModuleAgent.kind, HttpAgent.kind, OpenAiAgent.kind, EffectAiAgent.kind]
 
 /**
  * The spec type of a kind.
@@ -45,6 +47,7 @@ export type BuiltInSpec =
   | SpecOf<typeof ModuleAgent.kind>
   | SpecOf<typeof HttpAgent.kind>
   | SpecOf<typeof OpenAiAgent.kind>
+  | SpecOf<typeof EffectAiAgent.kind>
 
 /**
  * The spec of `text`, by the first kind that matches it; a string is the
@@ -89,8 +92,17 @@ export const build = (
   spec: Spec,
   options: BuildOptions,
   kinds: ReadonlyArray<AgentKind> = builtIn
-): Effect.Effect<Agent<unknown, HttpClient.HttpClient>, string> =>
-  Effect.suspend(() => kindOf(spec, kinds).build(spec, options))
+): Effect.Effect<Agent<unknown, HttpClient.HttpClient>, string, Requirements> =>
+  Effect.suspend(() => {
+    const kind = kindOf(spec, kinds)
+    if (options.tools !== undefined && options.tools.length > 0 && kind.usesTools !== true) {
+      return Effect.fail(
+        `--tools needs an agent that runs a tool loop (${kinds.filter((k) => k.usesTools === true).map((k) => k.usage).join(" or ")}), ` +
+          `not ${kind.usage}`
+      )
+    }
+    return kind.build(spec, options)
+  })
 
 /**
  * `--agent`'s help: each kind's shape, the default last.

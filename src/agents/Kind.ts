@@ -9,6 +9,8 @@
 import type { Effect, Redacted } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Agent } from "../domain/Agent.ts"
+import type { RetryPolicy } from "../runner/Policy.ts"
+import type { Requirements, Spec as ToolSpec } from "./ToolSource.ts"
 
 /**
  * A parsed `--agent` spec: its kind's tag and the kind's own fields.
@@ -31,6 +33,16 @@ export interface BuildOptions {
   readonly apiKey: Redacted.Redacted<string> | undefined
   /** Where a path in the spec is resolved from. */
   readonly cwd: string
+  /** `--tools`: the sources of the tools an agent that acts may call. */
+  readonly tools?: ReadonlyArray<ToolSpec> | undefined
+  /** `--max-turns`: a tool loop's model turns at most (default 10). */
+  readonly maxTurns?: number | undefined
+  /** `--tool-parallelism`: a turn's tool calls run at once at most (default 4). */
+  readonly toolParallelism?: number | undefined
+  /** `--mcp-per-trial`: connect the tools once per trial instead of once per run. */
+  readonly mcpPerTrial?: boolean | undefined
+  /** The run's retry policy, for the model calls inside a tool loop. */
+  readonly retry?: RetryPolicy | undefined
 }
 
 /**
@@ -63,6 +75,12 @@ export interface AgentKind<S extends Spec = any> {
   readonly input?: ((spec: S) => string | undefined) | undefined
   /** Whether `--model` is the model it asks (recorded beside the agent). */
   readonly usesModel?: boolean | undefined
-  /** The agent; a failure is the problem, worded for `--agent`. */
-  readonly build: (spec: S, options: BuildOptions) => Effect.Effect<Agent<unknown, HttpClient.HttpClient>, string>
+  /** Whether it runs `--tools` (a tool loop); `--tools` is refused for the other kinds. */
+  readonly usesTools?: boolean | undefined
+  /**
+   * The agent, built in the run's scope (which its resources, an MCP
+   * server's process, live as long as); a failure is the problem, worded
+   * for `--agent`.
+   */
+  readonly build: (spec: S, options: BuildOptions) => Effect.Effect<Agent<unknown, HttpClient.HttpClient>, string, Requirements>
 }

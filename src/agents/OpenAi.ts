@@ -15,7 +15,9 @@ import type { HttpAgentError } from "../domain/HttpErrors.ts"
 import { chatCompletionsUrl, chatUsage, postJson, preview } from "../domain/internal/post.ts"
 import { keySecrets, redactUrl, scrubber, urlSecrets } from "../internal/redact.ts"
 import { userContent } from "./internal/prompt.ts"
+import * as ChatModel from "./ChatModel.ts"
 import type { AgentKind } from "./Kind.ts"
+import * as ToolAgent from "./ToolAgent.ts"
 
 /**
  * Options of a chat completions agent.
@@ -118,7 +120,8 @@ export const kind: AgentKind<{ readonly _tag: "OpenAi"; readonly baseUrl: string
   matches: (text) => text.startsWith("openai:"),
   usage: "openai:BASE_URL",
   help: "openai:BASE_URL",
-  doc: "One chat completions call to an OpenAI-compatible API (needs `--model`; the key from `OPENAI_API_KEY`)",
+  doc: "One chat completions call to an OpenAI-compatible API (needs `--model`; the key from `OPENAI_API_KEY`); " +
+    "with `--tools`, a tool-calling loop over it",
   parse: (text) => {
     const baseUrl = text.slice("openai:".length)
     return URL.canParse(baseUrl) && /^https?:/.test(baseUrl)
@@ -128,8 +131,22 @@ export const kind: AgentKind<{ readonly _tag: "OpenAi"; readonly baseUrl: string
   format: (spec) => `openai:${spec.baseUrl}`,
   recorded: (spec) => `openai:${redactUrl(spec.baseUrl)}`,
   usesModel: true,
-  build: (spec, options) =>
-    options.model === undefined || options.model === ""
-      ? Effect.fail(`--agent openai:${redactUrl(spec.baseUrl)} needs --model NAME`)
-      : Effect.succeed(make({ baseUrl: spec.baseUrl, model: options.model, apiKey: options.apiKey }))
+  usesTools: true,
+  build: (spec, options) => {
+    const model = options.model
+    if (model === undefined || model === "") return Effect.fail(`--agent openai:${redactUrl(spec.baseUrl)} needs --model NAME`)
+    const chat = { baseUrl: spec.baseUrl, model, apiKey: options.apiKey }
+    // With --tools, the tool loop over the same endpoint; else one call.
+    return options.tools === undefined || options.tools.length === 0
+      ? Effect.succeed(make(chat))
+      : ToolAgent.make(ChatModel.layer(chat), {
+        tools: options.tools,
+        maxTurns: options.maxTurns ?? ToolAgent.defaults.maxTurns,
+        toolParallelism: options.toolParallelism ?? ToolAgent.defaults.toolParallelism,
+        mcpPerTrial: options.mcpPerTrial,
+        retry: options.retry,
+        model,
+        cwd: options.cwd
+      })
+  }
 }

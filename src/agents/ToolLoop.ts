@@ -16,7 +16,7 @@
  * @since 0.5.0
  */
 import { Cause, Clock, Effect, Exit, Option, Schema, Stream } from "effect"
-import { AiError, LanguageModel, Prompt, Response, type Tool, type Toolkit } from "effect/ai"
+import { AiError, LanguageModel, Prompt, Response, type Toolkit } from "effect/ai"
 import { describe } from "../internal/describe.ts"
 import type { AgentEvalTask, AgentOutput, TrajectoryStep } from "../domain/Trial.ts"
 import { Trajectory, Usage } from "../domain/Trial.ts"
@@ -59,7 +59,7 @@ export class ModelError extends Schema.TaggedError<ModelError>()("ModelError", {
  * @category models
  * @since 0.5.0
  */
-export type Tools = Toolkit.WithHandler<Record<string, Tool.Any>>
+export type Tools = Toolkit.WithHandler<any>
 
 /**
  * How the loop runs.

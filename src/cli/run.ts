@@ -12,7 +12,19 @@ import * as Kinds from "../programs/Kinds.ts"
 import * as Options from "../programs/Options.ts"
 import * as Run from "../programs/Run.ts"
 import { exitFor, reportErrors } from "./errors.ts"
-import { agentFlag, judgeModelFlag, modelFlag, optionalString, optionFlag, scoreDescription, scoreFlag, scoreFromEnv, statisticsFlags, switchFlag } from "./flags.ts"
+import {
+  agentFlag,
+  judgeModelFlag,
+  modelFlag,
+  optionalString,
+  optionFlag,
+  repeatedFlag,
+  scoreDescription,
+  scoreFlag,
+  scoreFromEnv,
+  statisticsFlags,
+  switchFlag
+} from "./flags.ts"
 
 /**
  * `run`: stream a dataset through an agent, write every result, resume after
@@ -171,6 +183,22 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         undefined,
         "A trial whose agent spends more than N tokens (over its attempts) fails with TokenLimit, never retried"
       ),
+      tools: repeatedFlag(
+        "tools",
+        "SPEC",
+        Options.ToolSpec,
+        "Tools for the agent to call in a loop (openai: or effect-ai: agents), repeatable: module:PATH[#export], " +
+          "mcp:stdio:COMMAND [ARGS...] or mcp:URL"
+      ),
+      maxTurns: optionFlag("max-turns", "N", Options.Parallelism, undefined, "A tool loop's model turns at most; reaching it fails the trial with MaxTurns (default 10)"),
+      toolParallelism: optionFlag(
+        "tool-parallelism",
+        "N",
+        Options.Parallelism,
+        undefined,
+        "Tool calls of one model turn run at once, at most (default 4)"
+      ),
+      mcpPerTrial: switchFlag("mcp-per-trial", "Start (connect) the --tools MCP servers once per trial instead of once per run"),
       estimate: switchFlag(
         "estimate",
         "Run the first --estimate-trials trials, print the whole run's projected tokens and cost, and stop (exit 0; --resume goes on)"
@@ -253,6 +281,10 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         maxCost: flags.maxCost,
         maxTokens: flags.maxTokens,
         trialMaxTokens: flags.trialMaxTokens,
+        tools: flags.tools,
+        maxTurns: flags.maxTurns,
+        toolParallelism: flags.toolParallelism,
+        mcpPerTrial: flags.mcpPerTrial,
         estimate: flags.estimate,
         estimateTrials: flags.estimateTrials,
         score: yield* scoreFromEnv(flags.score),
@@ -296,6 +328,9 @@ const runHereOrOnCluster = (
     }
     if (given.model) {
       return yield* notHere("--model", "the workers call their own agent (agent-trials worker --model NAME)")
+    }
+    if (config.tools !== undefined && config.tools.length > 0) {
+      return yield* notHere("--tools", "the workers call their own agent")
     }
     if (config.rate !== undefined) return yield* notHere("--rate", "it would limit this process, not the cluster")
     if (config.adaptive) return yield* notHere("--adaptive", "it would limit this process, not the cluster")

@@ -8,6 +8,7 @@
  */
 import { Console, Effect, Layer, type Redacted, type Scope } from "effect"
 import type { HttpClient } from "effect/http"
+import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import * as AgentKinds from "../agents/AgentKinds.ts"
 import { builtIn, type Kinds } from "./Kinds.ts"
 import type { Remote } from "./Run.ts"
@@ -88,7 +89,9 @@ export interface WorkerConfig {
  * @category running
  * @since 0.1.0
  */
-export const worker = (config: WorkerConfig): Effect.Effect<never, ClusterInputError, HttpClient.HttpClient> =>
+export const worker = (
+  config: WorkerConfig
+): Effect.Effect<never, ClusterInputError, HttpClient.HttpClient | ChildProcessSpawner> =>
   Effect.gen(function*() {
     const cluster = yield* checked(config.cluster)
     const agent = yield* AgentKinds.build(config.agent, config, (config.kinds ?? builtIn).agents).pipe(
@@ -115,7 +118,7 @@ export const worker = (config: WorkerConfig): Effect.Effect<never, ClusterInputE
         return describeBuild(cluster.address, e)
       })
     )
-  })
+  }).pipe(Effect.scoped)
 
 /**
  * `cluster prune`: deletes the trial messages of one run (`--out FILE`, the

@@ -31,5 +31,6 @@ export {
   TokenCount,
   Usd
 } from "../internal/options.ts"
+export { ToolSpec } from "../agents/ToolSpecOption.ts"
 export { MappingFromString as Mapping } from "../datasets/Mapping.ts"
 export { PassK, StderrCluster, TaskPath } from "../scoring/StatisticsOptions.ts"

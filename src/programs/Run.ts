@@ -107,7 +107,8 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
 
   // A --cluster run's agent is the workers' own.
   const agent: Agent<unknown, HttpClient.HttpClient> = config.remote === undefined
-    ? yield* AgentKinds.build(config.agent, config, kinds.agents).pipe(Effect.mapError((message) => new RunInputError({ message })))
+    ? yield* AgentKinds.build(config.agent, { ...config, retry: config.retries === 0 ? undefined : Policy.retryOf(config) }, kinds.agents)
+      .pipe(Effect.mapError((message) => new RunInputError({ message })))
     : () => Effect.die("a --cluster run calls no agent here")
   const scorers = yield* buildScorers(config)
   // Models the pricing file lacks, named once each as they are met.
@@ -383,4 +384,4 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
       gateFailure === undefined ? Effect.void : Effect.fail(new RunGateFailed({ message: gateFailure.message }))
     ))
   )
-})
+}, Effect.scoped)

@@ -7,6 +7,7 @@
  */
 import type { Redacted } from "effect"
 import type * as AgentKinds from "../agents/AgentKinds.ts"
+import type * as ToolSources from "../agents/ToolSources.ts"
 import * as Kinds from "./Kinds.ts"
 import type { OutputFormat } from "./Output.ts"
 import * as Choose from "../datasets/Choose.ts"
@@ -106,6 +107,14 @@ export interface RunConfig extends RemoteConfig {
   readonly estimate?: boolean | undefined
   /** `--estimate-trials N` (default 20). */
   readonly estimateTrials?: number | undefined
+  /** `--tools SPEC` (repeatable): the tool sources of an agent that acts. */
+  readonly tools?: ReadonlyArray<ToolSources.Spec> | undefined
+  /** `--max-turns N`: a tool loop's model turns at most (default 10). */
+  readonly maxTurns?: number | undefined
+  /** `--tool-parallelism N`: a turn's tool calls run at once at most (default 4). */
+  readonly toolParallelism?: number | undefined
+  /** `--mcp-per-trial`: connect the tools once per trial. */
+  readonly mcpPerTrial?: boolean | undefined
 }
 
 /** Trials `run --estimate` runs without `--estimate-trials`. */

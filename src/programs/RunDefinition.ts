@@ -11,6 +11,7 @@
 import { Clock, Console, Effect, FileSystem, Path, Schema, Stream } from "effect"
 import { createHash } from "node:crypto"
 import * as AgentKinds from "../agents/AgentKinds.ts"
+import * as ToolSources from "../agents/ToolSources.ts"
 import { writeFileAtomic } from "../internal/atomicFile.ts"
 import * as Choose from "../datasets/Choose.ts"
 import * as Labels from "../scoring/Labels.ts"
@@ -93,6 +94,8 @@ export type RunDefinition = typeof RunDefinition.Type
  */
 export interface Input {
   readonly agent: AgentKinds.Spec
+  /** `--tools`: recorded after the agent (`... --tools SPEC`), as they change what it does. */
+  readonly tools?: ReadonlyArray<ToolSources.Spec> | undefined
   /** The kinds `agent` is of; `AgentKinds.builtIn` when undefined. */
   readonly agents?: ReadonlyArray<AgentKinds.AgentKind> | undefined
   /** The kinds of `scorers`; `ScorerKinds.builtIn` when undefined. */
@@ -169,7 +172,9 @@ export const make = Effect.fn("RunDefinition.make")(function*(input: Input, runI
     version: 1,
     ...(runId === undefined ? undefined : { run_id: runId }),
     written_at: new Date(yield* Clock.currentTimeMillis).toISOString(),
-    agent: input.cluster !== undefined ? `cluster:${input.cluster}` : agentText(agentKind, input.agent, input.cwd, path),
+    agent: input.cluster !== undefined
+      ? `cluster:${input.cluster}`
+      : agentText(agentKind, input.agent, input.cwd, path) + ToolSources.flagsText(input.tools ?? []),
     model: input.cluster === undefined && agentKind.usesModel === true ? input.model ?? null : null,
     scorers: input.scorers.map((spec) => scorerText(spec, scorerKinds, input.cwd, path)),
     pass: input.pass ?? null,

@@ -1,0 +1,79 @@
+/**
+ * `mcp:stdio:COMMAND [ARGS...]`: the tools of an MCP server started as a
+ * child process and spoken to over its stdin and stdout. The process lives
+ * as long as the scope it is connected in (the run, or one trial with
+ * `--mcp-per-trial`): its stdin is closed at the end, then SIGTERM, then
+ * SIGKILL, so nothing is left running after the run or Ctrl-C.
+ *
+ * @since 0.5.0
+ */
+import { McpClient, McpProtocol } from "effect/ai"
+import { ChildProcess } from "effect/process"
+import { clientInfo, connect } from "./internal/mcp.ts"
+import type { ToolSource } from "./ToolSource.ts"
+
+type StdioSpec = { readonly _tag: "McpStdio"; readonly command: string; readonly args: ReadonlyArray<string> }
+
+/**
+ * The words of a command line: split at spaces, with `"..."` and `'...'`
+ * grouping words; a string is the problem (an unclosed quote).
+ *
+ * @category parsing
+ * @since 0.5.0
+ */
+export const words = (text: string): ReadonlyArray<string> | string => {
+  const result: Array<string> = []
+  let current = ""
+  let quote: string | undefined
+  let inWord = false
+  for (const char of text) {
+    if (quote !== undefined) {
+      if (char === quote) quote = undefined
+      else current += char
+    } else if (char === "\"" || char === "'") {
+      quote = char
+      inWord = true
+    } else if (/\s/.test(char)) {
+      if (inWord) result.push(current)
+      current = ""
+      inWord = false
+    } else {
+      current += char
+      inWord = true
+    }
+  }
+  if (quote !== undefined) return `unclosed ${quote} in the command`
+  if (inWord) result.push(current)
+  return result
+}
+
+/**
+ * The source.
+ *
+ * @category sources
+ * @since 0.5.0
+ */
+export const source: ToolSource<StdioSpec> = {
+  tag: "McpStdio",
+  matches: (text) => text.startsWith("mcp:stdio:"),
+  usage: "mcp:stdio:COMMAND [ARGS...]",
+  doc: "The tools of an MCP server started as a child process, over stdio (one process per run, or per trial with `--mcp-per-trial`)",
+  parse: (text) => {
+    const parts = words(text.slice("mcp:stdio:".length))
+    if (typeof parts === "string") return `--tools ${text}: ${parts}`
+    const [command, ...args] = parts
+    if (command === undefined || command === "") return `--tools ${text}: expected mcp:stdio:COMMAND [ARGS...]`
+    return { _tag: "McpStdio", command, args }
+  },
+  format: (spec) => `mcp:stdio:${[spec.command, ...spec.args].map((w) => /[\s"']/.test(w) ? JSON.stringify(w) : w).join(" ")}`,
+  stateful: true,
+  connect: (spec, options) =>
+    connect(
+      source.format(spec),
+      McpClient.layerStdio({
+        ...clientInfo(),
+        command: ChildProcess.make(spec.command, [...spec.args], { cwd: options.cwd }),
+        protocol: McpProtocol.v2025_11_25
+      })
+    )
+}

@@ -1,0 +1,121 @@
+/**
+ * `module:PATH[#export]` as a tool source: the export (the default one when
+ * none is named) is one of
+ * - an `effect/ai` toolkit with its handlers: `{ toolkit, layer }` (the
+ *   `Toolkit` and the `Layer` of `toolkit.toLayer(...)`), or an Effect of
+ *   a `Toolkit.WithHandler` (`Effect.provide(toolkit, layer)`);
+ * - a plain object of functions described by JSON Schema:
+ *   `{ NAME: { description?, parameters, execute(args, { signal }) } }`,
+ *   where `execute` may return a value, a Promise or an Effect; a throw or
+ *   a rejection is a tool error the model sees.
+ *
+ * @since 0.5.0
+ */
+import { Effect, Layer, Schema } from "effect"
+import { Tool, Toolkit } from "effect/ai"
+import { loadValue } from "../internal/loadExport.ts"
+import type { Tools } from "./ToolLoop.ts"
+import type { ToolSource } from "./ToolSource.ts"
+
+type ModuleSpec = { readonly _tag: "ModuleTools"; readonly file: string; readonly exportName: string | undefined }
+
+/**
+ * A plain tool: its JSON Schema parameters and the function that runs it.
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export interface PlainTool {
+  readonly description?: string | undefined
+  readonly parameters?: Record<string, unknown> | undefined
+  readonly execute: (args: unknown, context: { readonly signal: AbortSignal }) => unknown
+}
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+const isWithHandler = (u: unknown): u is Tools => isObject(u) && isObject(u["tools"]) && typeof u["handle"] === "function"
+
+/**
+ * The tools of a module's export (see the module's doc for the shapes); a
+ * string is the problem.
+ *
+ * @category constructors
+ * @since 0.5.0
+ */
+export const fromExport = (value: unknown, where: string): Effect.Effect<Tools, string> => {
+  if (Effect.isEffect(value)) {
+    return (value as Effect.Effect<unknown, unknown>).pipe(
+      Effect.mapError((e) => `${where}: building the toolkit failed: ${String((e as Error)?.message ?? e)}`),
+      Effect.flatMap((built) =>
+        isWithHandler(built) ? Effect.succeed(built) : Effect.fail(`${where}: the Effect gave no toolkit with handlers`)
+      )
+    )
+  }
+  if (isObject(value) && Effect.isEffect(value["toolkit"]) && Layer.isLayer(value["layer"])) {
+    const toolkit = value["toolkit"] as Effect.Effect<unknown, never, never>
+    return fromExport(Effect.provide(toolkit, value["layer"] as unknown as Layer.Layer<never>), where)
+  }
+  if (!isObject(value)) return Effect.fail(`${where}: expected a toolkit with its layer or an object of tools, got a ${typeof value}`)
+  const tools: Array<Tool.Any> = []
+  const handlers: Record<string, (params: unknown) => Effect.Effect<unknown, string>> = {}
+  for (const [name, entry] of Object.entries(value)) {
+    if (!isObject(entry) || typeof entry["execute"] !== "function") {
+      return Effect.fail(`${where}: tool "${name}" needs an execute function ({ description?, parameters, execute })`)
+    }
+    if (entry["parameters"] !== undefined && !isObject(entry["parameters"])) {
+      return Effect.fail(`${where}: the parameters of tool "${name}" must be a JSON Schema object`)
+    }
+    const plain = entry as unknown as PlainTool
+    tools.push(Tool.dynamic(name, {
+      ...(plain.description === undefined ? undefined : { description: plain.description }),
+      parameters: (plain.parameters ?? { type: "object", properties: {} }) as never,
+      success: Schema.Unknown,
+      failure: Schema.String
+    }))
+    handlers[name] = (params) =>
+      Effect.tryPromise({
+        try: (signal) => {
+          const out = plain.execute(params, { signal })
+          return Effect.isEffect(out) ? Effect.runPromise(out as Effect.Effect<unknown>) : Promise.resolve(out)
+        },
+        catch: (e) => e instanceof Error ? e.message : String(e)
+      })
+  }
+  const toolkit = Toolkit.make(...tools)
+  return Effect.provide(toolkit, toolkit.toLayer(handlers as never)) as unknown as Effect.Effect<Tools, string>
+}
+
+const moduleText = (file: string, exportName: string | undefined) =>
+  `module:${file}${exportName === undefined ? "" : `#${exportName}`}`
+
+/**
+ * The source.
+ *
+ * @category sources
+ * @since 0.5.0
+ */
+export const source: ToolSource<ModuleSpec> = {
+  tag: "ModuleTools",
+  matches: (text) => text.startsWith("module:"),
+  usage: "module:PATH[#export]",
+  doc: "Your module's tools: an `effect/ai` toolkit with its handlers layer (`{ toolkit, layer }`), or an object of " +
+    "JSON-Schema-described functions (`{ NAME: { description, parameters, execute } }`)",
+  parse: (text) => {
+    const rest = text.slice("module:".length)
+    const hash = rest.lastIndexOf("#")
+    const file = hash === -1 ? rest : rest.slice(0, hash)
+    const exportName = hash === -1 ? undefined : rest.slice(hash + 1)
+    if (file === "") return `--tools ${text}: expected module:PATH[#export]`
+    if (exportName === "") return `--tools ${text}: the export name after # is empty`
+    return { _tag: "ModuleTools", file, exportName }
+  },
+  format: (spec) => moduleText(spec.file, spec.exportName),
+  stateful: false,
+  connect: (spec, options) => {
+    const where = `--tools ${moduleText(spec.file, spec.exportName)}`
+    return loadValue(spec.file, spec.exportName, options.cwd, "tools module").pipe(
+      Effect.mapError((message) => `${where}: ${message}`),
+      Effect.flatMap((value) => fromExport(value, where))
+    )
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * An agent that acts: the tool loop (`ToolLoop`) over a `LanguageModel` and
+ * the tools of `--tools` sources. The model is built once per run; the tools
+ * are connected once per run (an MCP stdio server started at the run's start
+ * and stopped at its end), or once per trial with `mcpPerTrial`, for
+ * servers that keep state.
+ *
+ * @since 0.5.0
+ */
+import { Context, Effect, Layer, Schema } from "effect"
+import type { LanguageModel } from "effect/ai"
+import type { Agent } from "../domain/Agent.ts"
+import type { RetryPolicy } from "../runner/Policy.ts"
+import * as ToolLoop from "./ToolLoop.ts"
+import * as ToolSources from "./ToolSources.ts"
+
+/**
+ * A trial's tools could not be connected (`--mcp-per-trial`).
+ *
+ * @category errors
+ * @since 0.5.0
+ */
+export class ToolSourceError extends Schema.TaggedError<ToolSourceError>()("ToolSourceError", {
+  message: Schema.String
+}) {}
+
+/**
+ * How the agent runs its loop.
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export interface Options {
+  readonly tools: ReadonlyArray<ToolSources.Spec>
+  readonly maxTurns: number
+  readonly toolParallelism: number
+  /** Connect the tools once per trial instead of once per run. */
+  readonly mcpPerTrial?: boolean | undefined
+  readonly retry?: RetryPolicy | undefined
+  /** The model the usage is priced as. */
+  readonly model?: string | undefined
+  readonly cwd: string
+  readonly sources?: ReadonlyArray<ToolSources.ToolSource> | undefined
+}
+
+/**
+ * The loop's defaults: 10 turns, 4 tool calls at once.
+ *
+ * @category defaults
+ * @since 0.5.0
+ */
+export const defaults = { maxTurns: 10, toolParallelism: 4 } as const
+
+/**
+ * The agent, built in the current scope (the run's): the model's layer built
+ * once, the tools connected once unless `mcpPerTrial`. A failure is the
+ * problem, worded for the flag at fault.
+ *
+ * @category constructors
+ * @since 0.5.0
+ */
+export const make = <E>(
+  model: Layer.Layer<LanguageModel.LanguageModel, E, ToolSources.Requirements>,
+  options: Options
+): Effect.Effect<Agent<ToolLoop.MaxTurns | ToolLoop.ModelError | ToolSourceError>, string, ToolSources.Requirements> =>
+  Effect.gen(function*() {
+    const services = yield* Effect.context<ToolSources.Requirements>()
+    const modelContext = yield* Layer.build(model).pipe(
+      Effect.mapError((e) => `the model's layer failed: ${String((e as { message?: unknown })?.message ?? e)}`)
+    )
+    const connect = ToolSources.connectAll(options.tools, { cwd: options.cwd }, options.sources)
+    const shared = options.mcpPerTrial === true ? undefined : yield* connect
+    const loopOptions = (tools: ToolLoop.Tools): ToolLoop.Options => ({
+      tools,
+      maxTurns: options.maxTurns,
+      toolParallelism: options.toolParallelism,
+      retry: options.retry,
+      model: options.model
+    })
+    const agent: Agent<ToolLoop.MaxTurns | ToolLoop.ModelError | ToolSourceError> = (task) =>
+      (shared !== undefined
+        ? ToolLoop.run(task, loopOptions(shared))
+        : Effect.scoped(
+          connect.pipe(
+            Effect.mapError((message) => new ToolSourceError({ message })),
+            Effect.flatMap((tools) => ToolLoop.run(task, loopOptions(tools)))
+          )
+        )).pipe(Effect.provideContext(Context.merge(services, modelContext)))
+    return agent
+  })
