@@ -44,7 +44,7 @@ interface Chat {
 
 // Turn 1: call `echo` with the task's text; turn 2: answer with what it echoed
 // (or hold the answer forever when `hold`).
-const modelServer = async (hold = false) => {
+const modelServer = async (hold = false, beforeFirstTurn?: (user: string) => Promise<void>) => {
   const bodies: Array<Chat> = []
   const held: Array<http.ServerResponse> = []
   const server = http.createServer((req, res) => {
@@ -60,7 +60,7 @@ const modelServer = async (hold = false) => {
       }
       if (tool === undefined) {
         const user = String(body.messages.find((m) => m["role"] === "user")?.["content"])
-        send({
+        void (beforeFirstTurn?.(user) ?? Promise.resolve()).then(() => send({
           choices: [{
             message: {
               role: "assistant",
@@ -70,7 +70,7 @@ const modelServer = async (hold = false) => {
             finish_reason: "tool_calls"
           }],
           usage: { prompt_tokens: 50, completion_tokens: 5, total_tokens: 55 }
-        })
+        }))
       } else if (hold) {
         held.push(res)
       } else {
@@ -184,6 +184,34 @@ describe("agents that act, from the CLI", () => {
       running.child.kill("SIGKILL")
       await running.result
       await waitFor("the MCP server to be gone", () => !alive(pid!), { timeoutMs: 10_000 })
+    } finally {
+      await model.close()
+    }
+  })
+
+  it("a server that dies is restarted once (the call made again); dying again fails the later trials naming the server", async () => {
+    const dir = tempDir()
+    const pids = path.join(dir, "pids")
+    // Before the first turn of t1 and of t2, the MCP server now running is killed.
+    const model = await modelServer(false, async (user) => {
+      if (user === "hello 0") return
+      const pid = pidsOf(pids).at(-1)!
+      process.kill(pid, "SIGKILL")
+      await waitFor("the killed server to be gone", () => !alive(pid), { timeoutMs: 10_000 })
+    })
+    try {
+      const out = path.join(dir, "out.jsonl")
+      const result = await run([
+        "--agent", `openai:${model.base}`, "--model", "m", "--tools", mcpSpec(pids),
+        "--tasks", tasksFile(dir, 3), "--out", out, "--parallelism", "1", "--no-progress"
+      ])
+      const trials = readTrials(out).sort((a, b) => a.task_id.localeCompare(b.task_id))
+      assert.deepStrictEqual(trials.map((t) => t.status), ["completed", "completed", "failed"], describeResult(result))
+      assert.strictEqual(trials[1]!.output!.output_text, "it said: Echo: hello 1")
+      assert.strictEqual(trials[2]!.error!.type, "McpServerFailed")
+      assert.include(trials[2]!.error!.message, "--tools mcp:stdio:sh -c")
+      assert.include(trials[2]!.error!.message, "died again after its one restart")
+      assert.strictEqual(pidsOf(pids).length, 2)
     } finally {
       await model.close()
     }

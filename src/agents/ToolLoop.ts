@@ -250,9 +250,10 @@ const execute = (
         onSome: (result) => ({ isFailure: result.isFailure, content: result.encodedResult })
       })
     ),
-    // Interruption is the trial's own (a timeout, Ctrl-C): it propagates.
+    // Interruption is the trial's own (a timeout, Ctrl-C), and a tool source
+    // that is gone for good (`McpServerFailed`) fails the trial: both propagate.
     Effect.catchCause((cause) =>
-      Cause.hasInterrupts(cause)
+      Cause.hasInterrupts(cause) || (Cause.squash(cause) as { readonly _tag?: unknown } | null)?._tag === "McpServerFailed"
         ? Effect.failCause(cause as Cause.Cause<never>)
         : Effect.succeed({ isFailure: true, content: errorText(Cause.squash(cause)) })
     )
