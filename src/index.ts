@@ -154,6 +154,13 @@ export * as Match from "./scoring/Match.ts"
 export * as Structured from "./scoring/Structured.ts"
 
 /**
+ * Scorers of the path an agent took: tool-called, tool-not-called,
+ * tool-sequence, tool-args, steps and tool-calls (F1 against expected calls).
+ * @since 0.5.0
+ */
+export * as PathScorers from "./scoring/PathScorers.ts"
+
+/**
  * `json-schema:FILE`: the output's JSON validated against a JSON Schema (ajv,
  * loaded only when such a scorer is made).
  * @since 0.2.0

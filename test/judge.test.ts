@@ -99,6 +99,28 @@ describe("Judge", () => {
       assert.deepStrictEqual(judge.counts(), { attempts: 2, retries: 0, active: 0, waiting: 0 })
     }))
 
+  it.effect("judge:...,trajectory sends the trial's steps in the prompt, built from the --score spec", () =>
+    Effect.gen(function*() {
+      const server = yield* serve(scripted({ path: [(res) => json(res, 200, completion("It searched, then answered.\nGRADE: C"))] }))
+      const judge = yield* Scorers.fromSpec(`judge:${server.base}/v1,trajectory`, {
+        cwd: process.cwd(),
+        judgeModel: "judge-model",
+        apiKey: Redacted.make(KEY)
+      })
+      const steps = [
+        { type: "model" as const, started_at: EPOCH, duration_ms: 2 },
+        { type: "tool_call" as const, name: "add", arguments: { a: 2, b: 2 }, started_at: EPOCH, duration_ms: 1 },
+        { type: "tool_result" as const, name: "add", content: 4, started_at: EPOCH, duration_ms: 0 },
+        { type: "model" as const, content: "It is 4.", started_at: EPOCH, duration_ms: 2 }
+      ]
+      const acted: AgentEvalTrial = { ...trial("path", "It is 4."), output: { output_text: "It is 4.", trajectory: steps } }
+      const score = yield* judge.score(task("path"), acted).pipe(Effect.provide(NodeHttpClient.layerUndici))
+      assert.isTrue(score.passed)
+      const prompt = JSON.parse(server.received[0].body).messages[0].content as string
+      assert.strictEqual(prompt, Judge.prompt(task("path"), "4", "It is 4.", steps))
+      assert.include(prompt, "1. model turn\n2. tool call add {\"a\":2,\"b\":2}\n3. tool result add: 4\n4. model turn: It is 4.\n")
+    }))
+
   it("gradeOf: the last grade wins; markdown around it is fine; GRADE: Correct is no grade", () => {
     assert.strictEqual(Judge.gradeOf("GRADE: C"), "C")
     assert.strictEqual(Judge.gradeOf("I must answer with GRADE: C or GRADE: I.\nIt is wrong.\nGRADE: I"), "I")

@@ -121,6 +121,14 @@ export const agentFlag = <const D>(kinds: Kinds.Kinds, fallback: D) =>
 
 export const judgeModelFlag = optionalString("judge-model", "Model a judge: scorer asks (the key comes from OPENAI_API_KEY)")
 
+export const expectedToolsFlag = optionFlag(
+  "expected-tools",
+  "PATH",
+  Options.TaskPath,
+  undefined,
+  "Where a tool-calls scorer reads each task's expected tool calls, a dotted path into the task (default reference.tool_calls)"
+)
+
 export const modelFlag = optionalString(
   "model",
   "Model name for openai: agents (required there; the key comes from OPENAI_API_KEY)"

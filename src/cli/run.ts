@@ -14,6 +14,7 @@ import * as Run from "../programs/Run.ts"
 import { exitFor, reportErrors } from "./errors.ts"
 import {
   agentFlag,
+  expectedToolsFlag,
   judgeModelFlag,
   modelFlag,
   optionalString,
@@ -213,6 +214,7 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         "Trials being scored at most (an integer >= 1; default --parallelism)"
       ),
       judgeModel: judgeModelFlag,
+      expectedTools: expectedToolsFlag,
       judgeParallelism: optionFlag(
         "judge-parallelism",
         "N",
@@ -290,6 +292,7 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         score: yield* scoreFromEnv(flags.score),
         scoreParallelism: flags.scoreParallelism,
         judgeModel: Option.getOrUndefined(flags.judgeModel),
+        expectedTools: flags.expectedTools,
         judgeParallelism: flags.judgeParallelism,
         pass: Option.getOrUndefined(flags.pass),
         outputs: Object.fromEntries(Object.entries(flags.outputs).map(([flag, file]) => [flag, Option.getOrUndefined(file)])),

@@ -10,7 +10,7 @@ import * as Kinds from "../programs/Kinds.ts"
 import * as Options from "../programs/Options.ts"
 import * as Rescore from "../programs/Rescore.ts"
 import { exitFor, reportErrors } from "./errors.ts"
-import { judgeModelFlag, optionalString, optionFlag, scoreDescription, scoreFlag, scoreFromEnv, statisticsFlags, switchFlag } from "./flags.ts"
+import { expectedToolsFlag, judgeModelFlag, optionalString, optionFlag, scoreDescription, scoreFlag, scoreFromEnv, statisticsFlags, switchFlag } from "./flags.ts"
 
 /**
  * `score RESULTS.jsonl --score SPEC... --out SCORED.jsonl [--tasks FILE]
@@ -36,6 +36,7 @@ export const makeScoreCommand = (kinds: Kinds.Kinds) =>
         "Trials being scored at most (an integer >= 1, default 8)"
       ),
       judgeModel: judgeModelFlag,
+      expectedTools: expectedToolsFlag,
       judgeParallelism: optionFlag(
         "judge-parallelism",
         "N",
@@ -63,6 +64,7 @@ export const makeScoreCommand = (kinds: Kinds.Kinds) =>
         resume: flags.resume,
         parallelism: flags.parallelism,
         judgeModel: Option.getOrUndefined(flags.judgeModel),
+        expectedTools: flags.expectedTools,
         judgeParallelism: flags.judgeParallelism,
         pass: Option.getOrUndefined(flags.pass),
         summary: Option.getOrUndefined(flags.summary),

@@ -74,7 +74,8 @@ export const settingsOf = (config: RemoteConfig, score: ReadonlyArray<string>): 
   backoffMaxMs: Duration.toMillis(config.backoffMax),
   retryAfterMaxMs: Duration.toMillis(config.retryAfterMax),
   score,
-  ...(config.judgeModel === undefined ? undefined : { judgeModel: config.judgeModel })
+  ...(config.judgeModel === undefined ? undefined : { judgeModel: config.judgeModel }),
+  ...(config.expectedTools === undefined ? undefined : { expectedTools: config.expectedTools })
 })
 
 // A send that fails (no runner holds the shard yet, a mailbox is full, the

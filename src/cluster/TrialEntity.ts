@@ -32,7 +32,8 @@ export const Settings = Schema.Struct({
   retryAfterMaxMs: Schema.Number,
   /** Scorer specs, as `--score` takes them; none scores nothing. */
   score: Schema.Array(Schema.String),
-  judgeModel: Schema.optionalKey(Schema.String)
+  judgeModel: Schema.optionalKey(Schema.String),
+  expectedTools: Schema.optionalKey(Schema.String)
 })
 export type Settings = typeof Settings.Type
 

@@ -106,6 +106,7 @@ const build = (
     Scorers.fromSpecs(settings.score, {
       cwd,
       judgeModel: settings.judgeModel,
+      expectedTools: settings.expectedTools,
       retry
     }).pipe(Effect.mapError((e) => e.message)),
     (scorers): Prepared => ({

@@ -82,3 +82,50 @@ export const callsByTool = (trajectory: Trajectory): ReadonlyMap<string, number>
   }
   return counts
 }
+
+/**
+ * A trajectory as plain text, one numbered line per step: a model turn, a
+ * tool call with its arguments as JSON, a tool result with its content (a
+ * string as it is, anything else as JSON) and `(error)` for a failed call.
+ * Contents are kept whole: this is what a judge reads (`judge:...,trajectory`).
+ *
+ * **Example** (A call and its result)
+ *
+ * ```ts
+ * import { Trajectory } from "agent-trials"
+ *
+ * const at = "2026-01-01T00:00:00.000Z"
+ * Trajectory.text([
+ *   { type: "model", started_at: at, duration_ms: 5 },
+ *   { type: "tool_call", name: "search", arguments: { q: "x" }, started_at: at, duration_ms: 1 },
+ *   { type: "tool_result", name: "search", content: "found", started_at: at, duration_ms: 0 }
+ * ])
+ * // 1. model turn
+ * // 2. tool call search {"q":"x"}
+ * // 3. tool result search: found
+ * ```
+ *
+ * @category formatting
+ * @since 0.5.0
+ */
+export const text = (trajectory: Trajectory): string =>
+  trajectory.length === 0
+    ? "(no steps)"
+    : trajectory.map((step, i) => `${i + 1}. ${stepText(step)}`).join("\n")
+
+const stepText = (step: TrajectoryStep): string => {
+  const name = step.name ?? "(unnamed)"
+  switch (step.type) {
+    case "model": {
+      const content = step.content === undefined || step.content === "" ? "" : `: ${contentText(step.content)}`
+      return `model turn${content}`
+    }
+    case "tool_call":
+      return `tool call ${name}${step.arguments === undefined ? "" : ` ${JSON.stringify(step.arguments)}`}`
+    case "tool_result":
+      return `tool result ${name}${step.is_error === true ? " (error)" : ""}: ${contentText(step.content)}`
+  }
+}
+
+const contentText = (content: unknown): string =>
+  typeof content === "string" ? content : content === undefined ? "" : JSON.stringify(content) ?? String(content)

@@ -51,6 +51,8 @@ export interface ScoreConfig {
   readonly resume: boolean
   readonly parallelism: number
   readonly judgeModel: string | undefined
+  /** `--expected-tools`: where a `tool-calls` scorer reads a task's expected calls. */
+  readonly expectedTools?: string | undefined
   readonly judgeParallelism: number | undefined
   readonly pass: string | undefined
   readonly summary: string | undefined
@@ -117,6 +119,7 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
   const scorers = yield* Scorers.fromSpecs(specs, {
     cwd: config.cwd,
     judgeModel: config.judgeModel,
+    expectedTools: config.expectedTools,
     apiKey: config.apiKey,
     kinds: config.scorerKinds
   }).pipe(Effect.mapError((e) => bad(e.message)))

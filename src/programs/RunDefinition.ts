@@ -105,6 +105,7 @@ export interface Input {
   readonly scorers: ReadonlyArray<string>
   readonly pass?: string | undefined
   readonly judgeModel?: string | undefined
+  readonly expectedTools?: string | undefined
   readonly epochs: number
   /** `--stderr-cluster` (null for none); the default for the epochs when undefined. */
   readonly stderrCluster?: string | null | undefined
@@ -144,9 +145,9 @@ export const pathOf = (out: string): string => `${out}.run.json`
 const agentText = (kind: AgentKinds.AgentKind, spec: AgentKinds.Spec, cwd: string, path: Path.Path): string =>
   kind.recorded(spec, (file) => path.resolve(cwd, file))
 
-const scorerText = (spec: string, kinds: ReadonlyArray<ScorerKinds.ScorerKind>, cwd: string, path: Path.Path): string => {
+const scorerText = (spec: string, kinds: ReadonlyArray<ScorerKinds.ScorerKind>, input: Input, path: Path.Path): string => {
   const parsed = ScorerSpec.parse(spec, kinds)
-  return typeof parsed === "string" ? spec : ScorerKinds.recorded(parsed, (file) => path.resolve(cwd, file), kinds)
+  return typeof parsed === "string" ? spec : ScorerKinds.recorded(parsed, (file) => path.resolve(input.cwd, file), kinds, input)
 }
 
 const isJudge = (spec: string, kinds: ReadonlyArray<ScorerKinds.ScorerKind>) => {
@@ -176,7 +177,7 @@ export const make = Effect.fn("RunDefinition.make")(function*(input: Input, runI
       ? `cluster:${input.cluster}`
       : agentText(agentKind, input.agent, input.cwd, path) + ToolSources.flagsText(input.tools ?? []),
     model: input.cluster === undefined && agentKind.usesModel === true ? input.model ?? null : null,
-    scorers: input.scorers.map((spec) => scorerText(spec, scorerKinds, input.cwd, path)),
+    scorers: input.scorers.map((spec) => scorerText(spec, scorerKinds, input, path)),
     pass: input.pass ?? null,
     judge_model: input.scorers.some((spec) => isJudge(spec, scorerKinds)) ? input.judgeModel ?? null : null,
     epochs: input.epochs,

@@ -28,6 +28,7 @@ export const buildScorers = (
     const scorers = yield* Scorers.fromSpecs(specs, {
       cwd: config.cwd,
       judgeModel: config.judgeModel,
+      expectedTools: config.expectedTools,
       apiKey: config.apiKey,
       // The run's retry flags, --retries 0 included (the judge's own default retries otherwise).
       retry: Policy.retryOf(config),

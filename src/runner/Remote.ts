@@ -33,6 +33,8 @@ export interface RemoteConfig {
   readonly retryAfterMax: Duration.Duration
   readonly maxFailures: Policy.MaxFailures | undefined
   readonly judgeModel?: string | undefined
+  /** `--expected-tools`: where a `tool-calls` scorer reads a task's expected calls. */
+  readonly expectedTools?: string | undefined
 }
 
 /**

@@ -19,7 +19,9 @@ import { InvalidAgentOutput } from "../domain/Errors.ts"
 import { chatCompletionsUrl, chatUsage, postJson, preview } from "../domain/internal/post.ts"
 import { keySecrets, redactUrl, scrubber, urlSecrets } from "../internal/redact.ts"
 import * as Policy from "../runner/Policy.ts"
-import { type AgentEvalTask, Usage } from "../domain/Trial.ts"
+import { type AgentEvalTask, type Trajectory, Usage } from "../domain/Trial.ts"
+import * as Trajectories from "../domain/Trajectory.ts"
+import * as PathScorers from "./PathScorers.ts"
 import * as Usages from "../domain/Usage.ts"
 import * as Scorer from "../domain/Scorer.ts"
 
@@ -40,6 +42,8 @@ export interface Options {
   readonly timeout?: Duration.Input | undefined
   /** Default `Policy.defaultRetry` (2 retries from 500 ms); `{ retries: 0, ... }` for none. */
   readonly retry?: Policy.RetryPolicy | undefined
+  /** Puts the trial's trajectory (`Trajectory.text`) in the prompt; a trial without one gets a `NoTrajectory` error. */
+  readonly trajectory?: boolean | undefined
 }
 
 /**
@@ -164,11 +168,12 @@ export const make = (options: Options): Judge => {
       return Effect.andThen(waited, attempt(content, spent)).pipe(Effect.retry(schedule), Effect.ensuring(waited))
     })
 
-  const scorer = Scorer.make(options.name ?? "judge", (task, output) =>
+  const scorer = Scorer.make(options.name ?? "judge", (task, output, trial) =>
     Effect.gen(function*() {
       const expected = yield* Scorer.reference(task, "judge")
+      const steps = options.trajectory === true ? yield* PathScorers.trajectoryOf(trial, options.name ?? "judge") : undefined
       const spent: Spent = { usage: undefined }
-      const answer = scrub(yield* withRetries(prompt(task, expected, output), spent))
+      const answer = scrub(yield* withRetries(prompt(task, expected, output, steps), spent))
       const grade = gradeOf(answer)
       const usage = spent.usage === undefined ? undefined : { usage: spent.usage }
       if (grade === undefined) {
@@ -186,17 +191,21 @@ export const make = (options: Options): Judge => {
 /**
  * The grading prompt: the question (the task's `inputs.instruction`, or the
  * JSON of its inputs), the reference (a string as it is, anything else as
- * JSON) and the answer.
+ * JSON) and the answer; with a `trajectory`, also the agent's steps
+ * (`Trajectory.text`), which the grade then covers.
  *
  * @category prompts
  * @since 0.1.0
  */
-export const prompt = (task: AgentEvalTask, expected: unknown, answer: string): string => {
+export const prompt = (task: AgentEvalTask, expected: unknown, answer: string, trajectory?: Trajectory | undefined): string => {
   const instruction = task.inputs["instruction"]
   const question = typeof instruction === "string" ? instruction : JSON.stringify(task.inputs, null, 2)
   const referenceText = typeof expected === "string" ? expected : JSON.stringify(expected, null, 2)
+  const path = trajectory === undefined ? [] : ["[Agent's steps: its model turns, tool calls and tool results]", Trajectories.text(trajectory), ""]
   return [
-    "You are grading an answer to a question against a reference answer.",
+    trajectory === undefined
+      ? "You are grading an answer to a question against a reference answer."
+      : "You are grading an agent's answer to a question, and the steps it took to reach it, against a reference answer.",
     "",
     "[Question]",
     question,
@@ -204,10 +213,15 @@ export const prompt = (task: AgentEvalTask, expected: unknown, answer: string): 
     "[Reference answer]",
     referenceText,
     "",
+    ...path,
     "[Answer]",
     answer,
     "",
-    "Is the answer correct, given the reference answer? Wording and format may differ; what it says must agree " +
+    (trajectory === undefined
+      ? "Is the answer correct, given the reference answer? "
+      : "Is the answer correct, given the reference answer, and did the agent reach it by sound steps (the right " +
+        "tools with the right arguments, its results used, no needless or harmful calls)? ") +
+    "Wording and format may differ; what it says must agree " +
     "with the reference. Explain your reasoning in a few sentences, then end with a line that is exactly " +
     "`GRADE: C` if the answer is correct or `GRADE: I` if it is incorrect."
   ].join("\n")

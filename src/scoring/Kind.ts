@@ -82,6 +82,19 @@ export interface BuildOptions {
   readonly timeout?: Duration.Input | undefined
   /** The judge's retries; `Policy.defaultRetry` when undefined. */
   readonly retry?: Policy.RetryPolicy | undefined
+  /** Where `tool-calls` reads a task's expected calls (the CLI's `--expected-tools`); `reference.tool_calls` when undefined. */
+  readonly expectedTools?: string | undefined
+}
+
+/**
+ * The run's flags a spec's text in a run's definition may depend on.
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export interface RecordDefaults {
+  /** `--expected-tools`. */
+  readonly expectedTools?: string | undefined
 }
 
 /**
@@ -105,7 +118,7 @@ export interface BuildContext {
  * in Markdown. The optional hooks: `shown`, the spec as messages may echo it
  * (default the spec as written); `recorded`, its text in a run's definition
  * (default `shown`), given a function resolving a path against the run's
- * directory; `usesJudgeModel`, whether `--judge-model` belongs to the run's
+ * directory and the run's flags it may depend on (`--expected-tools`); `usesJudgeModel`, whether `--judge-model` belongs to the run's
  * definition.
  *
  * **Example** (A kind of one's own: `short[:max=N]`)
@@ -148,5 +161,5 @@ export interface ScorerKind<S extends SpecBase = SpecBase> {
   shown?(rest: string | undefined): string
   parse(rest: string | undefined, context: ParseContext): S | Problem
   build(spec: S, context: BuildContext): Effect.Effect<Scorer<HttpClient.HttpClient>, ScorerSpecError>
-  recorded?(spec: S, resolve: (file: string) => string): string
+  recorded?(spec: S, resolve: (file: string) => string, defaults?: RecordDefaults): string
 }

@@ -7,7 +7,7 @@
  *
  * @since 0.3.0
  */
-import type { ScorerKind, SpecBase } from "./Kind.ts"
+import type { RecordDefaults, ScorerKind, SpecBase } from "./Kind.ts"
 import * as exact from "./kinds/exact.ts"
 import * as includes from "./kinds/includes.ts"
 import * as json from "./kinds/json.ts"
@@ -18,8 +18,14 @@ import * as moduleScorer from "./kinds/module.ts"
 import * as not from "./kinds/not.ts"
 import * as numeric from "./kinds/numeric.ts"
 import * as regex from "./kinds/regex.ts"
+import * as steps from "./kinds/steps.ts"
+import * as toolArgs from "./kinds/toolArgs.ts"
+import * as toolCalled from "./kinds/toolCalled.ts"
+import * as toolCalls from "./kinds/toolCalls.ts"
+import * as toolNotCalled from "./kinds/toolNotCalled.ts"
+import * as toolSequence from "./kinds/toolSequence.ts"
 
-export type { BuildContext, BuildOptions, ParseContext, Problem, ScorerKind, SpecBase } from "./Kind.ts"
+export type { BuildContext, BuildOptions, ParseContext, Problem, RecordDefaults, ScorerKind, SpecBase } from "./Kind.ts"
 export { type OptionKinds, options } from "./internal/specOptions.ts"
 
 /**
@@ -37,6 +43,12 @@ export const builtIn: ReadonlyArray<ScorerKind> = [
   jsonSchema.kind,
   levenshtein.kind,
   judge.kind,
+  toolCalled.kind,
+  toolNotCalled.kind,
+  toolSequence.kind,
+  toolArgs.kind,
+  steps.kind,
+  toolCalls.kind,
   moduleScorer.kind,
   not.kind
 ]
@@ -98,7 +110,8 @@ export const ofSpec = (spec: SpecBase, kinds: ReadonlyArray<ScorerKind> = builtI
 
 /**
  * A spec's text in a run's definition: its kind's `recorded` (a `module:`
- * path resolved by `resolve`), or the spec as shown.
+ * path resolved by `resolve`, `--expected-tools` from `defaults`), or the
+ * spec as shown.
  *
  * @category derived
  * @since 0.3.0
@@ -106,8 +119,9 @@ export const ofSpec = (spec: SpecBase, kinds: ReadonlyArray<ScorerKind> = builtI
 export const recorded = (
   spec: SpecBase,
   resolve: (file: string) => string,
-  kinds: ReadonlyArray<ScorerKind> = builtIn
-): string => ofSpec(spec, kinds)?.recorded?.(spec, resolve) ?? spec.shown
+  kinds: ReadonlyArray<ScorerKind> = builtIn,
+  defaults?: RecordDefaults
+): string => ofSpec(spec, kinds)?.recorded?.(spec, resolve, defaults) ?? spec.shown
 
 /**
  * Whether a spec asks the run's judge model (`judge:`), so the model belongs

@@ -47,6 +47,12 @@ import type { ModuleSpec } from "./kinds/module.ts"
 import type { NotSpec } from "./kinds/not.ts"
 import type { NumericSpec } from "./kinds/numeric.ts"
 import type { RegexSpec } from "./kinds/regex.ts"
+import type { StepsSpec } from "./kinds/steps.ts"
+import type { ToolArgsSpec } from "./kinds/toolArgs.ts"
+import type { ToolCalledSpec } from "./kinds/toolCalled.ts"
+import type { ToolCallsSpec } from "./kinds/toolCalls.ts"
+import type { ToolNotCalledSpec } from "./kinds/toolNotCalled.ts"
+import type { ToolSequenceSpec } from "./kinds/toolSequence.ts"
 import * as ScorerKinds from "./ScorerKinds.ts"
 
 /**
@@ -64,6 +70,12 @@ export type BuiltInSpec =
   | JsonSchemaSpec
   | LevenshteinSpec
   | JudgeSpec
+  | ToolCalledSpec
+  | ToolNotCalledSpec
+  | ToolSequenceSpec
+  | ToolArgsSpec
+  | StepsSpec
+  | ToolCallsSpec
   | ModuleSpec
   | NotSpec
 

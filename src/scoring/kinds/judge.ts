@@ -19,7 +19,10 @@ import { ScorerSpecError, type ScorerKind, type SpecBase } from "../Kind.ts"
 export interface JudgeSpec extends SpecBase {
   readonly _tag: "Judge"
   readonly baseUrl: string
+  readonly trajectory?: boolean | undefined
 }
+
+const TRAJECTORY = ",trajectory"
 
 /**
  * The `judge` kind: its parse, build and words.
@@ -32,15 +35,20 @@ export const kind: ScorerKind<JudgeSpec> = {
   tag: "Judge",
   usage: "judge:BASE_URL",
   help: "judge:BASE_URL",
-  syntax: "`judge:BASE_URL` (with `--judge-model NAME`)",
-  doc: "an LLM on an OpenAI-compatible endpoint ends with `GRADE: C` (`GRADE: I` fails); its answer is kept as the explanation",
+  syntax: "`judge:BASE_URL[,trajectory]` (with `--judge-model NAME`)",
+  doc: "an LLM on an OpenAI-compatible endpoint ends with `GRADE: C` (`GRADE: I` fails); its answer is kept as the " +
+    "explanation; `trajectory` puts the agent's steps (model turns, tool calls and results) in its prompt",
   usesJudgeModel: true,
   // The URL may carry credentials.
-  shown: (rest) => `judge:${redactUrl(rest ?? "")}`,
+  shown: (rest) =>
+    rest?.endsWith(TRAJECTORY) === true
+      ? `judge:${redactUrl(rest.slice(0, -TRAJECTORY.length))}${TRAJECTORY}`
+      : `judge:${redactUrl(rest ?? "")}`,
   parse: (rest, { bad, base }) => {
-    const url = rest ?? ""
+    const trajectory = rest?.endsWith(TRAJECTORY) === true
+    const url = trajectory ? rest!.slice(0, -TRAJECTORY.length) : rest ?? ""
     return URL.canParse(url) && /^https?:/i.test(url)
-      ? { _tag: "Judge", ...base("judge"), baseUrl: url }
+      ? { _tag: "Judge", ...base("judge"), baseUrl: url, ...(trajectory ? { trajectory } : undefined) }
       : bad("expected judge:BASE_URL with an http(s) URL, e.g. judge:https://api.openai.com/v1")
   },
   build: (spec, { options }) => {
@@ -56,7 +64,15 @@ export const kind: ScorerKind<JudgeSpec> = {
         )
         : Effect.succeed(options.apiKey),
       (apiKey) =>
-        Judge.make({ name: spec.name, baseUrl: spec.baseUrl, model, apiKey, timeout: options.timeout, retry: options.retry })
+        Judge.make({
+          name: spec.name,
+          baseUrl: spec.baseUrl,
+          model,
+          apiKey,
+          timeout: options.timeout,
+          retry: options.retry,
+          trajectory: spec.trajectory
+        })
     )
   }
 }
