@@ -10,9 +10,9 @@
 import { Effect, Schema } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import type { AnySchemaObject, ErrorObject, ValidateFunction } from "ajv"
 import type { Score } from "../domain/Trial.ts"
 import { describe, make as makeScorer, type Scorer, verdict } from "../domain/Scorer.ts"
+import { compile as compileSchema, errorText } from "../internal/jsonSchema.ts"
 import { notJson, outputJson } from "./Structured.ts"
 
 /**
@@ -39,13 +39,6 @@ export interface Options {
   readonly name?: string | undefined
   readonly find?: boolean | undefined
   readonly maxErrors?: number | undefined
-}
-
-const DRAFTS: Record<string, "06" | "07" | "2019" | "2020"> = {
-  "http://json-schema.org/draft-06/schema": "06",
-  "http://json-schema.org/draft-07/schema": "07",
-  "https://json-schema.org/draft/2019-09/schema": "2019",
-  "https://json-schema.org/draft/2020-12/schema": "2020"
 }
 
 /**
@@ -114,40 +107,4 @@ export const fromFile = (
     )
   })
 
-const compile = (schema: unknown): Effect.Effect<ValidateFunction, InvalidSchema> =>
-  Effect.gen(function*() {
-    if (typeof schema !== "boolean" && (typeof schema !== "object" || schema === null || Array.isArray(schema))) {
-      return yield* new InvalidSchema({ message: "is not a JSON Schema: a schema is an object or a boolean" })
-    }
-    const declared = typeof schema === "object" ? (schema as { readonly $schema?: unknown }).$schema : undefined
-    const draft = declared === undefined ? "2020" : typeof declared === "string" ? DRAFTS[declared.replace(/#$/, "")] : undefined
-    if (draft === undefined) {
-      return yield* new InvalidSchema({
-        message: `has the $schema ${JSON.stringify(declared)}; the drafts known are ${Object.keys(DRAFTS).join(", ")}`
-      })
-    }
-    const ajv = yield* Effect.tryPromise({
-      try: () => validator(draft),
-      catch: (e) => new InvalidSchema({ message: `cannot be checked: ajv did not load: ${describe(e)}` })
-    })
-    return yield* Effect.try({
-      try: () => ajv.compile(schema as AnySchemaObject | boolean),
-      catch: (e) => new InvalidSchema({ message: `is not a valid JSON Schema: ${describe(e)}` })
-    })
-  })
-
-// Loaded on demand: importing agent-trials loads nothing but effect.
-const validator = async (draft: "06" | "07" | "2019" | "2020") => {
-  const options = { allErrors: true, strict: false, logger: false, validateFormats: false } as const
-  if (draft === "2020") return new (await import("ajv/dist/2020.js")).Ajv2020(options)
-  if (draft === "2019") return new (await import("ajv/dist/2019.js")).Ajv2019(options)
-  const ajv = new (await import("ajv")).Ajv(options)
-  if (draft === "06") {
-    const meta = await import("ajv/dist/refs/json-schema-draft-06.json", { with: { type: "json" } })
-    ajv.addMetaSchema(meta.default as AnySchemaObject)
-  }
-  return ajv
-}
-
-const errorText = (e: ErrorObject): string =>
-  `${e.instancePath === "" ? "(root)" : e.instancePath} ${e.message ?? e.keyword}`
+const compile = (schema: unknown) => Effect.mapError(compileSchema(schema), (message) => new InvalidSchema({ message }))
