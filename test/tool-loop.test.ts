@@ -194,6 +194,45 @@ describe("the tool loop", () => {
       assert.include(String(tool[1]!["content"]), "unknown tool")
     })))
 
+  it.effect("plain module tools: arguments that do not fit their JSON Schema are a tool error and execute never sees them", () =>
+    live(Effect.gen(function*() {
+      const server = yield* modelServer((turn) =>
+        turn === 1
+          ? callTools([{ id: "c1", name: "add", args: { a: "two", b: 3 } }, { id: "c2", name: "add", args: { a: 2 } }])
+          : turn === 2
+          ? callTools([{ id: "c3", name: "add", args: { a: 2, b: 3 } }])
+          : answer("5")
+      )
+      const seen: Array<unknown> = []
+      const tools = yield* ModuleTools.fromExport({
+        add: {
+          parameters: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+          execute: (args: { readonly a: number; readonly b: number }) => {
+            seen.push(args)
+            return args.a + args.b
+          }
+        }
+      }, "--tools test")
+      const agent = yield* ToolAgent.make(ChatModel.layer({ baseUrl: `${server.base}/v1`, model: "m", apiKey: undefined }), {
+        tools: [{ _tag: "Test" }],
+        maxTurns: 5,
+        toolParallelism: 2,
+        cwd: process.cwd(),
+        sources: [{ tag: "Test", matches: () => false, usage: "", doc: "", parse: () => "", format: () => "test", stateful: false, connect: () => Effect.succeed(tools) }]
+      })
+      const [trial] = yield* runAll(agent, [task("t1", "add")], { parallelism: 1 })
+      assert.strictEqual(trial!.status, "completed")
+      const results = trial!.output!.trajectory!.filter((s) => s.type === "tool_result")
+      assert.deepStrictEqual(results.map((s) => [s.id, s.is_error === true, s.content]), [
+        ["c1", true, "the arguments do not fit the parameters of add: /a must be number"],
+        ["c2", true, "the arguments do not fit the parameters of add: (root) must have required property 'b'"],
+        ["c3", false, 5]
+      ])
+      assert.deepStrictEqual(seen, [{ a: 2, b: 3 }])
+      const refused = yield* Effect.flip(ModuleTools.fromExport({ bad: { parameters: { type: "nope" }, execute: () => 1 } }, "--tools m.ts"))
+      assert.match(refused, /^--tools m\.ts: the parameters schema of tool "bad" is not a valid JSON Schema: /)
+    })))
+
   it.effect("MaxTurns: a model that never stops fails the trial with MaxTurns, never retried, its trajectory and usage kept", () =>
     live(Effect.gen(function*() {
       const server = yield* modelServer((turn) => callTools([{ id: `c${turn}`, name: "weather", args: { city: "Paris" } }]))

@@ -7,12 +7,15 @@
  * - a plain object of functions described by JSON Schema:
  *   `{ NAME: { description?, parameters, execute(args, { signal }) } }`,
  *   where `execute` may return a value, a Promise or an Effect; a throw or
- *   a rejection is a tool error the model sees.
+ *   a rejection is a tool error the model sees. The arguments are checked
+ *   against `parameters` (by ajv) first: arguments that do not fit are a
+ *   tool error too, and `execute` is not called.
  *
  * @since 0.5.0
  */
 import { Effect, Layer, Schema } from "effect"
 import { Tool, Toolkit } from "effect/ai"
+import { compile, errorText } from "../internal/jsonSchema.ts"
 import { loadValue } from "../internal/loadExport.ts"
 import type { Tools } from "./ToolLoop.ts"
 import type { ToolSource } from "./ToolSource.ts"
@@ -56,33 +59,41 @@ export const fromExport = (value: unknown, where: string): Effect.Effect<Tools, 
     return fromExport(Effect.provide(toolkit, value["layer"] as unknown as Layer.Layer<never>), where)
   }
   if (!isObject(value)) return Effect.fail(`${where}: expected a toolkit with its layer or an object of tools, got a ${typeof value}`)
-  const tools: Array<Tool.Any> = []
-  const handlers: Record<string, (params: unknown) => Effect.Effect<unknown, string>> = {}
-  for (const [name, entry] of Object.entries(value)) {
-    if (!isObject(entry) || typeof entry["execute"] !== "function") {
-      return Effect.fail(`${where}: tool "${name}" needs an execute function ({ description?, parameters, execute })`)
+  return Effect.gen(function*() {
+    const tools: Array<Tool.Any> = []
+    const handlers: Record<string, (params: unknown) => Effect.Effect<unknown, string>> = {}
+    for (const [name, entry] of Object.entries(value)) {
+      if (!isObject(entry) || typeof entry["execute"] !== "function") {
+        return yield* Effect.fail(`${where}: tool "${name}" needs an execute function ({ description?, parameters, execute })`)
+      }
+      if (entry["parameters"] !== undefined && !isObject(entry["parameters"])) {
+        return yield* Effect.fail(`${where}: the parameters of tool "${name}" must be a JSON Schema object`)
+      }
+      const plain = entry as unknown as PlainTool
+      const parameters = plain.parameters ?? { type: "object", properties: {} }
+      // effect/ai does not check JSON-Schema parameters: arguments that do not
+      // fit are a tool error the model sees, and `execute` never runs on them.
+      const validate = yield* Effect.mapError(compile(parameters), (problem) => `${where}: the parameters schema of tool "${name}" ${problem}`)
+      tools.push(Tool.dynamic(name, {
+        ...(plain.description === undefined ? undefined : { description: plain.description }),
+        parameters: parameters as never,
+        success: Schema.Unknown,
+        failure: Schema.String
+      }))
+      handlers[name] = (params) =>
+        validate(params)
+          ? Effect.tryPromise({
+            try: (signal) => {
+              const out = plain.execute(params, { signal })
+              return Effect.isEffect(out) ? Effect.runPromise(out as Effect.Effect<unknown>) : Promise.resolve(out)
+            },
+            catch: (e) => e instanceof Error ? e.message : String(e)
+          })
+          : Effect.fail(`the arguments do not fit the parameters of ${name}: ${(validate.errors ?? []).slice(0, 5).map(errorText).join("; ")}`)
     }
-    if (entry["parameters"] !== undefined && !isObject(entry["parameters"])) {
-      return Effect.fail(`${where}: the parameters of tool "${name}" must be a JSON Schema object`)
-    }
-    const plain = entry as unknown as PlainTool
-    tools.push(Tool.dynamic(name, {
-      ...(plain.description === undefined ? undefined : { description: plain.description }),
-      parameters: (plain.parameters ?? { type: "object", properties: {} }) as never,
-      success: Schema.Unknown,
-      failure: Schema.String
-    }))
-    handlers[name] = (params) =>
-      Effect.tryPromise({
-        try: (signal) => {
-          const out = plain.execute(params, { signal })
-          return Effect.isEffect(out) ? Effect.runPromise(out as Effect.Effect<unknown>) : Promise.resolve(out)
-        },
-        catch: (e) => e instanceof Error ? e.message : String(e)
-      })
-  }
-  const toolkit = Toolkit.make(...tools)
-  return Effect.provide(toolkit, toolkit.toLayer(handlers as never)) as unknown as Effect.Effect<Tools, string>
+    const toolkit = Toolkit.make(...tools)
+    return yield* (Effect.provide(toolkit, toolkit.toLayer(handlers as never)) as unknown as Effect.Effect<Tools, string>)
+  })
 }
 
 const moduleText = (file: string, exportName: string | undefined) =>
