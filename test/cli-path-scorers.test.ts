@@ -41,6 +41,12 @@ describe("path scorers from the CLI", () => {
     const file = tasks(dir)
     const result = await run([...agent, "--tasks", file, "--out", out, "--no-progress", ...scores, "--expected-tools", "metadata.calls"])
     assert.strictEqual(result.code, 0, describeResult(result))
+    // Each trial: two model turns, add and fail called, fail's result a tool error.
+    assert.include(
+      result.stdout,
+      "\n  trajectories: 2 trials; steps per trial mean 2, p50 2, p95 2, max 2; tool calls per trial mean 2, p50 2, p95 2, max 2\n" +
+        "  tool calls: 4 (2 tool errors); by tool: fail 2 (2 errors), add 2\n"
+    )
     const trials = readTrials(out).sort((a, b) => a.task_id.localeCompare(b.task_id))
     const verdicts = trials.map((t) => Object.fromEntries(Object.entries(t.scores ?? {}).map(([name, s]) => [name, s.passed])))
     assert.deepStrictEqual(verdicts, [
@@ -85,6 +91,7 @@ describe("path scorers from the CLI", () => {
       command: "score"
     })
     assert.strictEqual(rescored.code, 0, describeResult(rescored))
+    assert.include(rescored.stdout, "\n  tool calls: 4 (2 tool errors); by tool: fail 2 (2 errors), add 2\n")
     assert.deepStrictEqual(
       readTrials(scored).sort((a, b) => a.task_id.localeCompare(b.task_id)).map((t) => t.scores?.["tool-calls"]?.value),
       [1, 0]

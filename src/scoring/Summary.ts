@@ -14,8 +14,9 @@ import * as Clustered from "./Clustered.ts"
 import * as Labels from "./Labels.ts"
 import * as PassAtK from "./PassAtK.ts"
 import type * as Statistics from "./Statistics.ts"
-import type { PassAtKSummary, ScoreSummary, ScoringSummary, Summary, UsageSummary } from "./SummaryModel.ts"
+import type { PassAtKSummary, ScoreSummary, ScoringSummary, Summary, TrajectorySummary, UsageSummary } from "./SummaryModel.ts"
 import type { Accumulator } from "./SummaryTally.ts"
+import { trajectorySummary } from "./SummaryTrajectory.ts"
 import { usageSummary } from "./SummaryUsage.ts"
 
 export type {
@@ -23,9 +24,11 @@ export type {
   EstimateSummary,
   PassAtKSummary,
   PerTrial,
+  PerTrialCount,
   ScoreSummary,
   ScoringSummary,
   Summary,
+  TrajectorySummary,
   UsageSummary,
   UsageTotals
 } from "./SummaryModel.ts"
@@ -34,6 +37,8 @@ export { Accumulator, LatencyHistogram, passAtK, ScoreTally } from "./SummaryTal
 export { clusterText, format, formatScore } from "./SummaryText.ts"
 export { estimateSummary, usageSummary } from "./SummaryUsage.ts"
 export { Distribution, Moments, SideTally, UsageTally } from "./UsageTally.ts"
+export { trajectoryLines, trajectorySummary } from "./SummaryTrajectory.ts"
+export { CountHistogram, type ToolCounts, TrajectoryTally } from "./TrajectoryTally.ts"
 
 const withTotal = (c: { completed: number; failed: number; partial: number }) => ({
   ...c,
@@ -124,7 +129,9 @@ export const make = (input: {
     unpriced: input.usage?.unpriced,
     budget: input.usage?.budget
   })
-  const scored = usage === undefined ? withScoring : { ...withScoring, usage }
+  const trajectory = trajectorySummary(acc.trajectory)
+  const spent = usage === undefined ? withScoring : { ...withScoring, usage }
+  const scored = trajectory === undefined ? spent : { ...spent, trajectory }
   if (acc.epochs <= 1) return scored
   return {
     ...scored,
@@ -278,9 +285,12 @@ export const makeScore = (input: {
       passed: scoring!.passed,
       priced: input.usage?.priced,
       unpriced: input.usage?.unpriced
-    }))
+    })),
+    ...withTrajectory(trajectorySummary(acc.trajectory))
   }
 }
+
+const withTrajectory = (trajectory: TrajectorySummary | undefined) => trajectory === undefined ? undefined : { trajectory }
 
 const withUsage = (usage: UsageSummary | undefined) => usage === undefined ? undefined : { usage }
 

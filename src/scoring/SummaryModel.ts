@@ -59,6 +59,37 @@ export interface Summary {
   readonly usage?: UsageSummary
   /** `run --estimate`: the whole run's projected usage from the trials run. */
   readonly estimate?: EstimateSummary
+  /** The paths of agents that act: present when any trial recorded a trajectory. */
+  readonly trajectory?: TrajectorySummary
+}
+
+/**
+ * A count per trial: its mean (to 0.01), median, 95th percentile and maximum.
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export interface PerTrialCount {
+  readonly mean: number
+  readonly p50: number
+  readonly p95: number
+  readonly max: number
+}
+
+/**
+ * What the trials with a trajectory did: their steps (model turns) and tool
+ * calls per trial, every call and tool error, and each tool's, most called
+ * first.
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export interface TrajectorySummary {
+  /** Trials whose records carry a trajectory (a failed trial's error may keep one). */
+  readonly trials: number
+  readonly steps: PerTrialCount
+  readonly tool_calls: PerTrialCount & { readonly total: number; readonly errors: number }
+  readonly by_tool: ReadonlyArray<{ readonly name: string; readonly calls: number; readonly errors: number }>
 }
 
 /**
@@ -268,4 +299,6 @@ export interface ScoreSummary {
   readonly scoring: ScoringSummary
   /** What the file's trials spent, the new scores' judges included: present when any reported usage, or with `--pricing`. */
   readonly usage?: UsageSummary
+  /** The paths of agents that act: present when any trial recorded a trajectory. */
+  readonly trajectory?: TrajectorySummary
 }

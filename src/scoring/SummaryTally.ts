@@ -10,6 +10,7 @@ import * as Clustered from "./Clustered.ts"
 import * as Labels from "./Labels.ts"
 import type { AgentEvalTrial, TrialStatus } from "../domain/Trial.ts"
 import { LatencyHistogram } from "./Histogram.ts"
+import { TrajectoryTally } from "./TrajectoryTally.ts"
 import { UsageTally } from "./UsageTally.ts"
 
 export { LatencyHistogram } from "./Histogram.ts"
@@ -195,6 +196,8 @@ export class Accumulator {
   readonly errorTypes = new Map<string, number>()
   /** What the trials spent (tokens and cost), when they report usage. */
   readonly usage = new UsageTally()
+  /** The paths of agents that act, when the trials record them. */
+  readonly trajectory = new TrajectoryTally()
   /**
    * tasksByPasses[c]: tasks all of whose `epochs` trials are recorded, c of
    * them completed. It grows to the largest c seen, not to `epochs + 1` up front.
@@ -214,6 +217,7 @@ export class Accumulator {
   add(trial: AgentEvalTrial, prior = false): void {
     this.scoring?.add(trial)
     this.usage.add(trial, prior)
+    this.trajectory.add(trial)
     const counts = prior ? this.prior : this.thisRun
     counts[trial.status]++
     if (!prior) this.latency.record(trial.metadata.latency_ms)

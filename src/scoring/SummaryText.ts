@@ -8,6 +8,7 @@ import { significant } from "../internal/figures.ts"
 import { CONTROLS, mark } from "../internal/htmlText.ts"
 import type * as Labels from "./Labels.ts"
 import type * as Statistics from "./Statistics.ts"
+import { trajectoryLines } from "./SummaryTrajectory.ts"
 import { estimateLines, usageLines } from "./SummaryUsage.ts"
 import type { DatasetRows, DatasetSummary, PassAtKSummary, ScoreSummary, ScoringSummary, Summary } from "./SummaryModel.ts"
 
@@ -29,6 +30,7 @@ export const formatScore = (s: ScoreSummary): string => {
       (s.epochs > 1 ? `; ${s.epochs} epochs` : ""),
     ...formatScoring(s.scoring),
     ...(s.usage === undefined ? [] : usageLines(s.usage)),
+    ...(s.trajectory === undefined ? [] : trajectoryLines(s.trajectory)),
     `  results: ${s.results_file}`
   ].join("\n")
 }
@@ -82,6 +84,7 @@ export const format = (s: Summary): string => {
     lines.push(...formatScoring(s.scoring))
   }
   if (s.usage !== undefined) lines.push(...usageLines(s.usage))
+  if (s.trajectory !== undefined) lines.push(...trajectoryLines(s.trajectory))
   if (s.estimate !== undefined) lines.push(...estimateLines(s.estimate))
   if (s.dataset !== undefined) lines.push(`  dataset: ${datasetText(s.dataset)}`)
   lines.push(`  results: ${s.results_file}`)
