@@ -327,4 +327,57 @@ describe("report in a browser", () => {
       await browser.close()
     }
   }, 60_000)
+  it.runIf(available)("a row's path opens into its transcript, in order, markup shown as text; the row stays closed", async () => {
+    const times = { started_at: new Date(T0).toISOString(), finished_at: new Date(T0 + 5).toISOString(), latency_ms: 5 }
+    const at = times.started_at
+    const rows: Array<AgentEvalTrial> = [
+      {
+        id: "acts:1", task_id: "acts", status: "completed", metadata: times,
+        output: {
+          output_text: "Lyon",
+          trajectory: [
+            { type: "model", content: "", started_at: at, duration_ms: 3, usage: { input_tokens: 10, output_tokens: 2, total_tokens: 12 } },
+            { type: "tool_call", name: "search", arguments: { q: "<b>x</b>" }, started_at: at, duration_ms: 2 },
+            { type: "tool_result", name: "search", content: "rate limited", is_error: true, started_at: at, duration_ms: 0 },
+            { type: "model", content: "Lyon", started_at: at, duration_ms: 1 }
+          ]
+        }
+      },
+      { id: "plain:1", task_id: "plain", status: "completed", metadata: times, output: { output_text: "b" } }
+    ]
+    const results = path.join(dir, "acts.jsonl")
+    const html = path.join(dir, "acts.html")
+    fs.writeFileSync(results, rows.map((t) => JSON.stringify(t)).join("\n") + "\n")
+    await Effect.runPromise(Report.report({ results, html, maxRows: 10 }).pipe(Effect.provide(NodeServices.layer)))
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu"] })
+    try {
+      const page = await browser.newPage()
+      const errors: Array<string> = []
+      page.on("pageerror", (e) => errors.push(`page: ${e.message}`))
+      await page.goto(`file://${html}`)
+      await page.waitForSelector("#rows tbody tr")
+      assert.deepStrictEqual(await page.$$eval("#rows thead th", (ths) => ths.slice(-2).map((th) => th.textContent)), ["Steps", "Path"])
+      const cells = await page.$$eval("#rows tbody tr", (trs) => trs.map((tr) => [...tr.querySelectorAll("td")].slice(-2).map((td) => td.textContent)))
+      assert.deepStrictEqual(cells[1], ["—", "—"])
+      assert.isFalse(await page.isVisible("#rows ol.transcript"))
+      await page.click("#rows details.path summary")
+      assert.isTrue(await page.isVisible("#rows ol.transcript"))
+      const steps = await page.$$eval("#rows ol.transcript li", (lis) => lis.map((li) => [li.className, li.querySelector(".step")!.textContent, li.querySelector(".body")?.textContent ?? null]))
+      assert.deepStrictEqual(steps, [
+        ["", "model turn", null],
+        ["", "tool call search", `{"q":"<b>x</b>"}`],
+        ["tool-error", "tool result search (error)", "rate limited"],
+        ["", "model turn", "Lyon"]
+      ])
+      assert.strictEqual(await page.textContent("#rows ol.transcript li .muted"), " 3 ms · 12 tokens")
+      assert.strictEqual(await page.textContent("#rows details.path summary"), "1 tool call (1 error)")
+      assert.strictEqual(await page.$$eval("#rows tbody tr.open", (trs) => trs.length), 0, "opening the path does not open the row")
+      assert.strictEqual(await page.$$eval("#rows b", (bs) => bs.length), 0, "no markup from a record")
+      await page.fill("#search", "rate limited")
+      assert.strictEqual(await page.$$eval("#rows tbody tr", (trs) => trs.length), 1)
+      assert.deepStrictEqual(errors, [])
+    } finally {
+      await browser.close()
+    }
+  }, 60_000)
 })

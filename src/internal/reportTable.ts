@@ -8,7 +8,9 @@
  * failures. At most `PAGE` rows are in the document at once; "Show more" adds
  * the next ones. When the page says the file carries usage (`data.usage`),
  * each row has a tokens cell and, when priced, a cost cell, the row's own
- * texts (an em dash where it has none).
+ * texts (an em dash where it has none). When it says the rows carry
+ * trajectories (`data.trajectory`), each row has a steps cell and a path
+ * cell whose `<details>` opens into the transcript, one list item per step.
  *
  * @internal
  */
@@ -32,6 +34,12 @@ export const tableCss = `
 .score{display:inline-block;margin:0 4px 3px 0}
 .err-type{font-weight:600;color:#991b1b}
 .muted{color:#9ca3af}
+#rows details.path summary{cursor:pointer;white-space:nowrap}
+#rows ol.transcript{margin:6px 0 0;padding-left:22px;min-width:320px}
+#rows ol.transcript li{margin:0 0 6px}
+#rows ol.transcript .step{font-weight:600}
+#rows ol.transcript li.tool-error .step{color:#991b1b}
+#rows ol.transcript .body{white-space:pre-wrap;overflow-wrap:anywhere;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px}
 button.more{margin-top:10px;padding:6px 14px;border:1px solid #d1d5db;border-radius:8px;background:#fff;font:inherit;cursor:pointer}
 `
 
@@ -83,6 +91,7 @@ export const tableScript = `
       var s = r.scores[name];
       parts.push(name, s.explanation || "", s.error || "");
     });
+    if (r.trajectory) r.trajectory.transcript.forEach(function (s) { parts.push(s.name || "", s.text); });
     return plain(parts.join("\\n")).toLowerCase();
   }
   var haystacks = rows.map(text);
@@ -106,6 +115,28 @@ export const tableScript = `
     var td = el("td", "num");
     if (value === null || value === undefined) td.appendChild(el("span", "muted", "—"));
     else put(td, value);
+    return td;
+  }
+  var STEP = { model: "model turn", tool_call: "tool call", tool_result: "tool result" };
+  function pathCell(t) {
+    var td = el("td");
+    if (!t) { td.appendChild(el("span", "muted", "—")); return td; }
+    var details = el("details", "path");
+    details.appendChild(el("summary", "", t.tool_calls + " tool call" + (t.tool_calls === 1 ? "" : "s") +
+      (t.tool_errors > 0 ? " (" + t.tool_errors + " error" + (t.tool_errors === 1 ? "" : "s") + ")" : "")));
+    var list = el("ol", "transcript");
+    t.transcript.forEach(function (s) {
+      var li = el("li", s.error ? "tool-error" : "");
+      li.appendChild(el("span", "step", STEP[s.type] + (s.name ? " " + s.name : "") + (s.error ? " (error)" : "")));
+      li.appendChild(el("span", "muted", " " + fmt(s.ms) + " ms" + (s.tokens ? " · " + s.tokens + " tokens" : "")));
+      if (s.text !== "") li.appendChild(el("div", "body", s.text));
+      list.appendChild(li);
+    });
+    if (t.more > 0) list.appendChild(el("li", "muted", t.more + " more steps (in the record)"));
+    details.appendChild(list);
+    // Opening the transcript does not open the row.
+    details.addEventListener("click", function (e) { e.stopPropagation(); });
+    td.appendChild(details);
     return td;
   }
   function fmt(v) {
@@ -151,6 +182,10 @@ export const tableScript = `
     if (data.usage) {
       tr.appendChild(usageCell(r.usage && r.usage.tokens));
       if (data.usage.cost) tr.appendChild(usageCell(r.usage && r.usage.cost));
+    }
+    if (data.trajectory) {
+      tr.appendChild(usageCell(r.trajectory ? String(r.trajectory.steps) : null));
+      tr.appendChild(pathCell(r.trajectory));
     }
     tr.addEventListener("click", function () { tr.classList.toggle("open"); });
     return tr;

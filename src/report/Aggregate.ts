@@ -19,6 +19,7 @@
  * @since 0.1.0
  */
 import { MAX_EPOCHS } from "../domain/Errors.ts"
+import * as Trajectories from "../domain/Trajectory.ts"
 import * as Usages from "../domain/Usage.ts"
 import * as Labels from "../scoring/Labels.ts"
 import * as Summary from "../scoring/Summary.ts"
@@ -45,6 +46,8 @@ export interface Row {
   readonly scores: Record<string, RowScore>
   /** What the trial spent; absent when its record carries no usage. */
   readonly usage?: RowUsage
+  /** The path it took; absent when its record carries no trajectory. */
+  readonly trajectory?: RowTrajectory
   input: string | null
   reference: string | null
 }
@@ -62,6 +65,65 @@ export interface RowUsage {
   readonly tokens: string
   readonly cost: string | null
 }
+
+/**
+ * A row's trajectory: its steps (model turns), tool calls and tool errors,
+ * and its transcript: at most `MAX_TRANSCRIPT` steps and `TRANSCRIPT_CHARS`
+ * characters (`more` counts the steps left out), each step's text cut at
+ * `STEP_CHARS` (the record keeps them whole).
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export interface RowTrajectory {
+  readonly steps: number
+  readonly tool_calls: number
+  readonly tool_errors: number
+  readonly transcript: ReadonlyArray<RowStep>
+  readonly more: number
+}
+
+/**
+ * One step of a transcript: a model turn (its text, and its tokens when it
+ * reported usage), a tool call (its arguments as JSON), or a tool result
+ * (its content; `error` for a tool error).
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export interface RowStep {
+  readonly type: "model" | "tool_call" | "tool_result"
+  readonly name: string | null
+  readonly text: string
+  readonly error: boolean
+  readonly ms: number
+  readonly tokens: string | null
+}
+
+/**
+ * Steps of a row's transcript kept at most.
+ *
+ * @category constants
+ * @since 0.5.0
+ */
+export const MAX_TRANSCRIPT = 100
+
+/**
+ * Characters kept of one step's text in a row's transcript.
+ *
+ * @category constants
+ * @since 0.5.0
+ */
+export const STEP_CHARS = 1000
+
+/**
+ * Characters kept of a row's whole transcript: its steps stop there, so a
+ * row stays bounded however long the trajectory.
+ *
+ * @category constants
+ * @since 0.5.0
+ */
+export const TRANSCRIPT_CHARS = 8000
 
 /**
  * A score as the table shows it.
@@ -134,6 +196,46 @@ const usageOf = (trial: AgentEvalTrial): RowUsage | undefined => {
   const sum = judge === undefined ? agent : Usages.add(agent, judge)
   if (sum === undefined) return undefined
   return { tokens: tokensText(sum.total_tokens), cost: sum.cost_usd === undefined ? null : usdText(sum.cost_usd) }
+}
+
+const stepText = (value: unknown): string => {
+  if (value === undefined) return ""
+  if (typeof value === "string") return value
+  try {
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return String(value)
+  }
+}
+
+// A trial's trajectory for its row: see `RowTrajectory`.
+const trajectoryOf = (trial: AgentEvalTrial, limit: number): RowTrajectory | undefined => {
+  const trajectory = Trajectories.ofTrial(trial)
+  if (trajectory === undefined) return undefined
+  let steps = 0
+  let calls = 0
+  let errors = 0
+  for (const step of trajectory) {
+    if (step.type === "model") steps++
+    else if (step.type === "tool_call") calls++
+    else if (step.is_error === true) errors++
+  }
+  const transcript: Array<RowStep> = []
+  let budget = TRANSCRIPT_CHARS
+  for (const step of trajectory) {
+    if (transcript.length >= MAX_TRANSCRIPT || budget <= 0) break
+    const text = clip(stepText(step.type === "tool_call" ? step.arguments : step.content), Math.min(limit, STEP_CHARS, budget))
+    budget -= text.length
+    transcript.push({
+      type: step.type,
+      name: step.name ?? null,
+      text,
+      error: step.is_error === true,
+      ms: step.duration_ms,
+      tokens: step.usage === undefined ? null : tokensText(step.usage.total_tokens)
+    })
+  }
+  return { steps, tool_calls: calls, tool_errors: errors, transcript, more: trajectory.length - transcript.length }
 }
 
 const clip = (text: string, limit: number): string =>
@@ -271,6 +373,7 @@ export class Aggregate {
       }
     }
     const usage = usageOf(trial)
+    const trajectory = trajectoryOf(trial, limit)
     return {
       id: trial.id,
       task_id: trial.task_id,
@@ -281,6 +384,7 @@ export class Aggregate {
       error: trial.error === undefined ? null : { type: trial.error.type, message: clip(trial.error.message, limit) },
       scores,
       ...(usage === undefined ? {} : { usage }),
+      ...(trajectory === undefined ? {} : { trajectory }),
       input: null,
       reference: null
     }

@@ -1,7 +1,8 @@
 /**
  * A report's HTML from what one pass over its results file added up to
  * (`Aggregate.Result`) and, when there is one, the run's own summary: the
- * header, what the trials spent (when their records carry usage), scores
+ * header, what the trials spent (when their records carry usage), what
+ * agents that act did (when they carry trajectories), scores
  * with their (clustered) intervals, a breakdown per `--group-by` path,
  * pass@k and pass^k by k, the latency histogram, throughput and calls in
  * flight over time, failures by type, and the table of trials. The figures of the file come from `Summary.make` over the
@@ -19,6 +20,7 @@ import type * as Aggregate from "./Aggregate.ts"
 import * as Html from "./Html.ts"
 import { groupSections } from "./PageGroups.ts"
 import { passAtKSection, scoresSection } from "./PageScores.ts"
+import { trajectorySection } from "./PageTrajectory.ts"
 import { usageSection } from "./PageUsage.ts"
 import * as Svg from "./Svg.ts"
 
@@ -211,15 +213,23 @@ const failuresSection = (file: Summary.Summary): string => {
   )
 }
 
-// The usage columns only when the file's records carry usage (the cost one when priced).
-const tableSection = (input: PageInput, scorers: ReadonlyArray<string>, usage: Summary.UsageSummary | undefined): string => {
+// The usage columns only when the file's records carry usage (the cost one when priced);
+// the steps and path columns only when they carry trajectories.
+const tableSection = (input: PageInput, scorers: ReadonlyArray<string>, file: Summary.Summary): string => {
   const r = input.result
+  const usage = file.usage
+  const acts = file.trajectory !== undefined
   const priced = usage !== undefined && usage.cost_usd !== null
   const selects = scorers.map((name) =>
     `<label>${Html.text(name)} <select data-scorer="${HtmlText.escapeValue(name)}"><option value="all">all</option>` +
     `<option value="passed">passed</option><option value="failed">not passed</option></select></label>`
   ).join("")
-  const data = Html.scriptJson({ rows: r.rows, leftOut: r.rowsLeftOut, ...(usage === undefined ? {} : { usage: { cost: priced } }) })
+  const data = Html.scriptJson({
+    rows: r.rows,
+    leftOut: r.rowsLeftOut,
+    ...(usage === undefined ? {} : { usage: { cost: priced } }),
+    ...(acts ? { trajectory: true } : {})
+  })
   return Html.section(
     "Trials",
     `<div class="controls"><input type="search" id="search" placeholder="Search ids, inputs, outputs, errors…" aria-label="Search">` +
@@ -227,6 +237,7 @@ const tableSection = (input: PageInput, scorers: ReadonlyArray<string>, usage: S
       `<div id="count"></div><div class="table-wrap"><table id="rows"><thead><tr>` +
       `<th>Trial</th><th>Status</th><th>Input</th><th>Reference</th><th>Output</th><th>Scores</th><th>Error</th><th class="num">ms</th>` +
       (usage === undefined ? "" : `<th class="num">Tokens</th>${priced ? `<th class="num">Cost</th>` : ""}`) +
+      (acts ? `<th class="num">Steps</th><th>Path</th>` : "") +
       `</tr></thead><tbody></tbody></table></div><button type="button" class="more" id="more" hidden>Show more</button>` +
       `<script type="application/json" id="rows-data">${data}</script>`,
     {
@@ -238,6 +249,10 @@ const tableSection = (input: PageInput, scorers: ReadonlyArray<string>, usage: S
           : priced
           ? "Tokens and cost of a trial: its agent's and its judges' together (— where its record carries no usage, or no cost_usd). "
           : "Tokens of a trial: its agent's and its judges' together (— where its record carries no usage). ") +
+        (acts
+          ? "Steps: a trial's model turns; its path opens into its transcript (model turns, tool calls with their arguments, " +
+            "results, errors; each step cut at 1,000 characters, a transcript at 8,000). "
+          : "") +
         "Click a row to see its texts in full (each cut at 2,000 characters)."
     }
   )
@@ -255,6 +270,7 @@ export const render = (input: PageInput): string => {
   const body = [
     header(input, file),
     usageSection(file, input.summary),
+    trajectorySection(file),
     scoresSection(file, input.result.acc.epochs),
     ...(file.scoring === undefined ? [] : groupSections(file.scoring)),
     `<div class="grid">` +
@@ -263,7 +279,7 @@ export const render = (input: PageInput): string => {
     timeSections(input.result).join("") +
     failuresSection(file) +
     `</div>`,
-    tableSection(input, scorers, file.usage)
+    tableSection(input, scorers, file)
   ].join("\n")
   return Html.page({ title: `agent-trials report: ${input.resultsFile}`, body, css: tableCss, script: tableScript })
 }
