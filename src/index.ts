@@ -387,3 +387,10 @@ export * as Pricing from "./scoring/Pricing.ts"
  * @since 0.4.0
  */
 export * as Budget from "./programs/Budget.ts"
+
+/**
+ * The stream stage that stops a run when a tool server it needs is gone
+ * for good (`ToolServerFailed`).
+ * @since 0.5.0
+ */
+export * as ToolsStop from "./programs/ToolsStop.ts"

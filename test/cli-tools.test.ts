@@ -189,7 +189,7 @@ describe("agents that act, from the CLI", () => {
     }
   })
 
-  it("a server that dies is restarted once (the call made again); dying again fails the later trials naming the server", async () => {
+  it("a server that dies is restarted once (the call made again); dying again stops the run (exit 1) naming the server", async () => {
     const dir = tempDir()
     const pids = path.join(dir, "pids")
     // Before the first turn of t1 and of t2, the MCP server now running is killed.
@@ -203,10 +203,14 @@ describe("agents that act, from the CLI", () => {
       const out = path.join(dir, "out.jsonl")
       const result = await run([
         "--agent", `openai:${model.base}`, "--model", "m", "--tools", mcpSpec(pids),
-        "--tasks", tasksFile(dir, 3), "--out", out, "--parallelism", "1", "--no-progress"
+        "--tasks", tasksFile(dir, 6), "--out", out, "--parallelism", "1", "--no-progress"
       ])
+      // The trial that met the second death is recorded; the run stops there (t3.. are left to --resume).
       const trials = readTrials(out).sort((a, b) => a.task_id.localeCompare(b.task_id))
       assert.deepStrictEqual(trials.map((t) => t.status), ["completed", "completed", "failed"], describeResult(result))
+      assert.strictEqual(result.code, 1, describeResult(result))
+      assert.match(result.stdout, /^run \S+: tool_server_failed$/m)
+      assert.include(result.stderr, "died again after its one restart; the run stopped")
       assert.strictEqual(trials[1]!.output!.output_text, "it said: Echo: hello 1")
       assert.strictEqual(trials[2]!.error!.type, "McpServerFailed")
       assert.include(trials[2]!.error!.message, "--tools mcp:stdio:sh -c")

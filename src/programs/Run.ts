@@ -28,6 +28,7 @@ import * as ResultsStores from "../results/ResultsStores.ts"
 import * as RunDefinition from "./RunDefinition.ts"
 import { DEFAULT_ESTIMATE_TRIALS, DEFAULT_SYNTHETIC, outputPath, policyOptions, type RunConfig, scoreSpecs, validate } from "./RunConfig.ts"
 import * as Budget from "./Budget.ts"
+import * as ToolsStop from "./ToolsStop.ts"
 import * as Pricing from "../scoring/Pricing.ts"
 import * as Telemetry from "../runner/Telemetry.ts"
 import * as Usage from "../domain/Usage.ts"
@@ -350,11 +351,12 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
         const cost = (Usage.ofTrial(trial)?.cost_usd ?? 0) + (Usage.ofScores(trial)?.cost_usd ?? 0)
         return cost > 0 ? Effect.andThen(sayUnpriced, Metric.update(Telemetry.costUsd, cost)) : sayUnpriced
       })
-    yield* (budgeted ? Budget.stopOnBudget(priced, budgets, spent) : priced).pipe(
+    const tooled = config.tools === undefined || config.tools.length === 0 ? priced : ToolsStop.stopOnDeadServer(priced)
+    yield* (budgeted ? Budget.stopOnBudget(tooled, budgets, spent) : tooled).pipe(
       Stream.runForEach(sink.append),
       Effect.mapError((e) =>
         e instanceof RunInputError || e instanceof Policy.MaxFailuresExceeded || e instanceof Results.ResultsWriteError ||
-          e instanceof Budget.BudgetExceeded
+          e instanceof Budget.BudgetExceeded || e instanceof ToolsStop.ToolServerFailed
           ? e
           : input(e)
       )

@@ -317,9 +317,10 @@ export const outcomeOf = (exit: Exit.Exit<unknown, unknown>, writeFailed: boolea
     : Exit.findErrorOption(exit).pipe(Option.flatMap((e) => Option.fromNullishOr(budgetOutcome(e))), Option.getOrUndefined) ??
       "input_error"
 
-// A stop by a budget (`BudgetExceeded`) names the budget.
+// A stop by a budget (`BudgetExceeded`) names the budget; a tool server gone (`ToolServerFailed`) says so.
 const budgetOutcome = (error: unknown): Summary["outcome"] | undefined => {
   const e = error as { readonly _tag?: unknown; readonly budget?: unknown } | null
+  if (e?._tag === "ToolServerFailed") return "tool_server_failed"
   if (e?._tag !== "BudgetExceeded") return undefined
   return e.budget === "max_cost" ? "max_cost_reached" : "max_tokens_reached"
 }
