@@ -1,7 +1,7 @@
 /**
  * The tool loop against a scripted OpenAI-compatible server on 127.0.0.1:
- * a two-tool task solved in three turns (records, requests and usage checked
- * exactly), parallel calls bounded by toolParallelism (counted), a tool
+ * a two-tool task solved in three turns (records, requests, usage and the
+ * path scorers' scores checked exactly), parallel calls bounded by toolParallelism (counted), a tool
  * error the model sees and recovers from, MaxTurns with its trajectory kept,
  * a 429 mid-loop honoured under TestClock, and spans per turn and per call.
  */
@@ -16,6 +16,7 @@ import * as ToolAgent from "../src/agents/ToolAgent.ts"
 import * as ModuleTools from "../src/agents/ModuleTools.ts"
 import type { AgentEvalTask } from "../src/domain/Trial.ts"
 import { runTrials } from "../src/runner/Runner.ts"
+import * as Scorers from "../src/scoring/Scorers.ts"
 import { answer, callTools, type ChatBody, modelServer, usage } from "./tool-model-server.ts"
 
 const Weather = Tool.make("weather", {
@@ -35,6 +36,11 @@ const handlers = toolkit.toLayer({
 })
 
 const task = (id: string, instruction: string): AgentEvalTask => ({ id, inputs: { instruction } })
+// The calls the three-turn task expects: weather in Paris, then 20 C converted (expected 21: a miss).
+const expectedTask: AgentEvalTask = {
+  ...task("t1", "How warm is Paris in Fahrenheit?"),
+  reference: { tool_calls: [{ name: "weather", arguments: { city: "Paris" } }, { name: "to_fahrenheit", arguments: { celsius: 21 } }] }
+}
 
 // The agent over the server's endpoint with the toolkit above as its tools.
 const withTools = (base: string, options: Partial<ToolAgent.Options> = {}) =>
@@ -71,7 +77,7 @@ const live = <A, E>(effect: Effect.Effect<A, E, any>) =>
 const bodies = (received: ReadonlyArray<{ readonly body: string }>) => received.map((r) => JSON.parse(r.body) as ChatBody)
 
 describe("the tool loop", () => {
-  it.effect("solves a two-tool task in three turns: the trajectory, the usage and the requests, exactly", () =>
+  it.effect("solves a two-tool task in three turns: the trajectory, the usage, the requests and its path scores, exactly", () =>
     live(Effect.gen(function*() {
       const server = yield* modelServer((turn) =>
         turn === 1
@@ -129,6 +135,18 @@ describe("the tool loop", () => {
         },
         { role: "tool", tool_call_id: "c2", content: "68" }
       ])
+      // The path scorers, from the specs --score takes, on the trial as recorded.
+      const scored = yield* Effect.forEach([
+        "tool-sequence:weather>to_fahrenheit,exact",
+        "tool-called:weather,max=1",
+        "tool-not-called:to_celsius",
+        "tool-args:to_fahrenheit,celsius=20",
+        "steps:max=2",
+        "tool-calls"
+      ], (spec) => Effect.flatMap(Scorers.fromSpec(spec, { cwd: process.cwd() }), (scorer) => scorer.score(expectedTask, trial!)))
+      assert.deepStrictEqual(scored.map((s) => [s.value, s.passed]), [[1, true], [1, true], [1, true], [1, true], [0, false], [0.5, false]])
+      assert.include(scored[4]!.explanation, "3 steps")
+      assert.include(scored[5]!.explanation, "to_fahrenheit")
     })))
 
   it.effect("runs a turn's calls at most toolParallelism at once (counted), results in the calls' order", () =>
