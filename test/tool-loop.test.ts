@@ -43,9 +43,9 @@ const expectedTask: AgentEvalTask = {
 }
 
 // The agent over the server's endpoint with the toolkit above as its tools.
-const withTools = (base: string, options: Partial<ToolAgent.Options> = {}) =>
+const withTools = (base: string, options: Partial<ToolAgent.Options> = {}, exported: unknown = { toolkit, layer: handlers }) =>
   Effect.gen(function*() {
-    const tools = yield* ModuleTools.fromExport({ toolkit, layer: handlers }, "--tools test")
+    const tools = yield* ModuleTools.fromExport(exported, "--tools test")
     return yield* ToolAgent.make(ChatModel.layer({ baseUrl: `${base}/v1`, model: "m-1", apiKey: undefined }), {
       maxTurns: 10,
       toolParallelism: 4,
@@ -299,6 +299,45 @@ describe("the tool loop", () => {
       assert.strictEqual(trial!.output!.trajectory!.filter((s) => s.type === "tool_call").length, 1)
       // One attempt of the trial: the retry was the model call's own.
       assert.strictEqual(trial!.metadata["attempts"], 1)
+    })))
+
+  it.effect("a timeout keeps the path up to it: finished steps, the call still running (its time so far), the usage; the message says what it did", () =>
+    live(Effect.gen(function*() {
+      const Slow = Tool.make("slow", { parameters: Schema.Struct({}), success: Schema.String })
+      const slowKit = Toolkit.make(Weather, Convert, Slow)
+      const slowHandlers = slowKit.toLayer({
+        weather: () => Effect.succeed({ celsius: 20 }),
+        to_fahrenheit: ({ celsius }) => Effect.succeed(celsius * 9 / 5 + 32),
+        slow: () => Effect.never
+      })
+      const server = yield* modelServer((turn) =>
+        turn === 1
+          ? callTools([{ id: "c1", name: "weather", args: { city: "Paris" } }])
+          : callTools([{ id: "c2", name: "slow", args: {} }, { id: "c3", name: "to_fahrenheit", args: { celsius: 20 } }])
+      )
+      const agent = yield* withTools(server.base, {}, { toolkit: slowKit, layer: slowHandlers })
+      const fiber = yield* runAll(agent, [task("t1", "weather?")], { parallelism: 1, timeout: "5 seconds" }).pipe(Effect.forkChild)
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 5))).pipe(Effect.repeat({ until: () => server.received.length >= 2 }))
+      // The second turn's calls under way (to_fahrenheit done, slow never), then the timeout.
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 100)))
+      yield* TestClock.adjust("5 seconds")
+      const [trial] = yield* Fiber.join(fiber)
+      assert.strictEqual(trial!.status, "failed")
+      assert.strictEqual(trial!.error!.type, "Timeout")
+      assert.strictEqual(trial!.error!.message, "the agent call did not finish within 5s (in turn 2: running slow)")
+      assert.deepStrictEqual(
+        trial!.error!.trajectory!.map(({ started_at: _s, ...step }) => step),
+        [
+          { type: "model", content: "", duration_ms: 0, usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15, model: "m-1" } },
+          { type: "tool_call", name: "weather", id: "c1", arguments: { city: "Paris" }, duration_ms: 0 },
+          { type: "tool_result", name: "weather", id: "c1", content: { celsius: 20 }, duration_ms: 0 },
+          { type: "model", content: "", duration_ms: 0, usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15, model: "m-1" } },
+          { type: "tool_call", name: "slow", id: "c2", arguments: {}, duration_ms: 5000 },
+          { type: "tool_call", name: "to_fahrenheit", id: "c3", arguments: { celsius: 20 }, duration_ms: 0 },
+          { type: "tool_result", name: "to_fahrenheit", id: "c3", content: 68, duration_ms: 0 }
+        ]
+      )
+      assert.deepStrictEqual(trial!.error!.usage, { input_tokens: 20, output_tokens: 10, total_tokens: 30, model: "m-1" })
     })))
 
   it.effect("a model error that retries do not mend fails the trial with ModelError, naming the turn, trajectory kept", () =>

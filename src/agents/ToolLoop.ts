@@ -20,6 +20,7 @@ import { AiError, LanguageModel, Prompt, Response, type Toolkit } from "effect/a
 import { describe } from "../internal/describe.ts"
 import type { AgentEvalTask, AgentOutput, TrajectoryStep } from "../domain/Trial.ts"
 import { Trajectory, Usage } from "../domain/Trial.ts"
+import * as Trajectories from "../domain/Trajectory.ts"
 import * as Usages from "../domain/Usage.ts"
 import * as Policy from "../runner/Policy.ts"
 import { userContent } from "./internal/prompt.ts"
@@ -116,9 +117,31 @@ export const run = (
     const model = yield* LanguageModel.LanguageModel
     const steps: Array<TrajectoryStep> = []
     let usage: Usage | undefined
+    // A timeout of the attempt keeps what the loop did up to then: the steps
+    // taken, the calls still running, and whether it waited for the model.
+    const started: Array<Started> = []
+    let now: { turn: number; waiting: boolean } = { turn: 1, waiting: true }
+    const progress = yield* Trajectories.CurrentProgress
+    if (progress !== undefined) {
+      progress.current = (nowMs) => {
+        const done = started.flatMap((s) => s.outcome === undefined ? [] : [s.outcome])
+        const still = started.filter((s) => s.outcome === undefined)
+        return {
+          steps: [
+            ...steps,
+            ...started.map((s) => callStep(s.call, s.startedMs, s.outcome?.durationMs ?? nowMs - s.startedMs)),
+            ...done.map(resultStep)
+          ],
+          doing: now.waiting
+            ? `in turn ${now.turn}: waiting for the model`
+            : `in turn ${now.turn}: running ${still.map((s) => s.call.name).join(", ") || "tools"}`
+        }
+      }
+    }
     let prompt: Prompt.Prompt = Prompt.make(userContent(task))
     const kept = () => ({ trajectory: [...steps], ...(usage === undefined ? undefined : { usage }) })
     for (let turn = 1; turn <= options.maxTurns; turn++) {
+      now = { turn, waiting: true }
       const startedMs = yield* Clock.currentTimeMillis
       const call = model.generateText({
         prompt,
@@ -150,6 +173,7 @@ export const run = (
       const endedMs = yield* Clock.currentTimeMillis
       const turnUsage = usageOf(response.usage, options.model)
       if (turnUsage !== undefined) usage = Usages.add(usage, turnUsage)
+      if (progress !== undefined) progress.usage = usage
       steps.push({
         type: "model",
         content: response.text,
@@ -161,30 +185,14 @@ export const run = (
       if (calls.length === 0) {
         return { output_text: response.text, trajectory: steps, ...(usage === undefined ? undefined : { usage }) }
       }
-      const results = yield* Effect.forEach(calls, (call) => runTool(options.tools, call), {
+      now = { turn, waiting: false }
+      started.length = 0
+      const results = yield* Effect.forEach(calls, (call) => runTool(options.tools, call, started), {
         concurrency: options.toolParallelism
       })
-      for (const result of results) {
-        steps.push({
-          type: "tool_call",
-          name: result.call.name,
-          id: result.call.id,
-          arguments: result.call.params,
-          started_at: isoOf(result.startedMs),
-          duration_ms: result.durationMs
-        })
-      }
-      for (const result of results) {
-        steps.push({
-          type: "tool_result",
-          name: result.call.name,
-          id: result.call.id,
-          content: result.content,
-          ...(result.isFailure ? { is_error: true } : undefined),
-          started_at: isoOf(result.startedMs + result.durationMs),
-          duration_ms: 0
-        })
-      }
+      started.length = 0
+      for (const result of results) steps.push(callStep(result.call, result.startedMs, result.durationMs))
+      for (const result of results) steps.push(resultStep(result))
       prompt = Prompt.concat(
         prompt,
         Prompt.fromResponseParts([
@@ -219,16 +227,50 @@ interface ToolOutcome {
   readonly content: unknown
 }
 
-const runTool = (tools: Tools, call: Response.ToolCallPart<string, unknown>): Effect.Effect<ToolOutcome> =>
+const callStep = (call: Response.ToolCallPart<string, unknown>, startedMs: number, durationMs: number): TrajectoryStep => ({
+  type: "tool_call",
+  name: call.name,
+  id: call.id,
+  arguments: call.params,
+  started_at: isoOf(startedMs),
+  duration_ms: durationMs
+})
+
+const resultStep = (result: ToolOutcome): TrajectoryStep => ({
+  type: "tool_result",
+  name: result.call.name,
+  id: result.call.id,
+  content: result.content,
+  ...(result.isFailure ? { is_error: true } : undefined),
+  started_at: isoOf(result.startedMs + result.durationMs),
+  duration_ms: 0
+})
+
+// A turn's call once started; its outcome once it has one.
+interface Started {
+  readonly call: Response.ToolCallPart<string, unknown>
+  readonly startedMs: number
+  outcome: ToolOutcome | undefined
+}
+
+// `started` gets the call as it starts, its outcome as it ends: what a timeout keeps.
+const runTool = (
+  tools: Tools,
+  call: Response.ToolCallPart<string, unknown>,
+  started: Array<Started>
+): Effect.Effect<ToolOutcome> =>
   Effect.gen(function*() {
     const startedMs = yield* Clock.currentTimeMillis
+    const entry: Started = { call, startedMs, outcome: undefined }
+    started.push(entry)
     const outcome = yield* execute(tools, call).pipe(
       Effect.withSpan(`execute_tool ${call.name}`, {
         attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": call.name, "gen_ai.tool.call.id": call.id }
       })
     )
     const endedMs = yield* Clock.currentTimeMillis
-    return { call, startedMs, durationMs: endedMs - startedMs, ...outcome }
+    entry.outcome = { call, startedMs, durationMs: endedMs - startedMs, ...outcome }
+    return entry.outcome
   })
 
 const execute = (

@@ -5,8 +5,8 @@
  *
  * @since 0.5.0
  */
-import { Schema } from "effect"
-import { type AgentEvalTrial, Trajectory, type TrajectoryStep } from "./Trial.ts"
+import { Context, Schema } from "effect"
+import { type AgentEvalTrial, Trajectory, type TrajectoryStep, type Usage } from "./Trial.ts"
 
 /**
  * The steps a trial recorded: its output's trajectory, or, for a failed
@@ -19,6 +19,52 @@ export const ofTrial = (trial: AgentEvalTrial): Trajectory | undefined =>
   trial.output?.trajectory ?? trial.error?.trajectory
 
 const isTrajectory = Schema.is(Trajectory)
+
+/**
+ * What the current attempt of a trial has done so far: an agent that records
+ * its path as it goes (the tool loop) sets `current` and keeps `usage` up to
+ * date, so a timeout that interrupts it keeps both. The runner provides a
+ * fresh one to each attempt it bounds by `timeoutMs`; its `Timeout` error
+ * carries the steps, the usage, and what the agent was doing.
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export interface Progress {
+  /**
+   * The steps at `nowMs`: those finished, then the tool calls still running
+   * (their duration so far, no result after them); and what the agent was
+   * doing then ("in turn 2: waiting for the model").
+   */
+  current: ((nowMs: number) => { readonly steps: ReadonlyArray<TrajectoryStep>; readonly doing?: string }) | undefined
+  usage: Usage | undefined
+}
+
+/**
+ * The current attempt's `Progress`, when the runner bounds the attempt by a
+ * timeout; `undefined` otherwise (nothing to keep).
+ *
+ * **Example** (A loop that reports its steps as it goes)
+ *
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Trajectory, type Trial } from "agent-trials"
+ *
+ * const loop = Effect.gen(function*() {
+ *   const steps: Array<Trial.TrajectoryStep> = []
+ *   const progress = yield* Trajectory.CurrentProgress
+ *   if (progress !== undefined) progress.current = () => ({ steps, doing: "thinking" })
+ *   steps.push({ type: "model", content: "", started_at: new Date().toISOString(), duration_ms: 0 })
+ *   return steps.length
+ * })
+ * ```
+ *
+ * @category services
+ * @since 0.5.0
+ */
+export const CurrentProgress = Context.Reference<Progress | undefined>("agent-trials/Trajectory/CurrentProgress", {
+  defaultValue: () => undefined
+})
 
 /**
  * The trajectory a failure carries on its own `trajectory` field, when it is

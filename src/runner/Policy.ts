@@ -11,6 +11,7 @@
 import { Cause, Duration, Effect, Option, Schedule, Schema } from "effect"
 import * as internal from "./internal/policy.ts"
 import * as Options from "../internal/options.ts"
+import { Trajectory, Usage } from "../domain/Trial.ts"
 
 export { parseDurationMs } from "../internal/options.ts"
 
@@ -22,7 +23,11 @@ export { parseDurationMs } from "../internal/options.ts"
  */
 export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", {
   message: Schema.String,
-  timeout_ms: Schema.Number
+  timeout_ms: Schema.Number,
+  /** The steps the attempt had taken when it timed out (an agent that reports them). */
+  trajectory: Schema.optionalKey(Trajectory),
+  /** What the attempt had spent when it timed out, as far as its agent reported. */
+  usage: Schema.optionalKey(Usage)
 }) {}
 
 /**

@@ -5,22 +5,38 @@
  *
  * @internal
  */
-import { Cause, Duration, Effect } from "effect"
+import { Cause, Clock, Duration, Effect } from "effect"
 import { describe } from "../../domain/internal/agent.ts"
 import type { TrialError, Usage } from "../../domain/Trial.ts"
 import * as Trajectories from "../../domain/Trajectory.ts"
 import * as Policy from "../Policy.ts"
 
+/**
+ * Bounds one attempt by `timeoutMs`; the `Timeout` keeps the steps and usage
+ * an agent reported through `Trajectory.CurrentProgress` (a fresh one per
+ * attempt) up to then.
+ *
+ * @internal
+ */
 export const withTimeout = <A, E, R>(self: Effect.Effect<A, E, R>, timeoutMs: number) =>
-  Effect.timeoutOrElse(self, {
-    duration: timeoutMs,
-    orElse: () =>
-      Effect.fail(
-        new Policy.Timeout({
-          message: `the agent call did not finish within ${Duration.format(Duration.millis(timeoutMs))}`,
-          timeout_ms: timeoutMs
+  Effect.suspend(() => {
+    const progress: Trajectories.Progress = { current: undefined, usage: undefined }
+    return Effect.timeoutOrElse(Effect.provideService(self, Trajectories.CurrentProgress, progress), {
+      duration: timeoutMs,
+      orElse: () =>
+        Effect.flatMap(Clock.currentTimeMillis, (nowMs) => {
+          const current = progress.current?.(nowMs)
+          const within = `the agent call did not finish within ${Duration.format(Duration.millis(timeoutMs))}`
+          return Effect.fail(
+            new Policy.Timeout({
+              message: current?.doing === undefined ? within : `${within} (${current.doing})`,
+              timeout_ms: timeoutMs,
+              ...(current === undefined || current.steps.length === 0 ? undefined : { trajectory: [...current.steps] }),
+              ...(progress.usage === undefined ? undefined : { usage: progress.usage })
+            })
+          )
         })
-      )
+    })
   })
 
 export const firstError = (cause: Cause.Cause<unknown>): { readonly value: unknown } | undefined => {
