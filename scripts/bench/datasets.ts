@@ -51,7 +51,7 @@ export interface DatasetBench {
 
 const row = (i: number) => ({ id: `t${i}`, instruction: `What is ${i} + ${i}?`, reference: String(i + i) })
 
-const writeLines = async (file: string, lines: Iterable<string>) => {
+export const writeLines = async (file: string, lines: Iterable<string>) => {
   const out = createWriteStream(file)
   for (const line of lines) {
     if (!out.write(line)) await new Promise<void>((resolve) => out.once("drain", () => resolve()))

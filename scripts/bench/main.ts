@@ -19,6 +19,7 @@ import { fmtCount, type RunRecord, summarise } from "./summary.ts"
 import { chart } from "./svg.ts"
 import { targets } from "./targets.ts"
 import { type DatasetBench, memoryTargets, renderDatasets, runDatasetBench } from "./datasets.ts"
+import { renderTools, runToolBench, type ToolBench, toolTargets } from "./tools.ts"
 
 const usage = `npm run bench -- [options]
   --quick                 the small plan: what each target needs (about 4 minutes on 2 cores)
@@ -42,6 +43,11 @@ const usage = `npm run bench -- [options]
                           (default 1e6; 0 skips it; skipped by default when the plan is narrowed)
   --reader-rows N         rows each reader reads (default 2e5)
   --datasets-only         run only the dataset part (--datasets N, default 1e6)
+  --tools N               the tool loop (tools.ts): the CLI with an effect-ai: model and 3 tool calls per
+                          trial, plain module tools at N/10 and N, an MCP server over stdio at N/10, beside
+                          sim:latency=0ms at N; targets (g) memory and (h) live fibers at N vs N/10
+                          (default 1e5, about 100 s; 0 skips it; skipped by default when the plan is narrowed)
+  --tools-only            run only the tool loop part (--tools N, default 1e5)
   --timeout S             per-child timeout in seconds (default 60 quick, 1800 full; CLI runs get 10x)
   --loader bundle|tsx|strip  how the child loads TypeScript: bundle (default) compiles
                           worker + src/ once with esbuild to .bench/worker-HASH.mjs; tsx uses
@@ -105,6 +111,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
       datasets: { type: "string" },
       "reader-rows": { type: "string" },
       "datasets-only": { type: "boolean", default: false },
+      tools: { type: "string" },
+      "tools-only": { type: "boolean", default: false },
       timeout: { type: "string" },
       loader: { type: "string", default: "bundle" },
       "sample-ms": { type: "string", default: "25" },
@@ -123,9 +131,11 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
       runs: Array<RunRecord>
       cli?: Array<CliRecord>
       datasets?: DatasetBench
+      tools?: ToolBench
     }
     console.log(render(doc.meta, doc.runs, doc.cli ?? []))
     if (doc.datasets !== undefined) console.log(`\n${renderDatasets(doc.datasets)}`)
+    if (doc.tools !== undefined) console.log(`\n${renderTools(doc.tools)}`)
     if (values.svg !== undefined) writeFileSync(values.svg, chart(summarise(doc.runs)))
     return
   }
@@ -149,19 +159,22 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   }
   const sampleMs = numbers("--sample-ms", values["sample-ms"])![0]!
   const liveHeapMs = numbers("--live-heap-ms", values["live-heap-ms"])?.[0]
+  const toolsOnly = values["tools-only"]
   const datasetsOnly = values["datasets-only"]
-  const configs = datasetsOnly ? [] : expand(quick ? quickPlan : fullPlan, {
+  const partOnly = datasetsOnly || toolsOnly
+  const configs = partOnly ? [] : expand(quick ? quickPlan : fullPlan, {
     sizes: numbers("--sizes", values.sizes),
     parallelism: numbers("--parallelism", values.parallelism),
     agents: names<AgentName>("--agents", values.agents, isAgentName),
     only: names<ApproachName>("--only", values.only, isApproachName)
   })
-  const narrowed = datasetsOnly || [values.only, values.agents, values.sizes, values.parallelism].some((v) => v !== undefined)
+  const narrowed = partOnly || [values.only, values.agents, values.sizes, values.parallelism].some((v) => v !== undefined)
   const cliTrials = values["cli-rss"] === "0"
     ? 0
     : numbers("--cli-rss", values["cli-rss"])?.[0] ?? (narrowed ? 0 : quick ? 1e6 : 1e7)
   const cliWays: ReadonlyArray<CliVia> = cliTrials === 0 ? [] : names<CliVia>("--cli-via", values["cli-via"], isCliVia) ?? cliVias
   const datasetRows = values.datasets === "0" ? 0 : numbers("--datasets", values.datasets)?.[0] ?? (narrowed && !datasetsOnly ? 0 : 1e6)
+  const toolTrials = values.tools === "0" ? 0 : numbers("--tools", values.tools)?.[0] ?? (narrowed && !toolsOnly ? 0 : 1e5)
   const readerRows = numbers("--reader-rows", values["reader-rows"])?.[0] ?? 2e5
   const cliOptions = { sampleMs: 50, timeoutMs: childOptions.timeoutMs * 10 }
   const capOf = (a: ApproachName) => caps[a] ?? Infinity
@@ -208,6 +221,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   const runs: Array<RunRecord> = []
   const cli: Array<CliRecord> = []
   let datasets: DatasetBench | undefined
+  let tools: ToolBench | undefined
   const save = (finished: boolean) => {
     if (values.json === undefined) return
     const summary = summarise(runs)
@@ -218,7 +232,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
       targets: targets(summary, cli),
       runs,
       cli,
-      ...(datasets !== undefined && { datasets, datasetTargets: memoryTargets(datasets) })
+      ...(datasets !== undefined && { datasets, datasetTargets: memoryTargets(datasets) }),
+      ...(tools !== undefined && { tools, toolTargets: toolTargets(tools) })
     }
     writeFileSync(values.json, `${JSON.stringify(doc, null, 2)}\n`)
   }
@@ -236,6 +251,12 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
         save(false)
       }
     )
+  }
+  if (toolTrials > 0) {
+    tools = await runToolBench({ trials: toolTrials, cli: cliOptions }, (line) => console.error(line), (bench) => {
+      tools = bench
+      save(false)
+    })
   }
   save(true)
 
@@ -289,6 +310,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
 
   console.log(render(meta, runs, cli))
   if (datasets !== undefined) console.log(`\n${renderDatasets(datasets)}`)
+  if (tools !== undefined) console.log(`\n${renderTools(tools)}`)
   if (values.svg !== undefined) writeFileSync(values.svg, chart(summarise(runs)))
   console.error(`bench: done in ${((Date.now() - started.getTime()) / 1000).toFixed(1)} s`)
 }
