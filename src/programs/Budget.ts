@@ -10,6 +10,7 @@
 import { Schema, Stream } from "effect"
 import type { AgentEvalTrial } from "../domain/Trial.ts"
 import * as Usage from "../domain/Usage.ts"
+import { stopAfter } from "../internal/stopAfter.ts"
 
 /**
  * A budget was reached: the run stopped (exit code 1).
@@ -102,13 +103,8 @@ export const stopOnBudget = <E, R>(
   Stream.suspend(() => {
     const before = spent.reached(budgets)
     if (before !== undefined) return Stream.fail(before)
-    let over: BudgetExceeded | undefined
-    return stream.pipe(
-      Stream.takeUntil((trial) => {
-        spent.add(trial)
-        over = spent.reached(budgets)
-        return over !== undefined
-      }),
-      Stream.concat(Stream.suspend(() => over === undefined ? Stream.empty : Stream.fail(over)))
-    )
+    return stopAfter(stream, (trial) => {
+      spent.add(trial)
+      return spent.reached(budgets)
+    })
   })

@@ -8,8 +8,9 @@
  *
  * @since 0.5.0
  */
-import { Schema, Stream } from "effect"
+import { Schema, type Stream } from "effect"
 import type { AgentEvalTrial } from "../domain/Trial.ts"
+import { stopAfter } from "../internal/stopAfter.ts"
 
 /**
  * A tool server the run needs is gone: the run stopped (exit code 1).
@@ -34,19 +35,9 @@ const FATAL = "McpServerFailed"
 export const stopOnDeadServer = <E, R>(
   stream: Stream.Stream<AgentEvalTrial, E, R>
 ): Stream.Stream<AgentEvalTrial, E | ToolServerFailed, R> =>
-  Stream.suspend(() => {
-    let dead: string | undefined
-    return stream.pipe(
-      Stream.takeUntil((trial) => {
-        if (trial.error?.type === FATAL) dead = trial.error.message
-        return dead !== undefined
-      }),
-      Stream.concat(Stream.suspend(() =>
-        dead === undefined ? Stream.empty : Stream.fail(
-          new ToolServerFailed({
-            message: `${dead}; the run stopped (trial recorded; --resume runs the rest once the server works)`
-          })
-        )
-      ))
-    )
-  })
+  stopAfter(stream, (trial) =>
+    trial.error?.type === FATAL
+      ? new ToolServerFailed({
+        message: `${trial.error.message}; the run stopped (trial recorded; --resume runs the rest once the server works)`
+      })
+      : undefined)
