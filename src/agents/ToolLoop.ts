@@ -186,10 +186,10 @@ export const run = (
         return { output_text: response.text, trajectory: steps, ...(usage === undefined ? undefined : { usage }) }
       }
       now = { turn, waiting: false }
-      started.length = 0
       const results = yield* Effect.forEach(calls, (call) => runTool(options.tools, call, started), {
         concurrency: options.toolParallelism
       })
+      // The turn's calls are steps now: what a timeout keeps from here on is in `steps`.
       started.length = 0
       for (const result of results) steps.push(callStep(result.call, result.startedMs, result.durationMs))
       for (const result of results) steps.push(resultStep(result))

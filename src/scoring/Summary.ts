@@ -314,11 +314,11 @@ export const outcomeOf = (exit: Exit.Exit<unknown, unknown>, writeFailed: boolea
       Option.exists((e) => (e as { readonly _tag?: unknown } | null)?._tag === "MaxFailuresExceeded")
     )
     ? "too_many_failures"
-    : Exit.findErrorOption(exit).pipe(Option.flatMap((e) => Option.fromNullishOr(budgetOutcome(e))), Option.getOrUndefined) ??
+    : Exit.findErrorOption(exit).pipe(Option.flatMap((e) => Option.fromNullishOr(stopOutcome(e))), Option.getOrUndefined) ??
       "input_error"
 
-// A stop by a budget (`BudgetExceeded`) names the budget; a tool server gone (`ToolServerFailed`) says so.
-const budgetOutcome = (error: unknown): Summary["outcome"] | undefined => {
+// The outcome of a run stopped on purpose: by a budget (`BudgetExceeded`, naming it) or a tool server gone (`ToolServerFailed`).
+const stopOutcome = (error: unknown): Summary["outcome"] | undefined => {
   const e = error as { readonly _tag?: unknown; readonly budget?: unknown } | null
   if (e?._tag === "ToolServerFailed") return "tool_server_failed"
   if (e?._tag !== "BudgetExceeded") return undefined
