@@ -62,28 +62,30 @@ export const connect = (
         current = yield* open.pipe(Effect.mapError((message) => failed(`died and could not be restarted (${message})`)), Effect.orDie)
         generation++
       }))
-    const call = (name: string, params: unknown, id: string | undefined) => {
-      const seen = generation
-      return (current.tools.handle as (n: string, p: unknown, i?: string) => Effect.Effect<Stream.Stream<unknown, unknown>, unknown>)(
+    const call = (name: string, params: unknown, id: string | undefined) =>
+      (current.tools.handle as (n: string, p: unknown, i?: string) => Effect.Effect<Stream.Stream<unknown, unknown>, unknown>)(
         name,
         params,
         id
-      ).pipe(Effect.flatMap(Stream.runCollect), Effect.map((results) => ({ seen, results })))
-    }
+      ).pipe(Effect.flatMap(Stream.runCollect))
+    // A call that meets a death is made again on the server restarted, and
+    // again through this check: the made-again call that meets the second
+    // death fails its trial too, never reaching the model as a tool error.
+    const attempt = (name: string, params: unknown, id: string | undefined): Effect.Effect<ReadonlyArray<unknown>, unknown> =>
+      Effect.suspend(() => {
+        const seen = generation
+        return call(name, params, id).pipe(
+          Effect.catchCause((cause) =>
+            died(cause) ? Effect.andThen(restart(seen), attempt(name, params, id)) : Effect.failCause(cause)
+          )
+        )
+      })
     return {
       get tools() {
         return current.tools.tools
       },
       handle: ((name: string, params: unknown, id?: string) =>
-        Effect.suspend(() => {
-          const seen = generation
-          return call(name, params, id).pipe(
-            Effect.catchCause((cause) =>
-              died(cause) ? Effect.andThen(restart(seen), Effect.suspend(() => call(name, params, id))) : Effect.failCause(cause)
-            ),
-            Effect.map(({ results }) => Stream.fromIterable(results))
-          )
-        })) as Tools["handle"]
+        Effect.map(attempt(name, params, id), (results) => Stream.fromIterable(results))) as Tools["handle"]
     } satisfies Tools
   })
 
