@@ -2,7 +2,10 @@
  * MCP servers that fail, through the real command, with a scripted MCP
  * server of our own (test/fixtures/mcp-server.mjs, a real child process
  * over stdio) and a scripted model on 127.0.0.1: a server that dies again
- * after its restart fails every trial that needed it (parallelism 8).
+ * after its restart fails every trial that needed it (parallelism 8); one
+ * that does not answer initialize or tools/list within --mcp-timeout stops
+ * the run (exit 1), per run or per trial; the server's stderr is in every
+ * failure's message.
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -47,7 +50,7 @@ describe("MCP servers that fail, from the CLI", () => {
       const result = yield* Effect.promise(() =>
         run([
           "--agent", `openai:${model.base}/v1`, "--model", "m",
-          "--tools", `mcp:stdio:node ${fixture} --pids ${pids} --exit-after 12,3`,
+          "--tools", `mcp:stdio:node ${fixture} --pids ${pids} --exit-after 12,3 --stderr "fixture: serving echo"`,
           "--tasks", tasksFile(dir, 40), "--out", out, "--parallelism", "8", "--no-progress"
         ])
       )
@@ -64,6 +67,67 @@ describe("MCP servers that fail, from the CLI", () => {
       for (const trial of completed) assert.strictEqual(trial.output?.output_text, `it said: Echo: hello ${trial.task_id.slice(1)}`)
       const failed = trials.filter((t) => t.status !== "completed")
       assert.isAbove(failed.length, 0)
-      for (const trial of failed) assert.strictEqual(trial.error?.type, "McpServerFailed", JSON.stringify(trial.error))
+      for (const trial of failed) {
+        assert.strictEqual(trial.error?.type, "McpServerFailed", JSON.stringify(trial.error))
+        assert.include(trial.error?.message, "died again after its one restart; the server's stderr: fixture: serving echo | fixture: exiting at call 3")
+      }
+    }))
+
+  it.live("a server that never answers initialize: --mcp-timeout stops the run (exit 1) naming the server, the step and its stderr", () =>
+    Effect.gen(function*() {
+      const model = yield* echoModel
+      const dir = tempDir()
+      const out = path.join(dir, "out.jsonl")
+      const spec = `mcp:stdio:node ${fixture} --hang initialize --stderr "fixture: loading"`
+      const result = yield* Effect.promise(() =>
+        run([
+          "--agent", `openai:${model.base}/v1`, "--model", "m", "--tools", spec, "--mcp-timeout", "1s",
+          "--tasks", tasksFile(dir, 3), "--out", out, "--no-progress"
+        ])
+      )
+      assert.strictEqual(result.code, 1, describeResult(result))
+      assert.include(
+        result.stderr,
+        `agent-trials: --tools ${spec.replace(/"fixture: loading"/, "\"fixture: loading\"")}: the MCP server did not answer initialize within 1s (--mcp-timeout); ` +
+          "the server's stderr: fixture: loading; the run stopped before its first trial"
+      )
+      assert.strictEqual(model.received.length, 0)
+    }))
+
+  it.live("--mcp-per-trial, a server that never answers tools/list (AGENT_TRIALS_MCP_TIMEOUT): the trial fails with McpServerFailed, the run stops (exit 1)", () =>
+    Effect.gen(function*() {
+      const model = yield* echoModel
+      const dir = tempDir()
+      const out = path.join(dir, "out.jsonl")
+      const result = yield* Effect.promise(() =>
+        run([
+          "--agent", `openai:${model.base}/v1`, "--model", "m", "--tools", `mcp:stdio:node ${fixture} --hang tools/list`, "--mcp-per-trial",
+          "--tasks", tasksFile(dir, 6), "--out", out, "--parallelism", "1", "--no-progress"
+        ], { env: { AGENT_TRIALS_MCP_TIMEOUT: "1s" } })
+      )
+      assert.strictEqual(result.code, 1, describeResult(result))
+      assert.match(result.stdout, /^run \S+: tool_server_failed$/m)
+      const trials = readTrials(out)
+      assert.strictEqual(trials.length, 1)
+      assert.strictEqual(trials[0]!.status, "failed")
+      assert.strictEqual(trials[0]!.error?.type, "McpServerFailed")
+      assert.include(trials[0]!.error?.message, "the MCP server did not answer tools/list within 1s (--mcp-timeout)")
+      assert.strictEqual(model.received.length, 0)
+    }))
+
+  it.live("a server that exits at start: its own words on stderr are in the message (exit 2, bad --tools)", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const missing = path.join(dir, "no-such-folder")
+      const result = yield* Effect.promise(() =>
+        run([
+          "--agent", "openai:http://127.0.0.1:9/v1", "--model", "m",
+          "--tools", `mcp:stdio:node ${fixture} --fail "Error: ENOENT: no such file or directory, stat '${missing}'"`,
+          "--synthetic", "1", "--no-progress"
+        ])
+      )
+      assert.strictEqual(result.code, 2, describeResult(result))
+      assert.include(result.stderr, "cannot connect to the MCP server")
+      assert.include(result.stderr, `the server's stderr: Error: ENOENT: no such file or directory, stat '${missing}'`)
     }))
 })

@@ -13,7 +13,7 @@ import { redactUrl } from "../internal/redact.ts"
 import * as EffectAiAgent from "./EffectAi.ts"
 import * as HttpAgent from "./Http.ts"
 import type { AgentKind, BuildOptions, Spec } from "./Kind.ts"
-import type { Requirements } from "./ToolSource.ts"
+import type { McpServerFailed, Requirements } from "./ToolSource.ts"
 import * as ModuleAgent from "./Module.ts"
 import * as OpenAiAgent from "./OpenAi.ts"
 import * as SimAgent from "./Sim.ts"
@@ -83,7 +83,8 @@ export const kindOf = (spec: Spec, kinds: ReadonlyArray<AgentKind> = builtIn): A
 }
 
 /**
- * Builds the agent of a spec; a failure is the problem, worded for `--agent`.
+ * Builds the agent of a spec; a failure is the problem, worded for `--agent`
+ * (or `McpServerFailed`: a tool server that did not answer in time).
  *
  * @category constructors
  * @since 0.3.0
@@ -92,7 +93,7 @@ export const build = (
   spec: Spec,
   options: BuildOptions,
   kinds: ReadonlyArray<AgentKind> = builtIn
-): Effect.Effect<Agent<unknown, HttpClient.HttpClient>, string, Requirements> =>
+): Effect.Effect<Agent<unknown, HttpClient.HttpClient>, string | McpServerFailed, Requirements> =>
   Effect.suspend(() => {
     const kind = kindOf(spec, kinds)
     if (options.tools !== undefined && options.tools.length > 0 && kind.usesTools !== true) {

@@ -59,12 +59,13 @@ export const kind: AgentKind<EffectAiSpec> = {
           maxTurns: options.maxTurns ?? ToolAgent.defaults.maxTurns,
           toolParallelism: options.toolParallelism ?? ToolAgent.defaults.toolParallelism,
           mcpPerTrial: options.mcpPerTrial,
+          mcpTimeout: options.mcpTimeout,
           retry: options.retry,
           model: options.model,
           cwd: options.cwd
         })
       ),
-      Effect.mapError((message) => `${where}: ${message}`)
+      Effect.mapError((e) => typeof e === "string" ? `${where}: ${e}` : e)
     )
   }
 }

@@ -6,11 +6,11 @@
  *
  * @since 0.3.0
  */
-import type { Effect, Redacted } from "effect"
+import type { Duration, Effect, Redacted } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Agent } from "../domain/Agent.ts"
 import type { RetryPolicy } from "../runner/Policy.ts"
-import type { Requirements, Spec as ToolSpec } from "./ToolSource.ts"
+import type { McpServerFailed, Requirements, Spec as ToolSpec } from "./ToolSource.ts"
 
 /**
  * A parsed `--agent` spec: its kind's tag and the kind's own fields.
@@ -41,6 +41,8 @@ export interface BuildOptions {
   readonly toolParallelism?: number | undefined
   /** `--mcp-per-trial`: connect the tools once per trial instead of once per run. */
   readonly mcpPerTrial?: boolean | undefined
+  /** `--mcp-timeout`: how long an MCP server may take to answer `initialize`, then `tools/list` (default 30s). */
+  readonly mcpTimeout?: Duration.Duration | undefined
   /** The run's retry policy, for the model calls inside a tool loop. */
   readonly retry?: RetryPolicy | undefined
 }
@@ -80,7 +82,11 @@ export interface AgentKind<S extends Spec = any> {
   /**
    * The agent, built in the run's scope (which its resources, an MCP
    * server's process, live as long as); a failure is the problem, worded
-   * for `--agent`.
+   * for `--agent`, or `McpServerFailed` for a tool server that did not
+   * answer in time (not bad input: the run stops with exit 1).
    */
-  readonly build: (spec: S, options: BuildOptions) => Effect.Effect<Agent<unknown, HttpClient.HttpClient>, string, Requirements>
+  readonly build: (
+    spec: S,
+    options: BuildOptions
+  ) => Effect.Effect<Agent<unknown, HttpClient.HttpClient>, string | McpServerFailed, Requirements>
 }

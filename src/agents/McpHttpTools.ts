@@ -5,7 +5,7 @@
  */
 import { McpClient, McpProtocol } from "effect/ai"
 import { redactUrl } from "../internal/redact.ts"
-import { clientInfo, connect } from "./internal/mcp.ts"
+import { clientInfo, connect, DEFAULT_TIMEOUT } from "./internal/mcp.ts"
 import type { ToolSource } from "./ToolSource.ts"
 
 type HttpSpec = { readonly _tag: "McpHttp"; readonly url: string }
@@ -27,6 +27,12 @@ export const source: ToolSource<HttpSpec> = {
   },
   format: (spec) => `mcp:${redactUrl(spec.url)}`,
   stateful: true,
-  connect: (spec) =>
-    connect(source.format(spec), McpClient.layerHttp({ ...clientInfo(), url: spec.url, protocol: McpProtocol.v2025_11_25 }))
+  connect: (spec, options) => {
+    const timeout = options.mcpTimeout ?? DEFAULT_TIMEOUT
+    return connect(
+      source.format(spec),
+      McpClient.layerHttp({ ...clientInfo(), url: spec.url, protocol: McpProtocol.v2025_11_25, timeout }),
+      { timeout }
+    )
+  }
 }

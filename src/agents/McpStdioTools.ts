@@ -9,7 +9,7 @@
  */
 import { McpClient, McpProtocol } from "effect/ai"
 import { ChildProcess } from "effect/process"
-import { clientInfo, connect } from "./internal/mcp.ts"
+import { clientInfo, connect, DEFAULT_TIMEOUT } from "./internal/mcp.ts"
 import type { ToolSource } from "./ToolSource.ts"
 
 type StdioSpec = { readonly _tag: "McpStdio"; readonly command: string; readonly args: ReadonlyArray<string> }
@@ -67,13 +67,17 @@ export const source: ToolSource<StdioSpec> = {
   },
   format: (spec) => `mcp:stdio:${[spec.command, ...spec.args].map((w) => /[\s"']/.test(w) ? JSON.stringify(w) : w).join(" ")}`,
   stateful: true,
-  connect: (spec, options) =>
-    connect(
+  connect: (spec, options) => {
+    const timeout = options.mcpTimeout ?? DEFAULT_TIMEOUT
+    return connect(
       source.format(spec),
       McpClient.layerStdio({
         ...clientInfo(),
         command: ChildProcess.make(spec.command, [...spec.args], { cwd: options.cwd }),
-        protocol: McpProtocol.v2025_11_25
-      })
+        protocol: McpProtocol.v2025_11_25,
+        timeout
+      }),
+      { timeout }
     )
+  }
 }

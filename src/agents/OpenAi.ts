@@ -144,6 +144,7 @@ export const kind: AgentKind<{ readonly _tag: "OpenAi"; readonly baseUrl: string
         maxTurns: options.maxTurns ?? ToolAgent.defaults.maxTurns,
         toolParallelism: options.toolParallelism ?? ToolAgent.defaults.toolParallelism,
         mcpPerTrial: options.mcpPerTrial,
+        mcpTimeout: options.mcpTimeout,
         retry: options.retry,
         model,
         cwd: options.cwd

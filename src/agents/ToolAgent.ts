@@ -7,10 +7,11 @@
  *
  * @since 0.5.0
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, type Duration, Effect, Layer, Schema } from "effect"
 import type { LanguageModel } from "effect/ai"
 import type { Agent } from "../domain/Agent.ts"
 import type { RetryPolicy } from "../runner/Policy.ts"
+import { DEFAULT_TIMEOUT } from "./internal/mcp.ts"
 import * as ToolLoop from "./ToolLoop.ts"
 import * as ToolSources from "./ToolSources.ts"
 
@@ -36,6 +37,8 @@ export interface Options {
   readonly toolParallelism: number
   /** Connect the tools once per trial instead of once per run. */
   readonly mcpPerTrial?: boolean | undefined
+  /** How long an MCP server may take to answer `initialize`, then `tools/list` (default 30 seconds). */
+  readonly mcpTimeout?: Duration.Duration | undefined
   readonly retry?: RetryPolicy | undefined
   /** The model the usage is priced as. */
   readonly model?: string | undefined
@@ -44,17 +47,20 @@ export interface Options {
 }
 
 /**
- * The loop's defaults: 10 turns, 4 tool calls at once.
+ * The loop's defaults: 10 turns, 4 tool calls at once, 30 seconds for an
+ * MCP server to answer `initialize` (then `tools/list`).
  *
  * @category defaults
  * @since 0.5.0
  */
-export const defaults = { maxTurns: 10, toolParallelism: 4 } as const
+export const defaults = { maxTurns: 10, toolParallelism: 4, mcpTimeout: DEFAULT_TIMEOUT } as const
 
 /**
  * The agent, built in the current scope (the run's): the model's layer built
  * once, the tools connected once unless `mcpPerTrial`. A failure is the
- * problem, worded for the flag at fault.
+ * problem, worded for the flag at fault, or `McpServerFailed` for an MCP
+ * server that did not answer within `mcpTimeout` (per trial with
+ * `mcpPerTrial`: the trial fails with it, and the run stops).
  *
  * @category constructors
  * @since 0.5.0
@@ -62,13 +68,17 @@ export const defaults = { maxTurns: 10, toolParallelism: 4 } as const
 export const make = <E>(
   model: Layer.Layer<LanguageModel.LanguageModel, E, ToolSources.Requirements>,
   options: Options
-): Effect.Effect<Agent<ToolLoop.MaxTurns | ToolLoop.ModelError | ToolSourceError>, string, ToolSources.Requirements> =>
+): Effect.Effect<
+  Agent<ToolLoop.MaxTurns | ToolLoop.ModelError | ToolSourceError | ToolSources.McpServerFailed>,
+  string | ToolSources.McpServerFailed,
+  ToolSources.Requirements
+> =>
   Effect.gen(function*() {
     const services = yield* Effect.context<ToolSources.Requirements>()
     const modelContext = yield* Layer.build(model).pipe(
       Effect.mapError((e) => `the model's layer failed: ${String((e as { message?: unknown })?.message ?? e)}`)
     )
-    const connect = ToolSources.connectAll(options.tools, { cwd: options.cwd }, options.sources)
+    const connect = ToolSources.connectAll(options.tools, { cwd: options.cwd, mcpTimeout: options.mcpTimeout }, options.sources)
     const shared = options.mcpPerTrial === true ? undefined : yield* connect
     const loopOptions = (tools: ToolLoop.Tools): ToolLoop.Options => ({
       tools,
@@ -77,12 +87,12 @@ export const make = <E>(
       retry: options.retry,
       model: options.model
     })
-    const agent: Agent<ToolLoop.MaxTurns | ToolLoop.ModelError | ToolSourceError> = (task) =>
+    const agent: Agent<ToolLoop.MaxTurns | ToolLoop.ModelError | ToolSourceError | ToolSources.McpServerFailed> = (task) =>
       (shared !== undefined
         ? ToolLoop.run(task, loopOptions(shared))
         : Effect.scoped(
           connect.pipe(
-            Effect.mapError((message) => new ToolSourceError({ message })),
+            Effect.mapError((e) => typeof e === "string" ? new ToolSourceError({ message: e }) : e),
             Effect.flatMap((tools) => ToolLoop.run(task, loopOptions(tools)))
           )
         )).pipe(Effect.provideContext(Context.merge(services, modelContext)))

@@ -6,7 +6,7 @@
  *
  * @since 0.5.0
  */
-import type { Effect, Scope } from "effect"
+import { type Duration, type Effect, Schema, type Scope } from "effect"
 import type { HttpClient } from "effect/http"
 import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import type { Tools } from "./ToolLoop.ts"
@@ -30,6 +30,33 @@ export type Spec = { readonly _tag: string } & { readonly [field: string]: unkno
 export type Requirements = Scope.Scope | ChildProcessSpawner | HttpClient.HttpClient
 
 /**
+ * A tool server the trials need is gone: it did not answer `initialize` or
+ * `tools/list` within `--mcp-timeout`, or it died again after its one
+ * restart. The trial fails with it (never a tool error the model sees) and
+ * the run stops (exit 1). The message names the server, the step, and ends
+ * with the last lines of the server's stderr.
+ *
+ * @category errors
+ * @since 0.5.0
+ */
+export class McpServerFailed extends Schema.TaggedError<McpServerFailed>()("McpServerFailed", {
+  message: Schema.String
+}) {}
+
+/**
+ * How a source connects: paths in the spec are resolved from `cwd`; an MCP
+ * server must answer `initialize` and `tools/list` within `mcpTimeout`
+ * (default 30 seconds).
+ *
+ * @category models
+ * @since 0.5.0
+ */
+export interface ConnectOptions {
+  readonly cwd: string
+  readonly mcpTimeout?: Duration.Duration | undefined
+}
+
+/**
  * A tool source.
  *
  * @category models
@@ -48,6 +75,9 @@ export interface ToolSource<S extends Spec = any> {
   readonly format: (spec: S) => string
   /** Whether it holds state a trial may change (an MCP server): `--mcp-per-trial` connects it per trial. */
   readonly stateful: boolean
-  /** Its tools with their handlers; a failure is the problem, worded for `--tools`. */
-  readonly connect: (spec: S, options: { readonly cwd: string }) => Effect.Effect<Tools, string, Requirements>
+  /**
+   * Its tools with their handlers; a failure is the problem, worded for
+   * `--tools`, or `McpServerFailed` for a server that did not answer in time.
+   */
+  readonly connect: (spec: S, options: ConnectOptions) => Effect.Effect<Tools, string | McpServerFailed, Requirements>
 }

@@ -11,9 +11,10 @@ import * as McpHttpTools from "./McpHttpTools.ts"
 import * as McpStdioTools from "./McpStdioTools.ts"
 import * as ModuleTools from "./ModuleTools.ts"
 import type { Tools } from "./ToolLoop.ts"
-import type { Requirements, Spec, ToolSource } from "./ToolSource.ts"
+import type { ConnectOptions, McpServerFailed, Requirements, Spec, ToolSource } from "./ToolSource.ts"
 
-export type { Requirements, Spec, ToolSource } from "./ToolSource.ts"
+export type { ConnectOptions, Requirements, Spec, ToolSource } from "./ToolSource.ts"
+export { McpServerFailed } from "./ToolSource.ts"
 
 /**
  * The sources this package has, in the order messages list them.
@@ -58,9 +59,9 @@ export const sourceOf = (spec: Spec, sources: ReadonlyArray<ToolSource> = builtI
  */
 export const connectAll = (
   specs: ReadonlyArray<Spec>,
-  options: { readonly cwd: string },
+  options: ConnectOptions,
   sources: ReadonlyArray<ToolSource> = builtIn
-): Effect.Effect<Tools, string, Requirements> =>
+): Effect.Effect<Tools, string | McpServerFailed, Requirements> =>
   Effect.gen(function*() {
     const owners = new Map<string, { readonly tools: Tools; readonly from: string }>()
     for (const spec of specs) {

@@ -7,6 +7,7 @@ import { Config, Duration, Effect, Option } from "effect"
 import { Command } from "effect/cli"
 import * as OpenAiAgent from "../agents/OpenAi.ts"
 import * as SimAgent from "../agents/Sim.ts"
+import * as ToolAgent from "../agents/ToolAgent.ts"
 import * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import * as Kinds from "../programs/Kinds.ts"
 import * as Options from "../programs/Options.ts"
@@ -200,6 +201,14 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         "Tool calls of one model turn run at once, at most (default 4)"
       ),
       mcpPerTrial: switchFlag("mcp-per-trial", "Start (connect) the --tools MCP servers once per trial instead of once per run"),
+      mcpTimeout: optionFlag(
+        "mcp-timeout",
+        "DURATION",
+        Options.Duration,
+        ToolAgent.defaults.mcpTimeout,
+        "How long a --tools MCP server may take to answer initialize, then tools/list; past it the run stops " +
+          "(exit 1, McpServerFailed naming the server and the step) (default 30s)"
+      ),
       estimate: switchFlag(
         "estimate",
         "Run the first --estimate-trials trials, print the whole run's projected tokens and cost, and stop (exit 0; --resume goes on)"
@@ -287,6 +296,7 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         maxTurns: flags.maxTurns,
         toolParallelism: flags.toolParallelism,
         mcpPerTrial: flags.mcpPerTrial,
+        mcpTimeout: flags.mcpTimeout,
         estimate: flags.estimate,
         estimateTrials: flags.estimateTrials,
         score: yield* scoreFromEnv(flags.score),

@@ -95,7 +95,7 @@ export const worker = (
   Effect.gen(function*() {
     const cluster = yield* checked(config.cluster)
     const agent = yield* AgentKinds.build(config.agent, config, (config.kinds ?? builtIn).agents).pipe(
-      Effect.mapError((message) => new ClusterUnreachable({ message }))
+      Effect.mapError((e) => new ClusterUnreachable({ message: typeof e === "string" ? e : e.message }))
     )
     const entity = Worker.layer({ agent, parallelism: config.parallelism, cwd: config.cwd })
     const running = entity.pipe(

@@ -109,7 +109,12 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   // A --cluster run's agent is the workers' own.
   const agent: Agent<unknown, HttpClient.HttpClient> = config.remote === undefined
     ? yield* AgentKinds.build(config.agent, { ...config, retry: config.retries === 0 ? undefined : Policy.retryOf(config) }, kinds.agents)
-      .pipe(Effect.mapError((message) => new RunInputError({ message })))
+      .pipe(Effect.mapError((e) =>
+        // A tool server that does not answer is not bad input: exit 1, not 2.
+        typeof e === "string"
+          ? new RunInputError({ message: e })
+          : new ToolsStop.ToolServerFailed({ message: `${e.message}; the run stopped before its first trial` })
+      ))
     : () => Effect.die("a --cluster run calls no agent here")
   const scorers = yield* buildScorers(config)
   // Models the pricing file lacks, named once each as they are met.

@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import type { Redacted } from "effect"
+import type { Duration, Redacted } from "effect"
 import type * as AgentKinds from "../agents/AgentKinds.ts"
 import type * as ToolSources from "../agents/ToolSources.ts"
 import * as Kinds from "./Kinds.ts"
@@ -115,6 +115,8 @@ export interface RunConfig extends RemoteConfig {
   readonly toolParallelism?: number | undefined
   /** `--mcp-per-trial`: connect the tools once per trial. */
   readonly mcpPerTrial?: boolean | undefined
+  /** `--mcp-timeout`: how long an MCP server may take to answer `initialize`, then `tools/list` (default 30s). */
+  readonly mcpTimeout?: Duration.Duration | undefined
 }
 
 /** Trials `run --estimate` runs without `--estimate-trials`. */

@@ -4,25 +4,32 @@
  * called through `McpClient.toolkit`, so nothing depends on one server's
  * tool names. A server that dies (its transport closes) is restarted once,
  * and the call that met the death is made again; a second death fails each
- * later trial with `McpServerFailed`, naming the server.
+ * later trial with `McpServerFailed`, naming the server. A server that
+ * does not answer `initialize` or `tools/list` within the timeout fails
+ * with `McpServerFailed` too; every failure's message ends with the last
+ * lines of the server's stderr.
  *
  * @internal
  */
-import { Cause, Context, Effect, Exit, Layer, Schema, Scope, Semaphore, Stream } from "effect"
+import { Cause, Context, Duration, Effect, Exit, Layer, Scope, Semaphore, Stream } from "effect"
 import { McpClient, type McpClientError } from "effect/ai"
 import { packageVersion } from "../../internal/packageVersion.ts"
 import type { Tools } from "../ToolLoop.ts"
-import type { Requirements } from "../ToolSource.ts"
+import { McpServerFailed, type Requirements } from "../ToolSource.ts"
+import * as StderrTail from "./stderrTail.ts"
 
 /**
- * The MCP server died again after its one restart: the trials that need it
- * fail with this (not a tool error the model sees).
+ * How long a server may take to answer `initialize`, and then `tools/list`
+ * (`--mcp-timeout`): 30 seconds, for a server that installs or loads a
+ * model as it starts on a slow machine, yet short enough that a server
+ * that never answers stops the run before a long wait.
  *
  * @internal
  */
-export class McpServerFailed extends Schema.TaggedError<McpServerFailed>()("McpServerFailed", {
-  message: Schema.String
-}) {}
+export const DEFAULT_TIMEOUT = Duration.seconds(30)
+
+// `McpClient`'s names of its bounded steps, as the protocol names them.
+const STEPS: Record<string, string> = { initialization: "initialize", "tools discovery": "tools/list" }
 
 const died = (cause: Cause.Cause<unknown>): boolean => {
   const error = Cause.squash(cause) as { readonly reason?: { readonly _tag?: unknown } } | null
@@ -33,33 +40,53 @@ const died = (cause: Cause.Cause<unknown>): boolean => {
 /** @internal */
 export const connect = (
   where: string,
-  layer: Layer.Layer<McpClient.McpClient, McpClientError.McpClientError, Exclude<Requirements, Scope.Scope>>
-): Effect.Effect<Tools, string, Requirements> =>
+  layer: Layer.Layer<McpClient.McpClient, McpClientError.McpClientError, Exclude<Requirements, Scope.Scope>>,
+  options: { readonly timeout: Duration.Duration }
+): Effect.Effect<Tools, string | McpServerFailed, Requirements> =>
   Effect.gen(function*() {
     const scope = yield* Scope.Scope
     const services = yield* Effect.context<Exclude<Requirements, Scope.Scope>>()
     const open = Effect.gen(function*() {
+      const tail = yield* StderrTail.make
       const own = yield* Scope.fork(scope)
-      const context = yield* Layer.buildWithScope(layer, own)
-      const tools = (yield* McpClient.toolkit(Context.get(context, McpClient.McpClient))) as unknown as Tools
-      return { scope: own, tools }
-    }).pipe(
-      Effect.provideContext(services),
-      Effect.mapError((error) => `--tools ${where}: cannot connect to the MCP server: ${error.message}`)
-    )
+      return yield* Effect.gen(function*() {
+        const context = yield* Layer.buildWithScope(Layer.provide(layer, tail.layer), own)
+        const tools = (yield* McpClient.toolkit(Context.get(context, McpClient.McpClient))) as unknown as Tools
+        return { scope: own, tools, tail }
+      }).pipe(
+        Effect.catch((error: McpClientError.McpClientError) =>
+          Effect.flatMap(tail.suffix, (stderr): Effect.Effect<never, string | McpServerFailed> => {
+            const reason = error.reason as { readonly _tag: string; readonly operation?: string }
+            return reason._tag === "TimeoutError"
+              ? Effect.fail(
+                new McpServerFailed({
+                  message: `--tools ${where}: the MCP server did not answer ${STEPS[reason.operation ?? ""] ?? reason.operation} ` +
+                    `within ${Duration.format(options.timeout)} (--mcp-timeout)${stderr}`
+                })
+              )
+              : Effect.fail(`--tools ${where}: cannot connect to the MCP server: ${error.message}${stderr}`)
+          })
+        ),
+        // A server that failed to connect is stopped now, not at the end of the run.
+        Effect.onError(() => Scope.close(own, Exit.void))
+      )
+    }).pipe(Effect.provideContext(services))
     let current = yield* open
     let generation = 0
     let restarted = false
     const lock = yield* Semaphore.make(1)
-    const failed = (why: string) => new McpServerFailed({ message: `--tools ${where}: the MCP server ${why}` })
+    const failed = (why: string, stderr: string) => new McpServerFailed({ message: `--tools ${where}: the MCP server ${why}${stderr}` })
     // Restarts once, unless another call already did since `seen`.
     const restart = (seen: number) =>
       lock.withPermits(1)(Effect.gen(function*() {
         if (generation !== seen) return
-        if (restarted) return yield* Effect.die(failed("died again after its one restart"))
+        if (restarted) return yield* Effect.die(failed("died again after its one restart", yield* current.tail.suffix))
         restarted = true
         yield* Scope.close(current.scope, Exit.void)
-        current = yield* open.pipe(Effect.mapError((message) => failed(`died and could not be restarted (${message})`)), Effect.orDie)
+        current = yield* open.pipe(
+          Effect.mapError((e) => failed(`died and could not be restarted (${typeof e === "string" ? e : e.message})`, "")),
+          Effect.orDie
+        )
         generation++
       }))
     const call = (name: string, params: unknown, id: string | undefined) =>
