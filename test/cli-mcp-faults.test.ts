@@ -5,13 +5,15 @@
  * after its restart fails every trial that needed it (parallelism 8); one
  * that does not answer initialize or tools/list within --mcp-timeout stops
  * the run (exit 1), per run or per trial; the server's stderr is in every
- * failure's message.
+ * failure's message; after a SIGKILL of the run, a server that ignores its
+ * stdin's end and SIGTERM is gone, and so is its child (by pid).
  */
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { describeResult, killAll, readTrials, removeTempDirs, run, tempDir, writeJsonl } from "./cli-helpers.ts"
+import { describeResult, killAll, readTrials, removeTempDirs, run, start, tempDir, waitFor, writeJsonl } from "./cli-helpers.ts"
+import { serve } from "./http-server.ts"
 import { answer, callTools, firstUser, modelServer } from "./tool-model-server.ts"
 
 afterAll(() => {
@@ -34,6 +36,20 @@ const tasksFile = (dir: string, n: number) =>
 
 const pidsOf = (file: string): Array<number> =>
   fs.existsSync(file) ? fs.readFileSync(file, "utf8").trim().split("\n").filter((l) => l !== "").map(Number) : []
+
+// Alive and not a zombie (a zombie has ended; only its exit status is left).
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
+  try {
+    return fs.readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "")[0] !== "Z"
+  } catch {
+    return false
+  }
+}
 
 // What a tool result says when its MCP server died under it.
 const DIED = /MCP server closed stdout|MCP process exited|MCP transport closed|MCP client scope closed/
@@ -129,5 +145,31 @@ describe("MCP servers that fail, from the CLI", () => {
       assert.strictEqual(result.code, 2, describeResult(result))
       assert.include(result.stderr, "cannot connect to the MCP server")
       assert.include(result.stderr, `the server's stderr: Error: ENOENT: no such file or directory, stat '${missing}'`)
+    }))
+
+  it.live("a SIGKILL of the run: a server that ignores stdin's end and SIGTERM is gone, and its child too", () =>
+    Effect.gen(function*() {
+      // A model that never answers: the run is mid-trial when it is killed.
+      const model = yield* serve(() => {})
+      const dir = tempDir()
+      const pidFile = path.join(dir, "stubborn")
+      const running = start([
+        "--agent", `openai:${model.base}/v1`, "--model", "m", "--tools", `mcp:stdio:node ${fixture} --stubborn ${pidFile}`,
+        "--tasks", tasksFile(dir, 1), "--out", path.join(dir, "out.jsonl"), "--no-progress"
+      ])
+      let pids: Array<number> = []
+      yield* Effect.gen(function*() {
+        yield* Effect.promise(() => waitFor("the trial's first model call", () => model.received.length > 0))
+        pids = fs.readFileSync(pidFile, "utf8").trim().split(" ").map(Number)
+        assert.strictEqual(pids.length, 2)
+        assert.isTrue(pids.every(alive))
+        running.child.kill("SIGKILL")
+        yield* Effect.promise(() => running.result)
+        yield* Effect.promise(() =>
+          waitFor("the stubborn server and its child to be gone", () => !pids.some(alive), { timeoutMs: 20_000 })
+        )
+      }).pipe(Effect.ensuring(Effect.sync(() => {
+        for (const pid of pids) if (alive(pid)) process.kill(pid, "SIGKILL")
+      })))
     }))
 })

@@ -3,13 +3,15 @@
  * child process and spoken to over its stdin and stdout. The process lives
  * as long as the scope it is connected in (the run, or one trial with
  * `--mcp-per-trial`): its stdin is closed at the end, then SIGTERM, then
- * SIGKILL, so nothing is left running after the run or Ctrl-C.
+ * SIGKILL, so nothing is left running after the run or Ctrl-C. It runs
+ * under a watchdog (`internal/watchdog.ts`) in a process group of its own,
+ * which kills the group when the run is gone (a SIGKILL of the run).
  *
  * @since 0.5.0
  */
 import { McpClient, McpProtocol } from "effect/ai"
-import { ChildProcess } from "effect/process"
 import { clientInfo, connect, DEFAULT_TIMEOUT } from "./internal/mcp.ts"
+import * as Watchdog from "./internal/watchdog.ts"
 import type { ToolSource } from "./ToolSource.ts"
 
 type StdioSpec = { readonly _tag: "McpStdio"; readonly command: string; readonly args: ReadonlyArray<string> }
@@ -73,7 +75,7 @@ export const source: ToolSource<StdioSpec> = {
       source.format(spec),
       McpClient.layerStdio({
         ...clientInfo(),
-        command: ChildProcess.make(spec.command, [...spec.args], { cwd: options.cwd }),
+        command: Watchdog.command(spec.command, spec.args, { cwd: options.cwd }),
         protocol: McpProtocol.v2025_11_25,
         timeout
       }),
