@@ -22,6 +22,7 @@ afterAll(() => {
 })
 
 const fixture = "test/fixtures/mcp-server.mjs"
+const KEY = "sk-test-0123456789abcdef"
 
 // Turn 1 calls echo with the task's text; turn 2 answers with what came
 // back, even a tool error: a model that trusts whatever it is handed.
@@ -138,13 +139,28 @@ describe("MCP servers that fail, from the CLI", () => {
       const result = yield* Effect.promise(() =>
         run([
           "--agent", "openai:http://127.0.0.1:9/v1", "--model", "m",
-          "--tools", `mcp:stdio:node ${fixture} --fail "Error: ENOENT: no such file or directory, stat '${missing}'"`,
+          "--tools", `mcp:stdio:node ${fixture} --fail "Error: ENOENT: no such file or directory, stat '${missing}' (key KEY)"`,
+          "--synthetic", "1", "--no-progress"
+        ], { env: { OPENAI_API_KEY: KEY } })
+      )
+      assert.strictEqual(result.code, 2, describeResult(result))
+      assert.include(result.stderr, "cannot connect to the MCP server: MCP ")
+      assert.notInclude(result.stderr, KEY)
+      assert.include(result.stderr, `the server's stderr: Error: ENOENT: no such file or directory, stat '${missing}' (key <redacted>)`)
+    }))
+
+  it.live("an MCP server over HTTP that never answers initialize: --mcp-timeout stops the run (exit 1)", () =>
+    Effect.gen(function*() {
+      const mcp = yield* serve(() => {})
+      const result = yield* Effect.promise(() =>
+        run([
+          "--agent", "openai:http://127.0.0.1:9/v1", "--model", "m", "--tools", `mcp:${mcp.base}/mcp`, "--mcp-timeout", "500ms",
           "--synthetic", "1", "--no-progress"
         ])
       )
-      assert.strictEqual(result.code, 2, describeResult(result))
-      assert.include(result.stderr, "cannot connect to the MCP server")
-      assert.include(result.stderr, `the server's stderr: Error: ENOENT: no such file or directory, stat '${missing}'`)
+      assert.strictEqual(result.code, 1, describeResult(result))
+      assert.include(result.stderr, `--tools mcp:${mcp.base}/mcp: the MCP server did not answer initialize within 500ms (--mcp-timeout)`)
+      assert.strictEqual(mcp.received.length, 1)
     }))
 
   it.live("a SIGKILL of the run: a server that ignores stdin's end and SIGTERM is gone, and its child too", () =>

@@ -30,6 +30,7 @@ export const make: Effect.Effect<StderrTail> = Effect.gen(function*() {
   const decoder = new TextDecoder()
   let lines: Array<string> = []
   let partial = ""
+  let spawned = false
   const add = (text: string) => {
     const parts = (partial + text).split("\n")
     partial = parts.pop()!.slice(-MAX_LINE)
@@ -38,16 +39,21 @@ export const make: Effect.Effect<StderrTail> = Effect.gen(function*() {
   }
   const layer = Layer.effect(Spawner.ChildProcessSpawner)(Effect.map(Spawner.ChildProcessSpawner, (spawner) =>
     Spawner.make((command) =>
-      Effect.map(spawner.spawn(command), (handle) =>
-        Spawner.makeHandle({
+      Effect.map(spawner.spawn(command), (handle) => {
+        spawned = true
+        return Spawner.makeHandle({
           ...handle,
           stderr: handle.stderr.pipe(
             Stream.tap((chunk) => Effect.sync(() => add(decoder.decode(chunk, { stream: true })))),
             Stream.ensuring(Deferred.succeed(ended, undefined))
           )
-        })))))
-  const suffix = Deferred.await(ended).pipe(
+        })
+      }))))
+  // Waited for once: a server alive (silent) or one whose child holds its
+  // stderr open gives what it wrote so far, and later messages do not wait.
+  const suffix = Effect.suspend(() => spawned ? Deferred.await(ended) : Effect.void).pipe(
     Effect.timeoutOption(SETTLE),
+    Effect.andThen(Deferred.succeed(ended, undefined)),
     Effect.map(() => {
       const all = partial.trim() === "" ? lines : [...lines, partial]
       return all.length === 0 ? "" : `; the server's stderr: ${redactText(all.map((l) => l.trim()).join(" | "))}`
