@@ -104,6 +104,7 @@ export const make = (input: {
       }
     },
     error_types: Object.fromEntries(acc.errorTypes),
+    error_messages: Object.fromEntries(acc.errorMessages),
     latency_ms: {
       p50: round(acc.latency.quantile(0.5)),
       p95: round(acc.latency.quantile(0.95)),

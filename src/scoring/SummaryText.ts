@@ -44,6 +44,10 @@ export const formatScore = (s: ScoreSummary): string => {
 export const format = (s: Summary): string => {
   const t = s.trials
   const lines = [
+    // Said before anything else: the figures below would read like a run.
+    ...(t.this_run.total > 0 && t.this_run.failed === t.this_run.total
+      ? [`every trial of this run failed (${t.this_run.failed} of ${t.this_run.total}): see failures by type below`]
+      : []),
     `run ${s.run_id}: ${s.outcome}`,
     `  trials this run: ${t.this_run.total} (completed ${t.this_run.completed}, failed ${t.this_run.failed}, partial ${t.this_run.partial})`,
     `  already recorded: ${t.already_recorded.total}    total in file: ${t.total.total} (completed ${t.total.completed}, failed ${t.total.failed})`,
@@ -61,8 +65,7 @@ export const format = (s: Summary): string => {
       `  retries ${s.retries}, concurrency limit ${s.concurrency_limit.min}..${s.concurrency_limit.max}`
     )
   }
-  const errors = Object.entries(s.error_types)
-  if (errors.length > 0) lines.push(`  failures by type: ${errors.map(([k, v]) => `${k} ${v}`).join(", ")}`)
+  lines.push(...failureLines(s))
   if (s.pass_at_k !== undefined) {
     const p = s.pass_at_k
     lines.push(
@@ -89,6 +92,24 @@ export const format = (s: Summary): string => {
   if (s.dataset !== undefined) lines.push(`  dataset: ${datasetText(s.dataset)}`)
   lines.push(`  results: ${s.results_file}`)
   return lines.join("\n")
+}
+
+// At most this many error types get a line of their own; the JSON has every one.
+const ERROR_LINES = 10
+
+// The counts on one line, then, most frequent first, each type's first
+// message (already one line, scrubbed and clipped by the accumulator).
+const failureLines = (s: Summary): Array<string> => {
+  const errors = Object.entries(s.error_types)
+  if (errors.length === 0) return []
+  const lines = [`  failures by type: ${errors.map(([k, v]) => `${terminalText(k)} ${v}`).join(", ")}`]
+  const byCount = errors.sort((a, b) => b[1] - a[1])
+  for (const [type, n] of byCount.slice(0, ERROR_LINES)) {
+    const message = s.error_messages?.[type]
+    if (message !== undefined) lines.push(`    ${terminalText(type)} (${n}), first: ${message}`)
+  }
+  if (byCount.length > ERROR_LINES) lines.push(`    ${byCount.length - ERROR_LINES} more types in --summary`)
+  return lines
 }
 
 /**
