@@ -68,9 +68,12 @@ export const format = (s: Summary): string => {
   lines.push(...failureLines(s))
   if (s.pass_at_k !== undefined) {
     const p = s.pass_at_k
+    // With scorers, pass@k is the scored one (counting passed trials, below):
+    // estimates over completed trials here would be a second pass@1 beside it.
     lines.push(
       `  ${s.epochs} epochs, counting completed trials: ${p.tasks_scored} tasks with every trial recorded ` +
-        `(${p.tasks_incomplete} incomplete); ${estimatesText(p)}`
+        `(${p.tasks_incomplete} incomplete)` +
+        (s.scoring === undefined ? `; ${estimatesText(p)}` : "; pass@k below counts passed trials")
     )
     // Only the counts some task has (c:n, n tasks with c completed trials): one entry per epoch would
     // fill the screen at large K.
