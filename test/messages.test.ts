@@ -4,10 +4,15 @@
  * that cannot be encoded says what and where; a line longer than V8's string
  * limit is `FILE:LINE: line longer than 512 MB`.
  */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
+import { Effect, Stream } from "effect"
+import * as HttpAgent from "../src/agents/Http.ts"
 import { MutableProbe } from "../src/runner/internal/probe.ts"
+import { runTrials } from "../src/runner/Runner.ts"
 import * as Summary from "../src/scoring/Summary.ts"
-import type { AgentEvalTrial } from "../src/domain/Trial.ts"
+import type { AgentEvalTask, AgentEvalTrial } from "../src/domain/Trial.ts"
+import { json, serve } from "./http-server.ts"
 
 const at = "2026-01-01T00:00:00.000Z"
 
@@ -56,4 +61,38 @@ describe("the epochs line", () => {
     assert.strictEqual(pass1.length, 1, text)
     assert.match(pass1[0]!, /^ {2}3 epochs, counting completed trials: 2 tasks .*; pass@1 1 /)
   })
+})
+
+describe("HttpBodyError", () => {
+  it.live("a task JSON cannot hold: a failed trial naming the field and the endpoint, no request sent, not retried", () =>
+    Effect.gen(function*() {
+      const server = yield* serve((_, res) => json(res, 200, { output_text: "ok" }))
+      const cycle: Record<string, unknown> = { a: 1 }
+      cycle["self"] = cycle
+      const tasks: ReadonlyArray<AgentEvalTask> = [
+        { id: "big", inputs: { n: BigInt(10) } },
+        { id: "cycle", inputs: { c: cycle } },
+        { id: "fine", inputs: { n: 10 } }
+      ]
+      const agent = HttpAgent.make(`${server.base}/agent?api_key=k-0123456789abcdef`)
+      const trials = yield* Stream.runCollect(
+        runTrials(Stream.fromIterable(tasks), agent, { parallelism: 3, retry: { retries: 2, base: "1 millis", max: "1 millis" } })
+      )
+      const byTask = new Map(trials.map((t) => [t.task_id, t]))
+      const where = `POST ${server.base}/agent?api_key=<redacted>`
+      assert.deepInclude(byTask.get("big")!.error, {
+        type: "HttpBodyError",
+        message: `cannot send ${where}: its body cannot be encoded as JSON: field inputs.n is a BigInt (10), which JSON cannot hold`
+      })
+      assert.deepInclude(byTask.get("cycle")!.error, {
+        type: "HttpBodyError",
+        message: `cannot send ${where}: its body cannot be encoded as JSON: field inputs.c.self refers back to inputs.c (a cycle), which JSON cannot hold`
+      })
+      for (const id of ["big", "cycle"]) assert.strictEqual(byTask.get(id)!.metadata["attempts"], 1)
+      assert.strictEqual(byTask.get("fine")!.status, "completed")
+      // Only the task that could be encoded reached the server, as JSON.
+      assert.deepStrictEqual(server.received.map((r) => [r.headers["content-type"], JSON.parse(r.body)]), [
+        ["application/json", { id: "fine", inputs: { n: 10 } }]
+      ])
+    }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
 })
