@@ -5,14 +5,27 @@
  * limit is `FILE:LINE: line longer than 512 MB`.
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { assert, describe, it } from "@effect/vitest"
-import { Effect, Stream } from "effect"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { Effect, Exit, Stream } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import * as HttpAgent from "../src/agents/Http.ts"
+import * as Jsonl from "../src/datasets/Jsonl.ts"
+import { LineTooLong, MaxLineBytes, splitLines, V8_MAX_STRING_LENGTH } from "../src/internal/lines.ts"
+import * as Results from "../src/results/Results.ts"
 import { MutableProbe } from "../src/runner/internal/probe.ts"
 import { runTrials } from "../src/runner/Runner.ts"
 import * as Summary from "../src/scoring/Summary.ts"
 import type { AgentEvalTask, AgentEvalTrial } from "../src/domain/Trial.ts"
+import { describeResult, killAll, removeTempDirs, run, tempDir, writeJsonl } from "./cli-helpers.ts"
+import { LIMIT } from "./fixtures/small-lines.ts"
 import { json, serve } from "./http-server.ts"
+
+afterAll(() => {
+  killAll()
+  removeTempDirs()
+})
 
 const at = "2026-01-01T00:00:00.000Z"
 
@@ -95,4 +108,103 @@ describe("HttpBodyError", () => {
         ["application/json", { id: "fine", inputs: { n: 10 } }]
       ])
     }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
+})
+
+describe("a line longer than the limit (V8's string limit; smaller here, through the same code)", () => {
+  const encoder = new TextEncoder()
+  // The text cut into chunks of `size` bytes, as a file stream hands it on.
+  const chunks = (text: string, size: number) => {
+    const bytes = encoder.encode(text)
+    const out: Array<Uint8Array> = []
+    for (let i = 0; i < bytes.length; i += size) out.push(bytes.slice(i, i + size))
+    return Stream.fromIterable(out)
+  }
+  const split = (text: string, size: number, limit: number) =>
+    Effect.gen(function*() {
+      const seen: Array<number> = []
+      const exit = yield* splitLines(chunks(text, size)).pipe(
+        Stream.runForEach((line) => Effect.sync(() => seen.push(line.number))),
+        Effect.provideService(MaxLineBytes, limit),
+        Effect.exit
+      )
+      return { seen, exit }
+    })
+
+  it("the default is V8's string limit, said as 512 MB", () => {
+    assert.strictEqual(V8_MAX_STRING_LENGTH, 2 ** 29 - 24)
+    assert.strictEqual(new LineTooLong({ line: 7, limit: V8_MAX_STRING_LENGTH }).message, "line longer than 512 MB")
+    assert.strictEqual(new LineTooLong({ line: 7, limit: 64 }).message, "line longer than 64 bytes")
+  })
+
+  it.effect("a line within the limit passes; one byte more fails naming its line, after the lines before it, in one chunk or across many", () =>
+    Effect.gen(function*() {
+      const text = `${"a".repeat(16)}\n${"b".repeat(16)}\n${"c".repeat(17)}\nnever\n`
+      for (const size of [3, 16, 17, 1000]) {
+        const { exit, seen } = yield* split(text, size, 16)
+        assert.deepStrictEqual(seen, [1, 2], `chunks of ${size}`)
+        assert.isTrue(Exit.isFailure(exit), `chunks of ${size}`)
+        const error = Exit.isFailure(exit) ? exit.cause.reasons[0] : undefined
+        assert.deepInclude((error as { error?: unknown })?.error, { _tag: "LineTooLong", line: 3, limit: 16 })
+      }
+      // Unterminated at the end, too.
+      const last = yield* split(`ok\n${"d".repeat(40)}`, 8, 16)
+      assert.deepStrictEqual(last.seen, [1])
+      assert.isTrue(Exit.isFailure(last.exit))
+      // The limit itself is allowed.
+      const exact = yield* split(`${"e".repeat(16)}`, 5, 16)
+      assert.deepStrictEqual([exact.seen, Exit.isSuccess(exact.exit)], [[1], true])
+    }))
+
+  it.effect("a dataset and a results file name FILE:LINE", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const tasks = writeJsonl(path.join(dir, "tasks.jsonl"), [
+        { id: "a", inputs: {} },
+        { id: "b", inputs: { text: "x".repeat(200) } }
+      ])
+      const read = yield* Stream.runDrain(Jsonl.fromJsonl(tasks, { onInvalid: "fail" })).pipe(
+        Effect.provideService(MaxLineBytes, 64),
+        Effect.flip
+      )
+      assert.deepInclude(read, { _tag: "DatasetError", path: tasks, line: 2, message: `${tasks}:2: line longer than 64 bytes` })
+      const results = path.join(dir, "out.jsonl")
+      fs.writeFileSync(results, `${JSON.stringify(wrong("a", 1))}\n${"y".repeat(400)}\n`)
+      const resumed = yield* Results.prepare(results, { resume: true, retryFailed: false }).pipe(
+        Effect.provideService(MaxLineBytes, 300),
+        Effect.flip
+      )
+      assert.strictEqual(resumed.message, `${results}:2: line longer than 300 bytes`)
+    }).pipe(Effect.provide(NodeServices.layer)))
+})
+
+describe.concurrent("agent-trials run: a line longer than the limit (the command, its limit 1024 bytes)", () => {
+  const script = "test/fixtures/small-lines.ts"
+
+  it("in --tasks: exit 2, one line FILE:LINE: line longer than ..., no stack trace, nothing after it run", async () => {
+    const dir = tempDir()
+    const tasks = writeJsonl(path.join(dir, "tasks.jsonl"), [
+      { id: "a", inputs: {} },
+      { id: "b", inputs: {} },
+      { id: "c", inputs: { text: "x".repeat(LIMIT) } },
+      { id: "d", inputs: {} }
+    ])
+    const out = path.join(dir, "out.jsonl")
+    const result = await run(["--tasks", tasks, "--agent", "sim:latency=1ms,fail=0", "--out", out, "--no-progress"], { script })
+    assert.strictEqual(result.code, 2, describeResult(result))
+    assert.strictEqual(result.stderr, `agent-trials: ${tasks}:3: line longer than ${LIMIT} bytes\n`, describeResult(result))
+    const recorded = fs.existsSync(out) ? fs.readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l).task_id) : []
+    assert.deepStrictEqual(recorded.filter((id: string) => id !== "a" && id !== "b"), [])
+  })
+
+  it("in a --resume'd results file: exit 2 naming it and the line, the file left as it is", async () => {
+    const dir = tempDir()
+    const out = path.join(dir, "out.jsonl")
+    const content = `${"z".repeat(LIMIT + 1)}\n`
+    fs.writeFileSync(out, content)
+    const result = await run(["--synthetic", "2", "--out", out, "--resume", "--no-progress"], { script })
+    assert.strictEqual(result.code, 2, describeResult(result))
+    assert.include(result.stderr, `${out}:1: line longer than ${LIMIT} bytes`, describeResult(result))
+    assert.notInclude(result.stderr, "    at ", describeResult(result))
+    assert.strictEqual(fs.readFileSync(out, "utf8"), content)
+  })
 })
