@@ -8,6 +8,7 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Stream } from "effect"
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as HttpAgent from "../src/agents/Http.ts"
@@ -18,7 +19,7 @@ import { MutableProbe } from "../src/runner/internal/probe.ts"
 import { runTrials } from "../src/runner/Runner.ts"
 import * as Summary from "../src/scoring/Summary.ts"
 import type { AgentEvalTask, AgentEvalTrial } from "../src/domain/Trial.ts"
-import { describeResult, killAll, removeTempDirs, run, tempDir, writeJsonl } from "./cli-helpers.ts"
+import { describeResult, killAll, readTrials, removeTempDirs, repoRoot, run, tempDir, writeJsonl } from "./cli-helpers.ts"
 import { LIMIT } from "./fixtures/small-lines.ts"
 import { json, serve } from "./http-server.ts"
 
@@ -208,3 +209,71 @@ describe.concurrent("agent-trials run: a line longer than the limit (the command
     assert.strictEqual(fs.readFileSync(out, "utf8"), content)
   })
 })
+
+// `agent-trials run ...args` with stdout and stderr into one file, so the
+// order the user sees on a terminal is the order in the file.
+const runInterleaved = (args: ReadonlyArray<string>) =>
+  new Promise<{ readonly code: number | null; readonly output: string }>((resolve, reject) => {
+    const file = path.join(tempDir(), "output.txt")
+    const fd = fs.openSync(file, "w")
+    const bin = path.join(repoRoot, "node_modules", ".bin")
+    const env: NodeJS.ProcessEnv = {}
+    for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("AGENT_TRIALS_")) env[key] = value
+    env["PATH"] = `${bin}${path.delimiter}${process.env["PATH"] ?? ""}`
+    const child = spawn(path.join(bin, "node"), ["--import", "tsx", "scripts/trials.ts", "run", ...args], {
+      cwd: repoRoot,
+      env,
+      stdio: ["ignore", fd, fd]
+    })
+    child.on("error", reject)
+    child.on("close", (code) => {
+      fs.closeSync(fd)
+      resolve({ code, output: fs.readFileSync(file, "utf8") })
+    })
+  })
+
+describe.concurrent("agent-trials run: a run stopped by bad input", () => {
+  const good = (id: string) => JSON.stringify({ id, inputs: {} })
+
+  it("before any trial: the error alone (no zero summary, no results file named), no results file, no .run.json; --summary still written", async () => {
+    const dir = tempDir()
+    const tasks = writeJsonl(path.join(dir, "tasks.jsonl"), ["not json", good("b")])
+    const out = path.join(dir, "out.jsonl")
+    const summary = path.join(dir, "summary.json")
+    const result = await runInterleaved(["--tasks", tasks, "--agent", "sim:latency=1ms,fail=0", "--out", out, "--summary", summary, "--no-progress"])
+    assert.strictEqual(result.code, 2, result.output)
+    assert.match(result.output, new RegExp(`^agent-trials: ${escape(tasks)}:1: not valid JSON \\([^\n]*\\)\n$`))
+    assert.isFalse(fs.existsSync(out), "results file")
+    assert.isFalse(fs.existsSync(`${out}.run.json`), "run definition")
+    assert.strictEqual(JSON.parse(fs.readFileSync(summary, "utf8")).outcome, "input_error")
+  })
+
+  it("a missing tasks file: one line, nothing left behind", async () => {
+    const dir = tempDir()
+    const out = path.join(dir, "out.jsonl")
+    const missing = path.join(dir, "missing.jsonl")
+    const result = await runInterleaved(["--tasks", missing, "--out", out, "--no-progress"])
+    assert.strictEqual(result.code, 2, result.output)
+    assert.strictEqual(result.output, `agent-trials: tasks file not found: ${missing}\n`)
+    assert.deepStrictEqual(fs.readdirSync(dir), [])
+  })
+
+  it("after trials were recorded: the error first, then the results file and the summary of what it holds", async () => {
+    const dir = tempDir()
+    const tasks = writeJsonl(path.join(dir, "tasks.jsonl"), [good("a"), good("b"), `{"id":"c","inputs":[1]}`, good("d")])
+    const out = path.join(dir, "out.jsonl")
+    const result = await runInterleaved(["--tasks", tasks, "--agent", "sim:latency=1ms,fail=0", "--out", out, "--no-progress"])
+    assert.strictEqual(result.code, 2, result.output)
+    const lines = result.output.split("\n")
+    assert.match(lines[0]!, new RegExp(`^agent-trials: ${escape(tasks)}:3: field inputs`), result.output)
+    assert.strictEqual(lines.filter((line) => line.startsWith("agent-trials: ")).length, 1, result.output)
+    // Trials already running when the bad line stops the run finish and are recorded.
+    assert.deepStrictEqual(readTrials(out).map((t) => t.task_id).sort(), ["a", "b"])
+    assert.strictEqual(lines[1], `results: ${out}`, result.output)
+    assert.match(lines[2]!, /^run \S+: input_error$/, result.output)
+    assert.include(result.output, "  trials this run: 2 (completed 2, failed 0, partial 0)")
+    assert.isTrue(fs.existsSync(`${out}.run.json`))
+  })
+})
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
