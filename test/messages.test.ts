@@ -13,6 +13,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as HttpAgent from "../src/agents/Http.ts"
 import * as Jsonl from "../src/datasets/Jsonl.ts"
+import { encodeJson } from "../src/internal/jsonBody.ts"
 import { LineTooLong, MaxLineBytes, splitLines, V8_MAX_STRING_LENGTH } from "../src/internal/lines.ts"
 import * as Results from "../src/results/Results.ts"
 import { MutableProbe } from "../src/runner/internal/probe.ts"
@@ -78,6 +79,22 @@ describe("the epochs line", () => {
 })
 
 describe("HttpBodyError", () => {
+  it("encodeJson names what JSON cannot hold and where: a BigInt, a cycle, a toJSON that throws; JSON text otherwise", () => {
+    assert.strictEqual(encodeJson({ a: [1, "x"], b: null }), `{"a":[1,"x"],"b":null}`)
+    assert.deepStrictEqual(encodeJson(BigInt(7)), { problem: "the body is a BigInt (7), which JSON cannot hold" })
+    assert.deepStrictEqual(encodeJson({ messages: [{ n: 1 }, { n: BigInt(2) }] }), {
+      problem: "field messages.1.n is a BigInt (2), which JSON cannot hold"
+    })
+    const loop: Array<unknown> = []
+    loop.push({ back: loop })
+    assert.deepStrictEqual(encodeJson({ list: loop }), { problem: "field list.0.back refers back to list (a cycle), which JSON cannot hold" })
+    const bad = { toJSON: () => { throw new Error("no JSON for me") } }
+    assert.deepStrictEqual(encodeJson({ inputs: { bad } }), { problem: "field inputs.bad: its toJSON threw (no JSON for me)" })
+    // The same object twice, not in a cycle, is fine.
+    const shared = { x: 1 }
+    assert.strictEqual(encodeJson({ a: shared, b: shared }), `{"a":{"x":1},"b":{"x":1}}`)
+  })
+
   it.live("a task JSON cannot hold: a failed trial naming the field and the endpoint, no request sent, not retried", () =>
     Effect.gen(function*() {
       const server = yield* serve((_, res) => json(res, 200, { output_text: "ok" }))
