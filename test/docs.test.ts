@@ -13,6 +13,7 @@
  * module. Examples are type-checked, not run; unused names are allowed.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import ts from "typescript"
@@ -415,5 +416,45 @@ describe("examples in doc comments and README.md", { timeout: 120_000 }, () => {
     assert.deepStrictEqual(conventionProblems(broken.noImport), [
       `broken.md:30: not a complete program: import what it uses from "agent-trials" and "effect"`
     ])
+  })
+})
+
+// Runs `file` with Node 24 and tsx's loader, as `npm run trials` runs the command.
+const runTs = (file: string, cwd: string) =>
+  new Promise<{ readonly code: number; readonly stdout: string; readonly stderr: string }>((resolve) => {
+    const bin = path.join(root, "node_modules", ".bin")
+    const env = { ...process.env, PATH: `${bin}${path.delimiter}${process.env["PATH"] ?? ""}` }
+    execFile(path.join(bin, "node"), ["--import", "tsx", file], { cwd, env }, (error, stdout, stderr) =>
+      resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr }))
+  })
+
+describe("README's summary example (The library)", { timeout: 120_000 }, () => {
+  it("runs as written on a three-line tasks.jsonl: the summary of three completed trials, NodeServices.layer providing FileSystem", async () => {
+    const readme = path.join(root, "README.md")
+    const example = examplesInMarkdown(readme, fs.readFileSync(readme, "utf8"))
+      .find((e) => e.code.startsWith("// summary.ts: the end-of-run summary"))
+    assert.isDefined(example, "README.md has no ```ts block starting with // summary.ts:")
+    assert.include(example!.code, "NodeServices.layer")
+    // Inside the repository (its node_modules resolve effect and @effect/platform-node), in a
+    // folder git ignores; agent-trials is the source, as the package maps it to dist/.
+    fs.mkdirSync(path.join(root, ".scratch"), { recursive: true })
+    const dir = fs.mkdtempSync(path.join(root, ".scratch", "docs-summary-"))
+    try {
+      const index = path.relative(dir, path.join(root, "src", "index.ts")).split(path.sep).join("/")
+      fs.writeFileSync(path.join(dir, "summary.ts"), example!.code.replace(`from "agent-trials"`, `from "${index}"`))
+      fs.writeFileSync(path.join(dir, "tasks.jsonl"), ["a", "b", "c"].map((id) => JSON.stringify({ id, inputs: {} }) + "\n").join(""))
+      const result = await runTs("summary.ts", dir)
+      const shown = `exit ${result.code}\n${result.stdout}\n${result.stderr}`
+      assert.strictEqual(result.code, 0, shown)
+      assert.match(result.stdout, /^run run: finished$/m, shown)
+      assert.include(result.stdout, "  trials this run: 3 (completed 3, failed 0, partial 0)", shown)
+      const peak = /peak active calls (\d+)/.exec(result.stdout)
+      assert.isNotNull(peak, shown)
+      assert.isAtLeast(Number(peak![1]), 1)
+      assert.isAtMost(Number(peak![1]), 3)
+      assert.include(result.stdout, "  results: (not written)", shown)
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

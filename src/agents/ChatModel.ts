@@ -221,6 +221,8 @@ const toAiError = (error: HttpAgentError, where: string): AiError.AiError => {
         return new AiError.NetworkError({ reason: "TransportError", method: "POST", url: where, description: error.message })
       case "InvalidAgentOutput":
         return new AiError.InvalidResponseError({ description: error.message })
+      case "HttpBodyError":
+        return new AiError.InvalidRequestError({ description: error.message })
     }
   })()
   return AiError.make({ module: "ChatModel", method: "generateText", reason })

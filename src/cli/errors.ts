@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import { Console, Effect, Runtime, Schema } from "effect"
+import * as BadInput from "../programs/BadInput.ts"
 
 /**
  * The reproduction did not show the bounded runner within its bounds.
@@ -26,7 +27,9 @@ export class BoundsViolated extends Schema.TaggedError<BoundsViolated>()("Bounds
  * @since 0.1.0
  */
 export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
-  message: Schema.String
+  message: Schema.String,
+  /** Already printed by the command itself, before its summary: not printed again. */
+  told: Schema.optionalKey(Schema.Boolean)
 }) {
   override readonly [Runtime.errorExitCode] = 2
   override readonly [Runtime.errorReported] = false
@@ -55,11 +58,13 @@ export class RunStopped extends Schema.TaggedError<RunStopped>()("RunStopped", {
  */
 export const reportErrors = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.tapError(self, (error) =>
-    error instanceof UsageError || error instanceof BoundsViolated || error instanceof RunStopped
+    (error instanceof UsageError && error.told !== true) || error instanceof BoundsViolated || error instanceof RunStopped
       ? Console.error(`agent-trials: ${error.message}`)
       : Effect.void)
 
 // A command's own failure as its exit: bad input 2, a stop on the way (a
 // failure budget, a results file that cannot be written) 1.
 export const exitFor = (isInput: (error: unknown) => boolean) => (error: { readonly message: string }) =>
-  isInput(error) ? new UsageError({ message: error.message }) : new RunStopped({ message: error.message })
+  isInput(error)
+    ? new UsageError({ message: error.message, ...(BadInput.told(error) ? { told: true } : undefined) })
+    : new RunStopped({ message: error.message })

@@ -6,7 +6,7 @@
  */
 import { Effect, FileSystem, Result, Schema, Stream } from "effect"
 import { IdSet } from "../internal/IdSet.ts"
-import { type Line, notUtf8, splitLines } from "../internal/lines.ts"
+import { type Line, LineTooLong, notUtf8, readError, splitLines } from "../internal/lines.ts"
 import { AgentEvalTask } from "../domain/Trial.ts"
 import { fileBytes, stdinBytes } from "./internal/file.ts"
 import type { Mapping } from "./Mapping.ts"
@@ -64,7 +64,7 @@ export const fromJsonl = (
       return { _tag: "Task", task: exit.value }
     }
     return splitLines(bytes).pipe(
-      Stream.mapError((e) => e instanceof DatasetError ? e : new DatasetError({ path: name, message: `cannot read ${name}: ${(e as Error).message}` })),
+      Stream.mapError((e) => e instanceof DatasetError ? e : datasetReadError(name, e)),
       Stream.filterMap((line) => {
         const item = parse(line)
         return item === undefined ? Result.failVoid : Result.succeed(item)
@@ -82,7 +82,7 @@ export const fromJsonl = (
 // With --map, each line is a record for the mapping, not a task.
 const rowsOf = <E, R>(name: string, bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<Rows.Row, DatasetError, R> =>
   splitLines(bytes).pipe(
-    Stream.mapError((e) => e instanceof DatasetError ? e : new DatasetError({ path: name, message: `cannot read ${name}: ${(e as Error).message}` })),
+    Stream.mapError((e) => e instanceof DatasetError ? e : datasetReadError(name, e as { readonly message: string })),
     Stream.filter((line) => line.invalidUtf8 !== undefined || line.text.trim() !== ""),
     Stream.map((line): Rows.Row => {
       const where = `line ${line.number}`
@@ -97,6 +97,10 @@ const rowsOf = <E, R>(name: string, bytes: Stream.Stream<Uint8Array, E, R>): Str
       }
     })
   )
+
+// `FILE:LINE: line longer than 512 MB` (with its line), or `cannot read FILE: ...`.
+const datasetReadError = (name: string, e: { readonly message: string }) =>
+  new DatasetError({ path: name, ...(e instanceof LineTooLong ? { line: e.line } : undefined), message: readError(name, e) })
 
 const describeSchemaFailure = (reason: unknown): string => {
   const message = String((reason as { error?: { message?: unknown } }).error?.message ?? "does not match AgentEvalTask")

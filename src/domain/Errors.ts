@@ -47,7 +47,12 @@ export class AgentError extends Schema.TaggedError<AgentError>()("AgentError", {
 export class InvalidAgentOutput extends Schema.TaggedError<InvalidAgentOutput>()("InvalidAgentOutput", {
   message: Schema.String,
   /** What the call spent before its answer proved unusable (a chat completion without content). */
-  usage: Schema.optionalKey(Usage)
+  usage: Schema.optionalKey(Usage),
+  /**
+   * The answer's text, when it had one and something else was wrong (a
+   * trajectory step without `started_at`): kept whole for reading.
+   */
+  output_text: Schema.optionalKey(Schema.String)
 }) {}
 
 /**

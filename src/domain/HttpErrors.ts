@@ -34,12 +34,24 @@ export class NetworkError extends Schema.TaggedError<NetworkError>()("NetworkErr
 }) {}
 
 /**
+ * The request body could not be encoded as JSON (a BigInt or a cycle in a
+ * task given by a program): the message names the field and the endpoint.
+ * Not retried: the same body fails the same way.
+ *
+ * @category errors
+ * @since 0.6.0
+ */
+export class HttpBodyError extends Schema.TaggedError<HttpBodyError>()("HttpBodyError", {
+  message: Schema.String
+}) {}
+
+/**
  * Everything an HTTP agent fails with.
  *
  * @category models
  * @since 0.1.0
  */
-export type HttpAgentError = HttpStatusError | NetworkError | InvalidAgentOutput
+export type HttpAgentError = HttpStatusError | NetworkError | InvalidAgentOutput | HttpBodyError
 
 /**
  * Reads a `Retry-After` value (whole seconds or an HTTP date) as milliseconds

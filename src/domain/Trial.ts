@@ -112,7 +112,12 @@ export const TrialError = Schema.Struct({
   /** What the failed attempts spent, when they reported it (a failed trial has no output to carry it). */
   usage: Schema.optionalKey(Usage),
   /** The steps taken before the failure (a loop that reached its `--max-turns`). */
-  trajectory: Schema.optionalKey(Trajectory)
+  trajectory: Schema.optionalKey(Trajectory),
+  /**
+   * The text an agent returned with an output that failed the schema
+   * elsewhere (`InvalidAgentOutput`), kept for reading: the trial still failed.
+   */
+  output_text: Schema.optionalKey(Schema.String)
 })
 export type TrialError = typeof TrialError.Type
 

@@ -9,7 +9,55 @@
  *
  * @internal
  */
-import { Stream } from "effect"
+import { Context, Effect, Exit, Schema, Stream } from "effect"
+
+/**
+ * V8's longest string (2^29 - 24 UTF-16 units on 64-bit): a line with more
+ * bytes cannot be decoded to one string, and every reader needs it whole.
+ *
+ * @internal
+ */
+export const V8_MAX_STRING_LENGTH = 2 ** 29 - 24
+
+/**
+ * The most bytes a line may have, its newline not counted: V8's string
+ * limit, so a longer line is refused by name (`FILE:LINE: line longer than
+ * 512 MB`) before it is held whole, instead of a RangeError from the
+ * decoder. Provide a smaller value to test that path without 512 MB.
+ *
+ * @internal
+ */
+export const MaxLineBytes = Context.Reference<number>("agent-trials/internal/lines/MaxLineBytes", {
+  defaultValue: () => V8_MAX_STRING_LENGTH
+})
+
+/**
+ * A line with more bytes than `MaxLineBytes`: the stream fails as soon as
+ * its pending bytes pass the limit, holding no more than that.
+ *
+ * @internal
+ */
+export class LineTooLong extends Schema.TaggedError<LineTooLong>()("LineTooLong", {
+  /** 1-based. */
+  line: Schema.Number,
+  limit: Schema.Number
+}) {
+  override get message(): string {
+    return `line longer than ${bytesText(this.limit)}`
+  }
+}
+
+// 536870888 bytes is "512 MB" (MiB, as a user counts a file); a small test limit is exact.
+const bytesText = (n: number): string => (n >= 2 ** 20 ? `${Math.round(n / 2 ** 20)} MB` : `${n} bytes`)
+
+/**
+ * A reader's message for a failure of its line stream: `FILE:LINE: line
+ * longer than 512 MB`, or `cannot read FILE: ...` for the source's own error.
+ *
+ * @internal
+ */
+export const readError = (name: string, error: { readonly message: string }): string =>
+  error instanceof LineTooLong ? `${name}:${error.line}: ${error.message}` : `cannot read ${name}: ${error.message}`
 
 /** @internal */
 export interface Line {
@@ -49,11 +97,22 @@ export interface CopyCount {
 const NEWLINE = 10
 const CR = 13
 
-/** @internal */
+/**
+ * The lines of `bytes`, each at most `MaxLineBytes` long (else `LineTooLong`).
+ *
+ * @internal
+ */
 export const splitLines = <E, R>(
   bytes: Stream.Stream<Uint8Array, E, R>,
   count?: CopyCount
-): Stream.Stream<Line, E, R> =>
+): Stream.Stream<Line, E | LineTooLong, R> =>
+  Stream.unwrap(Effect.map(Effect.service(MaxLineBytes), (limit) => splitWithin(bytes, limit, count)))
+
+const splitWithin = <E, R>(
+  bytes: Stream.Stream<Uint8Array, E, R>,
+  limit: number,
+  count: CopyCount | undefined
+): Stream.Stream<Line, E | LineTooLong, R> =>
   Stream.suspend(() => {
     // A BOM at the start of a line is dropped, as the default decoder has
     // always done (`ignoreBOM: false`).
@@ -95,26 +154,40 @@ export const splitLines = <E, R>(
       carried = 0
       return out
     }
+    // Checked before a line is joined or a piece carried, so what is held
+    // stays within the limit and one chunk. The lines before it are handed
+    // on first; the stream fails at the next pull (the next chunk or the end).
+    let tooLong: LineTooLong | undefined
+    const stop = (out: Array<Line>) => {
+      tooLong = new LineTooLong({ line: number + 1, limit })
+      carry = []
+      carried = 0
+      return Exit.succeed(out)
+    }
     const body = bytes.pipe(
-      Stream.map((chunk) => {
+      Stream.mapEffect((chunk): Exit.Exit<Array<Line>, LineTooLong> => {
+        if (tooLong !== undefined) return Exit.fail(tooLong)
         const out: Array<Line> = []
         let start = 0
         for (let nl = chunk.indexOf(NEWLINE); nl !== -1; nl = chunk.indexOf(NEWLINE, start)) {
+          if (carried + nl - start > limit) return stop(out)
           out.push(line(joined(chunk.subarray(start, nl)), true))
           start = nl + 1
         }
         if (start < chunk.length) {
+          if (carried + chunk.length - start > limit) return stop(out)
           // Copied: the source may reuse its chunk for the next read.
           const rest = chunk.slice(start)
           if (count !== undefined) count.copied += rest.length
           carry.push(rest)
           carried += rest.length
         }
-        return out
+        return Exit.succeed(out)
       }),
       Stream.flattenIterable
     )
     const tail = Stream.suspend(() => {
+      if (tooLong !== undefined) return Stream.fail(tooLong)
       if (carried === 0) return Stream.empty
       return Stream.make(line(joined(new Uint8Array(0)), false))
     })

@@ -28,6 +28,7 @@ import * as ResultsStores from "../results/ResultsStores.ts"
 import * as RunDefinition from "./RunDefinition.ts"
 import { DEFAULT_ESTIMATE_TRIALS, DEFAULT_SYNTHETIC, outputPath, policyOptions, type RunConfig, scoreSpecs, validate } from "./RunConfig.ts"
 import * as Budget from "./Budget.ts"
+import * as BadInput from "./BadInput.ts"
 import * as ToolsStop from "./ToolsStop.ts"
 import * as Pricing from "../scoring/Pricing.ts"
 import * as Telemetry from "../runner/Telemetry.ts"
@@ -191,7 +192,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   }).pipe(Effect.mapError(input))
   yield* sayUnpriced
   if (checked.write && definition !== undefined) yield* RunDefinition.write(out, definition).pipe(Effect.mapError(input))
-  yield* say(`results: ${out}`)
+  const named = yield* BadInput.resultsLine(out, say)
   if (recorded.kept + recorded.droppedFailed > 0 || recorded.repairedBytes > 0) {
     yield* say(
       `resuming: ${recorded.kept} trials already recorded` +
@@ -245,6 +246,8 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   const finish = (exit: Exit.Exit<unknown, unknown>) =>
     Effect.gen(function*() {
       const outcome = Summary.outcomeOf(exit, writeFailure() !== undefined)
+      if (checked.write) yield* BadInput.dropLoneDefinition(out)
+      const told = yield* BadInput.tellFirst(exit, outcome)
       const made = Summary.make({
         runId,
         resultsFile: out,
@@ -272,7 +275,10 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
       }
       const gated = Gates.withGates(summary, gates)
       gateFailure = Gates.failed(gated.gates ?? [])
-      yield* say(Summary.format(summary) + Gates.formatText(gated.gates))
+      yield* named.sayWhenWritten(() => writer?.written() ?? 0)
+      if (!told || acc.thisRun.completed + acc.thisRun.failed + acc.thisRun.partial > 0) {
+        yield* say(Summary.format(summary) + Gates.formatText(gated.gates))
+      }
       const lost = (message: string) =>
         Exit.isSuccess(exit) ? Effect.sync(() => unwritten.push(message)) : Console.error(`agent-trials: ${message}`)
       // The run's tasks are read again only by an output that asks for them.
@@ -320,6 +326,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     // reports trials that a failed write lost.
     writer = yield* store.writer(out, { onWritten: (trial) => acc.add(trial) })
     const sink = writer
+    const announce = named.sayWhenWritten(sink.written)
     const remote = config.remote
     // Each trial with its task, its record carrying what it says of the task
     // (Labels: epochs, cluster, groups).
@@ -358,7 +365,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
       })
     const tooled = config.tools === undefined || config.tools.length === 0 ? priced : ToolsStop.stopOnDeadServer(priced)
     yield* (budgeted ? Budget.stopOnBudget(tooled, budgets, spent) : tooled).pipe(
-      Stream.runForEach(sink.append),
+      Stream.runForEach((trial) => Effect.andThen(sink.append(trial), announce)),
       Effect.mapError((e) =>
         e instanceof RunInputError || e instanceof Policy.MaxFailuresExceeded || e instanceof Results.ResultsWriteError ||
           e instanceof Budget.BudgetExceeded || e instanceof ToolsStop.ToolServerFailed

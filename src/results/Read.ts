@@ -8,7 +8,7 @@
  */
 import { Effect, FileSystem, Option, Schema, Stream } from "effect"
 import { IdSet } from "../internal/IdSet.ts"
-import { type Line, notUtf8, splitLines } from "../internal/lines.ts"
+import { type Line, notUtf8, readError, splitLines } from "../internal/lines.ts"
 import { AgentEvalTrial } from "../domain/Trial.ts"
 import { ResultsError } from "./Results.ts"
 
@@ -42,7 +42,7 @@ export const numberedTrialsOf = (
   Stream.unwrap(Effect.map(Effect.service(FileSystem.FileSystem), (fs) => {
     const seen = new IdSet()
     const lines = splitLines(fs.stream(file)).pipe(
-      Stream.mapError((e) => new ResultsError({ path: file, message: `cannot read ${file}: ${e.message}` })),
+      Stream.mapError((e) => new ResultsError({ path: file, message: readError(file, e) })),
       Stream.filter((line) => line.invalidUtf8 !== undefined || line.text.trim() !== "")
     )
     const duplicate = (trial: AgentEvalTrial, number: number) =>

@@ -8,7 +8,7 @@
 import { type Duration, Effect, Exit, FileSystem, Path, Schema, Scope, Semaphore, Stream } from "effect"
 import { osError, removeStale, rewritePath as atomicRewritePath } from "../internal/atomicFile.ts"
 import { IdSet } from "../internal/IdSet.ts"
-import { notUtf8, splitLines } from "../internal/lines.ts"
+import { notUtf8, readError, splitLines } from "../internal/lines.ts"
 import { AgentEvalTrial } from "../domain/Trial.ts"
 
 /**
@@ -131,7 +131,7 @@ export const prepare = Effect.fn("Results.prepare")(function*(
         return true
       })
     ),
-    Effect.mapError((e) => fail(`cannot read ${path}: ${e.message}`))
+    Effect.mapError((e) => fail(readError(path, e)))
   )
   if (badLine !== undefined) return yield* fail(`${badLine}; the file was left as it is`)
   const repairedBytes = size - goodEnd

@@ -8,14 +8,15 @@
  *
  * @since 0.1.0
  */
-import { Exit, Option } from "effect"
-import type { ProbeSnapshot } from "../runner/Probe.ts"
+import { Clock, Effect, Exit, Option, Stream } from "effect"
+import type { AgentEvalTrial } from "../domain/Trial.ts"
+import type { Probe, ProbeSnapshot } from "../runner/Probe.ts"
 import * as Clustered from "./Clustered.ts"
 import * as Labels from "./Labels.ts"
 import * as PassAtK from "./PassAtK.ts"
 import type * as Statistics from "./Statistics.ts"
 import type { PassAtKSummary, ScoreSummary, ScoringSummary, Summary, TrajectorySummary, UsageSummary } from "./SummaryModel.ts"
-import type { Accumulator } from "./SummaryTally.ts"
+import { Accumulator } from "./SummaryTally.ts"
 import { trajectorySummary } from "./SummaryTrajectory.ts"
 import { usageSummary } from "./SummaryUsage.ts"
 
@@ -104,6 +105,7 @@ export const make = (input: {
       }
     },
     error_types: Object.fromEntries(acc.errorTypes),
+    error_messages: Object.fromEntries(acc.errorMessages),
     latency_ms: {
       p50: round(acc.latency.quantile(0.5)),
       p95: round(acc.latency.quantile(0.95)),
@@ -138,6 +140,64 @@ export const make = (input: {
     pass_at_k: passAtKSummary("completed trials", acc.tasksByPasses, acc.incompleteTasks, acc.epochs, ks)
   }
 }
+
+/**
+ * Runs `trials` (what `Runner.runTrials` returns) to their end and gives
+ * the end-of-run summary the CLI prints: counts, failures by type with
+ * their first messages, latency, wall time, the peaks of `probe` (the one
+ * given to the run), pass@k over `epochs`, the scores of `scorers`. `Summary.format`
+ * makes it text. It fails as the stream does.
+ *
+ * **Example** (The summary of a run)
+ *
+ * ```ts
+ * import { Console, Effect, Stream } from "effect"
+ * import { Agent, Probe, Runner, Summary } from "agent-trials"
+ *
+ * const agent = Agent.fromPromise(async (task) => `echo ${task.id}`)
+ * const tasks = Stream.range(1, 100).pipe(Stream.map((i) => ({ id: `t${i}`, inputs: { i } })))
+ *
+ * export const program = Effect.gen(function*() {
+ *   const probe = yield* Probe.make
+ *   const summary = yield* Summary.collect(Runner.runTrials(tasks, agent, { parallelism: 8, probe }), { parallelism: 8, probe })
+ *   yield* Console.log(Summary.format(summary))
+ * })
+ * ```
+ *
+ * @category constructors
+ * @since 0.6.0
+ */
+export const collect = <E, R>(
+  trials: Stream.Stream<AgentEvalTrial, E, R>,
+  options: {
+    /** The run's parallelism, as given to it. */
+    readonly parallelism: number
+    /** The probe given to the run: its peaks go into the summary. */
+    readonly probe: Probe
+    /** The run's epochs (default 1): pass@k over them when above 1. */
+    readonly epochs?: number | undefined
+    /** The scorers whose scores the trials carry (none by default). */
+    readonly scorers?: ReadonlyArray<string> | undefined
+    readonly runId?: string | undefined
+    /** Where the trials were written, for the text's last line (default `(not written)`). */
+    readonly resultsFile?: string | undefined
+  }
+): Effect.Effect<Summary, E, R> =>
+  Effect.gen(function*() {
+    const epochs = options.epochs ?? 1
+    const acc = new Accumulator(epochs, options.scorers === undefined ? undefined : { scorers: options.scorers })
+    const started = yield* Clock.currentTimeMillis
+    yield* Stream.runForEach(trials, (trial) => Effect.sync(() => acc.add(trial)))
+    return make({
+      runId: options.runId ?? "run",
+      resultsFile: options.resultsFile ?? "(not written)",
+      outcome: "finished",
+      acc,
+      probe: options.probe.snapshot(),
+      wallMs: (yield* Clock.currentTimeMillis) - started,
+      parallelism: options.parallelism
+    })
+  })
 
 /**
  * The k of pass@k a summary reports without `--pass-k`: 1, min(5, K) and K.

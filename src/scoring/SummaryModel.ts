@@ -38,6 +38,8 @@ export interface Summary {
     readonly not_recorded: { readonly finished: number; readonly interrupted: number }
   }
   readonly error_types: Record<string, number>
+  /** The first message of each type in `error_types`, on one line, scrubbed of secrets, clipped to 200 characters. */
+  readonly error_messages?: Record<string, string>
   readonly latency_ms: { readonly p50: number | null; readonly p95: number | null; readonly p99: number | null; readonly max: number | null }
   readonly wall_time_s: number
   readonly throughput_per_s: number

@@ -10,6 +10,7 @@ import * as Clustered from "./Clustered.ts"
 import * as Labels from "./Labels.ts"
 import type { AgentEvalTrial, TrialStatus } from "../domain/Trial.ts"
 import { LatencyHistogram } from "./Histogram.ts"
+import { firstMessage } from "./internal/firstMessage.ts"
 import { TrajectoryTally } from "./TrajectoryTally.ts"
 import { UsageTally } from "./UsageTally.ts"
 
@@ -194,6 +195,8 @@ export class Accumulator {
   readonly prior = { completed: 0, failed: 0, partial: 0 }
   readonly latency = new LatencyHistogram()
   readonly errorTypes = new Map<string, number>()
+  /** The first message of each error type this run, clipped and scrubbed (`firstMessage`). */
+  readonly errorMessages = new Map<string, string>()
   /** What the trials spent (tokens and cost), when they report usage. */
   readonly usage = new UsageTally()
   /** The paths of agents that act, when the trials record them. */
@@ -222,7 +225,10 @@ export class Accumulator {
     counts[trial.status]++
     if (!prior) this.latency.record(trial.metadata.latency_ms)
     if (trial.error !== undefined && !prior) {
-      this.errorTypes.set(trial.error.type, (this.errorTypes.get(trial.error.type) ?? 0) + 1)
+      const type = trial.error.type
+      const seen = this.errorTypes.get(type)
+      this.errorTypes.set(type, (seen ?? 0) + 1)
+      if (seen === undefined) this.errorMessages.set(type, firstMessage(trial.error.message))
     }
     if (this.epochs > 1 && trial.error?.type !== "InvalidTask") this.addToTask(trial.task_id, trial.status)
   }

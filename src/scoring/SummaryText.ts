@@ -44,6 +44,10 @@ export const formatScore = (s: ScoreSummary): string => {
 export const format = (s: Summary): string => {
   const t = s.trials
   const lines = [
+    // Said before anything else: the figures below would read like a run.
+    ...(t.this_run.total > 0 && t.this_run.failed === t.this_run.total
+      ? [`every trial of this run failed (${t.this_run.failed} of ${t.this_run.total}): see failures by type below`]
+      : []),
     `run ${s.run_id}: ${s.outcome}`,
     `  trials this run: ${t.this_run.total} (completed ${t.this_run.completed}, failed ${t.this_run.failed}, partial ${t.this_run.partial})`,
     `  already recorded: ${t.already_recorded.total}    total in file: ${t.total.total} (completed ${t.total.completed}, failed ${t.total.failed})`,
@@ -61,13 +65,15 @@ export const format = (s: Summary): string => {
       `  retries ${s.retries}, concurrency limit ${s.concurrency_limit.min}..${s.concurrency_limit.max}`
     )
   }
-  const errors = Object.entries(s.error_types)
-  if (errors.length > 0) lines.push(`  failures by type: ${errors.map(([k, v]) => `${k} ${v}`).join(", ")}`)
+  lines.push(...failureLines(s))
   if (s.pass_at_k !== undefined) {
     const p = s.pass_at_k
+    // With scorers, pass@k is the scored one (counting passed trials, below):
+    // estimates over completed trials here would be a second pass@1 beside it.
     lines.push(
       `  ${s.epochs} epochs, counting completed trials: ${p.tasks_scored} tasks with every trial recorded ` +
-        `(${p.tasks_incomplete} incomplete); ${estimatesText(p)}`
+        `(${p.tasks_incomplete} incomplete)` +
+        (s.scoring === undefined ? `; ${estimatesText(p)}` : "; pass@k below counts passed trials")
     )
     // Only the counts some task has (c:n, n tasks with c completed trials): one entry per epoch would
     // fill the screen at large K.
@@ -89,6 +95,24 @@ export const format = (s: Summary): string => {
   if (s.dataset !== undefined) lines.push(`  dataset: ${datasetText(s.dataset)}`)
   lines.push(`  results: ${s.results_file}`)
   return lines.join("\n")
+}
+
+// At most this many error types get a line of their own; the JSON has every one.
+const ERROR_LINES = 10
+
+// The counts on one line, then, most frequent first, each type's first
+// message (already one line, scrubbed and clipped by the accumulator).
+const failureLines = (s: Summary): Array<string> => {
+  const errors = Object.entries(s.error_types)
+  if (errors.length === 0) return []
+  const lines = [`  failures by type: ${errors.map(([k, v]) => `${terminalText(k)} ${v}`).join(", ")}`]
+  const byCount = errors.sort((a, b) => b[1] - a[1])
+  for (const [type, n] of byCount.slice(0, ERROR_LINES)) {
+    const message = s.error_messages?.[type]
+    if (message !== undefined) lines.push(`    ${terminalText(type)} (${n}), first: ${message}`)
+  }
+  if (byCount.length > ERROR_LINES) lines.push(`    ${byCount.length - ERROR_LINES} more types in --summary`)
+  return lines
 }
 
 /**

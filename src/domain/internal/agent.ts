@@ -105,10 +105,13 @@ export const toAgentOutput = (value: unknown): Exit.Exit<AgentOutput, InvalidAge
   if (isPlainOutput(value)) return Exit.succeed(value)
   const exit = decodeOutput(withoutUndefined(value))
   if (exit._tag === "Success") return Exit.succeed(exit.value)
+  const text = (value as { readonly output_text?: unknown } | null)?.output_text
   return Exit.fail(
     new InvalidAgentOutput({
       message: `Agent returned ${preview(value, 200)}, expected a string or { output_text: string, ... }` +
-        fieldAtFault(exit.cause.reasons[0])
+        fieldAtFault(exit.cause.reasons[0]),
+      // The answer it did give, whole: the preview above is clipped.
+      ...(typeof text === "string" ? { output_text: text } : undefined)
     })
   )
 }

@@ -10,7 +10,8 @@
 import { Clock, Effect, type Redacted } from "effect"
 import { HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
 import { InvalidAgentOutput } from "../Errors.ts"
-import { HttpStatusError, NetworkError, retryAfterMs } from "../HttpErrors.ts"
+import { HttpBodyError, HttpStatusError, NetworkError, retryAfterMs } from "../HttpErrors.ts"
+import { encodeJson } from "../../internal/jsonBody.ts"
 import { redactUrl } from "../../internal/redact.ts"
 import type { Usage } from "../Trial.ts"
 
@@ -31,14 +32,20 @@ export interface PostOptions {
  */
 export const postJson = (
   options: PostOptions
-): Effect.Effect<unknown, HttpStatusError | NetworkError | InvalidAgentOutput, HttpClient.HttpClient> =>
+): Effect.Effect<unknown, HttpStatusError | NetworkError | InvalidAgentOutput | HttpBodyError, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     const { scrub, url } = options
     const where = scrub(redactUrl(url))
     let request = HttpClientRequest.post(url, { headers: options.headers ?? {}, acceptJson: true })
     if (options.bearer !== undefined) request = HttpClientRequest.bearerToken(request, options.bearer)
-    // Tasks are JSON by construction; a BigInt or a cycle is a bug of the caller (a defect).
-    request = yield* Effect.orDie(HttpClientRequest.bodyJson(request, options.body))
+    // Tasks read from files are JSON by construction; a program's own may hold a BigInt or a cycle.
+    const encoded = encodeJson(options.body)
+    if (typeof encoded !== "string") {
+      return yield* new HttpBodyError({
+        message: `cannot send POST ${where}: its body cannot be encoded as JSON: ${scrub(encoded.problem)}`
+      })
+    }
+    request = HttpClientRequest.bodyText(request, encoded, "application/json")
     const client = yield* HttpClient.HttpClient
     const response = yield* client.execute(request).pipe(Effect.mapError((e) => toNetworkError(e, where, scrub)))
     const raw = yield* response.text.pipe(Effect.mapError((e) => toNetworkError(e, where, scrub)))

@@ -58,11 +58,25 @@ export const toTrialError = (cause: Cause.Cause<unknown>, occurredAt: string): T
   }
   const error = Cause.isFailReason(reason) ? reason.error : reason.defect
   const type = errorType(error, Cause.isFailReason(reason))
-  // A loop that failed (`MaxTurns`) keeps the steps it took.
+  // A loop that failed (`MaxTurns`) keeps the steps it took; an output that
+  // failed the schema elsewhere keeps its text.
   const trajectory = Trajectories.ofError(error)
-  return trajectory === undefined
-    ? { type, message: describe(error), occurred_at: occurredAt }
-    : { type, message: describe(error), occurred_at: occurredAt, trajectory }
+  const text = outputTextOf(error)
+  return {
+    type,
+    message: describe(error),
+    occurred_at: occurredAt,
+    ...(trajectory === undefined ? undefined : { trajectory }),
+    ...(text === undefined ? undefined : { output_text: text })
+  }
+}
+
+const outputTextOf = (error: unknown): string | undefined => {
+  if (typeof error !== "object" || error === null || (error as { readonly _tag?: unknown })._tag !== "InvalidAgentOutput") {
+    return undefined
+  }
+  const text = (error as { readonly output_text?: unknown }).output_text
+  return typeof text === "string" ? text : undefined
 }
 
 const errorType = (error: unknown, typed: boolean): string => {
