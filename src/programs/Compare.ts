@@ -107,7 +107,7 @@ import { notNonInferior, regression } from "./CompareGate.ts"
 import { toHtml } from "../report/CompareHtml.ts"
 import { CompareInputError, tally } from "./CompareTally.ts"
 import { format } from "../report/CompareText.ts"
-import * as RunDefinition from "./RunDefinition.ts"
+import * as Recorded from "./Recorded.ts"
 
 export { CompareInputError } from "./CompareTally.ts"
 export { toHtml } from "../report/CompareHtml.ts"
@@ -160,7 +160,11 @@ export const compare = Effect.fn("Compare.compare")(function*(
 ) {
   const base = yield* tally(baseFile)
   const next = yield* tally(newFile)
-  const recorded = { base: yield* RunDefinition.passOf(baseFile), new: yield* RunDefinition.passOf(newFile) }
+  // The --pass each run recorded (null: every scorer; undefined: the file names no run).
+  const recorded = {
+    base: (yield* Recorded.definitionOf(baseFile))?.pass,
+    new: (yield* Recorded.definitionOf(newFile))?.pass
+  }
   return yield* fromTallies(base, next, options, recorded)
 })
 

@@ -388,24 +388,6 @@ export const runIdOf = (results: string): Effect.Effect<string | undefined, neve
   })
 
 /**
- * The `--pass` recorded beside `results` (in `RESULTS.run.json`): the
- * scorer whose verdict decided a pass in the run that wrote the file, `null`
- * when every scorer had to pass; undefined when there is no definition, or it
- * cannot be read or decoded (a file written by `score`, or copied without it).
- *
- * @category resume
- * @since 0.4.0
- */
-export const passOf = (results: string): Effect.Effect<string | null | undefined, never, FileSystem.FileSystem> =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const text = yield* Effect.option(fs.readFileString(pathOf(results)))
-    if (text._tag === "None") return undefined
-    const recorded = decode(text.value)
-    return recorded._tag === "Success" ? recorded.value.pass : undefined
-  })
-
-/**
  * Writes `definition` beside `out`, atomically.
  *
  * @category resume
