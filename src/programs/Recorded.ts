@@ -11,7 +11,7 @@
  *
  * @since 0.4.0
  */
-import { Effect, FileSystem, Path, Result, Schema, type Stream } from "effect"
+import { Effect, FileSystem, Path, Result, Schema, Stream } from "effect"
 import * as Dataset from "../datasets/Dataset.ts"
 import * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import * as Mapping from "../datasets/Mapping.ts"
@@ -165,12 +165,34 @@ const preview = (ids: ReadonlyArray<string>) =>
     (ids.length > 3 ? ", ..." : "")
 
 /**
- * The message of a task file none of whose ids is a record's task id.
+ * Fails when none of `trials` (the task ids of the records of `results`) is
+ * one of `ids` (the ids of `tasks`): such a task file joins nothing, a wrong
+ * file or a wrong `--map id=`. The first match ends the look; no records,
+ * nothing to join.
  *
- * @category errors
+ * @category checks
  * @since 0.4.0
  */
-export const noneMatch = (input: {
+export const someMatch = <E, R>(input: {
+  readonly tasks: Tasks
+  readonly ids: ReadonlySet<string> | ReadonlyMap<string, unknown>
+  readonly results: string
+  readonly trials: Stream.Stream<string, E, R>
+}): Effect.Effect<void, TasksError | E, R> =>
+  Effect.gen(function*() {
+    const seen: Array<string> = []
+    const hit = yield* input.trials.pipe(
+      Stream.tap((id) => Effect.sync(() => seen.length < 4 && !seen.includes(id) && seen.push(id))),
+      Stream.filter((id) => input.ids.has(id)),
+      Stream.runHead
+    )
+    if (hit._tag === "Some" || seen.length === 0) return
+    const taskIds: Array<string> = []
+    for (const id of input.ids.keys()) if (taskIds.push(id) >= 4) break
+    return yield* new TasksError({ message: noneMatch({ ...input, taskIds, trialTaskIds: seen }) })
+  })
+
+const noneMatch = (input: {
   readonly tasks: Tasks
   readonly taskIds: ReadonlyArray<string>
   readonly results: string
