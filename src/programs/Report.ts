@@ -201,7 +201,8 @@ export const write = Effect.fn("Report.write")(function*(input: {
   }
   if (input.tasks !== undefined) {
     const matched = yield* fillTasks(result.rows, input.tasks).pipe(Effect.mapError((e) => bad(e.message)))
-    if (matched === 0 && result.rows.length > 0) {
+    // A bad task line's record (InvalidTask) has no task to match.
+    if (matched === 0 && result.rows.some((row) => row.error?.type !== "InvalidTask")) {
       const source = input.source ?? { name: "the tasks", how: "", items: input.tasks }
       // None of the rows shown is a task of the file: refused unless a trial not shown is one (the ids held only then).
       const ids = yield* source.items.pipe(

@@ -162,8 +162,14 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
   )
   // Tasks none of whose ids is a trial's would score every trial without its reference: refused before anything is written.
   if (source.tasks !== undefined && tasks !== undefined) {
-    yield* Recorded.someMatch({ tasks: source.tasks, ids: tasks, results: config.input, trials: Stream.map(inputTrials(config), (t) => t.task_id) })
-      .pipe(Effect.mapError((e) => bad(e.message)))
+    // A bad task line's record (InvalidTask) has no task to match.
+    const trials = inputTrials(config).pipe(
+      Stream.filter((t) => t.error?.type !== "InvalidTask"),
+      Stream.map((t) => t.task_id)
+    )
+    yield* Recorded.someMatch({ tasks: source.tasks, ids: tasks, results: config.input, trials }).pipe(
+      Effect.mapError((e) => bad(e.message))
+    )
   }
 
   // The run's epochs, as its records say (records written before they said: 1).
