@@ -9,7 +9,7 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { AgentEvalTrial } from "../src/domain/Trial.ts"
-import { describeResult, killAll, readTrials, removeTempDirs, run, tempDir, writeJsonl } from "./cli-helpers.ts"
+import { describeResult, killAll, readTrials, removeTempDirs, repoRoot, run, tempDir, writeJsonl } from "./cli-helpers.ts"
 
 afterAll(() => {
   killAll()
@@ -359,5 +359,63 @@ describe.concurrent("agent-trials compare", () => {
     // The text lists 10 of them and counts the rest; the JSON has them all.
     assert.include(forward.stdout, `pass -> fail (every trial passed before, not after): ${passToFail.length} tasks: `)
     assert.include(forward.stdout, ` and ${passToFail.length - 10} more`)
+  })
+
+  it("passed as each run recorded it: two runs with --pass exact are judged by exact; runs with different --pass are named in a note", async () => {
+    const dir = tempDir()
+    // Half the tasks answer yes (exact passes), half no (the scorer no passes): never both.
+    const tasks = writeJsonl(
+      path.join(dir, "tasks.jsonl"),
+      Array.from({ length: 10 }, (_, i) => ({ id: `t${i}`, inputs: { p: i < 5 ? 1 : 0 }, reference: "yes" }))
+    )
+    const agent = `module:${path.join(repoRoot, "test/fixtures/agent-clustered.ts")}#answer`
+    const runWith = async (name: string, pass: string) => {
+      const out = path.join(dir, `${name}.jsonl`)
+      const ran = await run([
+        "--tasks", tasks, "--agent", agent, "--score", "exact", "--score", "no=regex:^no$", "--pass", pass,
+        "--out", out, "--no-progress"
+      ])
+      assert.strictEqual(ran.code, 0, describeResult(ran))
+      return out
+    }
+    const [a, b, c] = await Promise.all([runWith("a", "exact"), runWith("b", "exact"), runWith("c", "no")])
+    const comparison = async (args: ReadonlyArray<string>, name: string) => {
+      const json = path.join(dir, `${name}.json`)
+      const result = await compare([...args, "--json", json])
+      assert.strictEqual(result.code, 0, describeResult(result))
+      return { stdout: result.stdout, c: JSON.parse(fs.readFileSync(json, "utf8")) }
+    }
+
+    // Both recorded --pass exact: judged by exact, as the runs were (not by every shared scorer, which no trial passes).
+    const same = await comparison([a, b], "same")
+    assert.strictEqual(same.c.pass_rule, "exact")
+    assert.strictEqual(same.c.pass_at_1.base, 0.5)
+    assert.strictEqual(same.c.pass_at_1.new, 0.5)
+    assert.isFalse(same.c.notes.some((n: string) => n.includes("pass rules")))
+    assert.include(same.stdout, "pass@1 (a trial passes when --pass exact passed): 0.5000 -> 0.5000")
+
+    // exact then no: each judged by its own run's rule, and a note says so.
+    const differ = await comparison([a, c], "differ")
+    assert.strictEqual(differ.c.pass_rule, "each run's own")
+    assert.deepStrictEqual(differ.c.pass_rules, { base: "exact", new: "no" })
+    assert.strictEqual(differ.c.pass_at_1.base, 0.5)
+    assert.strictEqual(differ.c.pass_at_1.new, 0.5)
+    // The yes tasks passed before (exact) and not after (no), the no tasks the reverse.
+    assert.deepStrictEqual(differ.c.flips.pass_to_fail, ["t0", "t1", "t2", "t3", "t4"])
+    assert.deepStrictEqual(differ.c.flips.fail_to_pass, ["t5", "t6", "t7", "t8", "t9"])
+    const note = `the runs recorded different pass rules: ${a} was run with --pass exact, ${c} with --pass no: ` +
+      `each file's trials are judged passed by its own run's rule`
+    assert.isTrue(differ.c.notes.some((n: string) => n.startsWith(note)), JSON.stringify(differ.c.notes))
+    assert.include(differ.stdout, note)
+
+    // Told otherwise: --pass judges both, and the note still names the two rules.
+    const told = await comparison([a, c, "--pass", "exact"], "told")
+    assert.strictEqual(told.c.pass_rule, "exact")
+    assert.strictEqual(told.c.pass_rules, undefined)
+    assert.deepStrictEqual(told.c.flips, { pass_to_fail: [], fail_to_pass: [] })
+    assert.isTrue(
+      told.c.notes.some((n: string) => n.includes("with --pass no: both are judged by --pass exact here")),
+      JSON.stringify(told.c.notes)
+    )
   })
 })

@@ -83,7 +83,11 @@ describe.concurrent("agent-trials report", () => {
     const bareHtml = fs.readFileSync(bare, "utf8")
     assert.include(bareHtml, "No run summary given")
     assert.isUndefined(stat(bareHtml, "Peak active calls"))
-    assert.isTrue(rowsOf(bareHtml).every((r) => r.input === null && r.reference === null))
+    // No --tasks: the tasks the run definition beside the file names give the rows' input and reference.
+    assert.isTrue(rowsOf(bareHtml).every((r) => {
+      const i = r.task_id.slice("task-".length)
+      return r.input === `question <${i}>` && r.reference === `answer ${i}`
+    }))
 
     const fullHtml = fs.readFileSync(full, "utf8")
     assert.strictEqual(stat(fullHtml, "Peak active calls"), String(summary.peak_active_calls))
@@ -164,6 +168,45 @@ describe.concurrent("agent-trials report", () => {
       assert.match(lines[0]!, pattern, args.join(" "))
     })
     assert.isFalse(fs.existsSync(html))
+  })
+})
+
+describe.concurrent("agent-trials report: the tasks as run reads them", () => {
+  const MAP = "id=qid,inputs.question=q,reference=a"
+
+  it("a CSV run with --map: its tasks without --tasks; --tasks with --json-path and --map; ids matching no record exit 2, no page", async () => {
+    const dir = tempDir()
+    const tasks = path.join(dir, "tasks.csv")
+    fs.writeFileSync(tasks, "qid,q,a\n" + Array.from({ length: 8 }, (_, i) => `k${i},question <${i}>,answer ${i}`).join("\n") + "\n")
+    const out = path.join(dir, "out.jsonl")
+    const ran = await run(["--tasks", tasks, "--map", MAP, "--agent", SIM, "--score", "exact", "--out", out, "--no-progress"])
+    assert.strictEqual(ran.code, 0, describeResult(ran))
+    const filled = (file: string) =>
+      rowsOf(fs.readFileSync(file, "utf8")).map((r) => [r.task_id, r.input, r.reference]).sort()
+    const expected = Array.from({ length: 8 }, (_, i) => [`k${i}`, `question <${i}>`, `answer ${i}`])
+
+    const recorded = path.join(dir, "recorded.html")
+    const r1 = await report([out, "--html", recorded])
+    assert.strictEqual(r1.code, 0, describeResult(r1))
+    assert.deepStrictEqual(filled(recorded), expected)
+
+    const json = path.join(dir, "tasks.json")
+    fs.writeFileSync(json, JSON.stringify({ set: { rows: expected.map(([qid, q, a]) => ({ qid, q, a })) } }))
+    const flagged = path.join(dir, "flagged.html")
+    const r2 = await report([out, "--html", flagged, "--tasks", json, "--json-path", "set.rows", "--map", MAP])
+    assert.strictEqual(r2.code, 0, describeResult(r2))
+    assert.deepStrictEqual(filled(flagged), expected)
+
+    // Another name for the same CSV, without --map: ids row-1 ... match no record.
+    const copy = path.join(dir, "copy.csv")
+    fs.copyFileSync(tasks, copy)
+    const none = path.join(dir, "none.html")
+    const r3 = await report([out, "--html", none, "--tasks", copy])
+    assert.strictEqual(r3.code, 2, describeResult(r3))
+    const lines = r3.stderr.trim().split("\n")
+    assert.strictEqual(lines.length, 1, r3.stderr)
+    assert.include(lines[0], `--tasks ${copy}: none of its task ids ("row-1", "row-2", "row-3", ...) is the task_id of a trial in ${out}`)
+    assert.isFalse(fs.existsSync(none))
   })
 })
 
@@ -336,7 +379,9 @@ describe("agent-trials report: the clustered figures and the groups of the run's
     assert.strictEqual(sc.stderr_cluster, "task")
     assert.isAbove(exact.design_effect!, 1)
     const groups = sc.groups["metadata.subject"]!
-    assert.deepStrictEqual(Object.keys(groups), ["math", "history", HOSTILE, "biology", "(missing)"])
+    // Keyed by the value's JSON text; the task without a subject under (missing).
+    const keys = [...subjects.map((s) => JSON.stringify(s)), "(missing)"]
+    assert.deepStrictEqual(Object.keys(groups), keys)
 
     const [withSummary, bare] = [path.join(dir, "with-summary.html"), path.join(dir, "bare.html")]
     const reported = await Promise.all([
@@ -351,8 +396,9 @@ describe("agent-trials report: the clustered figures and the groups of the run's
       assert.include(html, `<tr>${td(["exact", 120, 120, 0, `${fmt(exact.mean)} ± ${fmt(exact.standard_error)}`, ci(exact.ci95),
         40, fmt(exact.design_effect), fmt(exact.pass_rate), ci(exact.pass_rate_ci95), fmt(exact.pass_rate_design_effect)])}</tr>`, file)
       // The group table: every value, largest first (the task without a subject last), the hostile one as text.
-      const shown = (value: string) => (value === HOSTILE ? "&lt;img src=x onerror=alert(1)&gt;" : value)
-      const rows = ["math", "history", HOSTILE, "biology", "(missing)"].map((value) => {
+      const shown = (value: string) => Html.text(value)
+      assert.strictEqual(shown(JSON.stringify(HOSTILE)), "&quot;&lt;img src=x onerror=alert(1)&gt;&quot;")
+      const rows = keys.map((value) => {
         const g = groups[value]!["exact"]!
         return `<tr>${td([shown(value), g.trials, `${fmt(g.mean)} ${ci(g.ci95)}`, `${fmt(g.pass_rate)} ${ci(g.pass_rate_ci95)}`])}</tr>`
       })

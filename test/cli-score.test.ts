@@ -199,8 +199,11 @@ describe.concurrent("agent-trials score", () => {
     assert.notInclude(scored.stdout, "latency ms")
     assert.notInclude(scored.stdout, "peak active calls")
 
-    // Without --tasks a scorer has no reference: a score with an error, not a crash.
-    const blind = await run([results, "--score", "exact", "--out", path.join(dir, "blind.jsonl")], { command: "score" })
+    // Without --tasks, and no run definition beside the file naming its tasks (a copy without it), a scorer has
+    // no reference: a score with an error, not a crash.
+    const bare = path.join(dir, "bare.jsonl")
+    fs.copyFileSync(results, bare)
+    const blind = await run([bare, "--score", "exact", "--out", path.join(dir, "blind.jsonl")], { command: "score" })
     assert.strictEqual(blind.code, 0, describeResult(blind))
     const blindTrials = readTrials(path.join(dir, "blind.jsonl"))
     const first = blindTrials.find((t) => t.status === "completed")!
@@ -276,5 +279,70 @@ describe.concurrent("agent-trials score", () => {
     const fine = await run([once, "--score", "exact", "--out", path.join(dir, "o2.jsonl")], { command: "score" })
     assert.strictEqual(fine.code, 0, describeResult(fine))
     assert.strictEqual(readTrials(path.join(dir, "o2.jsonl")).length, 3)
+  })
+})
+
+describe.concurrent("agent-trials score: the tasks as run reads them", () => {
+  // A CSV whose id and reference are other columns: read without --map, no id would match.
+  const csvTasks = (dir: string) => {
+    const file = path.join(dir, "tasks.csv")
+    fs.writeFileSync(file, "qid,question,answer\n" + Array.from({ length: 12 }, (_, i) => `q${i},What is ${i} + ${i}?,${2 * i}`).join("\n") + "\n")
+    return file
+  }
+  const MAP = "id=qid,inputs.instruction=question,reference=answer"
+  const PERFECT = "sim:latency=1ms,jitter=0ms,fail=0,seed=1"
+  const exactOf = (file: string) => readTrials(file).map((t) => t.scores!["exact"]!)
+
+  it("without --tasks: the run definition's tasks, read with its --format and --map; --tasks, --format, --map, --json-path as run takes them", async () => {
+    const dir = tempDir()
+    const tasks = csvTasks(dir)
+    const results = path.join(dir, "run.jsonl")
+    const ran = await run(["--tasks", tasks, "--map", MAP, "--agent", PERFECT, "--out", results, "--no-progress"])
+    assert.strictEqual(ran.code, 0, describeResult(ran))
+
+    // Not told: the tasks the run read, as it read them; every trial has its reference and passes.
+    const told = path.join(dir, "recorded.jsonl")
+    const scored = await run([results, "--score", "exact", "--out", told], { command: "score" })
+    assert.strictEqual(scored.code, 0, describeResult(scored))
+    assert.include(scored.stdout, `tasks: ${tasks} (the tasks ${results}.run.json names), read with --format csv --map ${MAP}`)
+    assert.deepStrictEqual(exactOf(told).map((s) => [s.value, s.error?.type]), Array.from({ length: 12 }, () => [1, undefined]))
+
+    // The same rows as a .json file's nested array, read with --json-path and --map given to score.
+    const json = path.join(dir, "tasks.json")
+    fs.writeFileSync(json, JSON.stringify({
+      data: { rows: Array.from({ length: 12 }, (_, i) => ({ qid: `q${i}`, question: `What is ${i} + ${i}?`, answer: String(2 * i) })) }
+    }))
+    const flagged = path.join(dir, "flags.jsonl")
+    const withFlags = await run(
+      [results, "--score", "exact", "--tasks", json, "--json-path", "data.rows", "--map", MAP, "--out", flagged],
+      { command: "score" }
+    )
+    assert.strictEqual(withFlags.code, 0, describeResult(withFlags))
+    assert.deepStrictEqual(exactOf(flagged).map((s) => s.value), Array.from({ length: 12 }, () => 1))
+  })
+
+  it("a task file whose ids match none of the records: exit 2 naming the file and both sides' ids, nothing written", async () => {
+    const dir = tempDir()
+    const tasks = csvTasks(dir)
+    const results = path.join(dir, "run.jsonl")
+    const ran = await run(["--tasks", tasks, "--map", MAP, "--agent", PERFECT, "--out", results, "--no-progress"])
+    assert.strictEqual(ran.code, 0, describeResult(ran))
+    // The same CSV under another name, read without --map: its ids are row-1, row-2, ...
+    const copy = path.join(dir, "copy.csv")
+    fs.copyFileSync(tasks, copy)
+    const out = path.join(dir, "scored.jsonl")
+    const refused = await run([results, "--score", "exact", "--tasks", copy, "--out", out], { command: "score" })
+    assert.strictEqual(refused.code, 2, describeResult(refused))
+    const lines = refused.stderr.trim().split("\n")
+    assert.strictEqual(lines.length, 1, refused.stderr)
+    assert.include(lines[0], `--tasks ${copy}: none of its task ids ("row-1", "row-2", "row-3", ...) is the task_id of a trial in ${results}`)
+    assert.include(lines[0], "--map id=COLUMN")
+    assert.isFalse(fs.existsSync(out))
+    // A dataset flag with nothing to read: exit 2 naming it.
+    const bare = path.join(dir, "bare.jsonl")
+    fs.copyFileSync(results, bare)
+    const nothing = await run([bare, "--score", "exact", "--map", MAP, "--out", out], { command: "score" })
+    assert.strictEqual(nothing.code, 2, describeResult(nothing))
+    assert.include(nothing.stderr, "--map: no tasks to read")
   })
 })

@@ -107,9 +107,10 @@ describe("40 tasks x 4 epochs with task-dependent answers", () => {
     assert.include(ran.stdout, `design effect ${exact.design_effect}`)
     // Groups: math holds tasks 0, 4, 8, ...: its figures are a CR1 over its own trials.
     const math = cr1(valuesOf(trials.filter((t) => Number(t.task_id.slice(1)) % 4 === 0), (t) => t.task_id))
-    assert.strictEqual(s.groups["metadata.subject"].math.exact.mean, round4(math.mean))
-    assert.strictEqual(s.groups["metadata.subject"].math.exact.standard_error, round4(math.se))
-    assert.include(ran.stdout, "group metadata.subject = math: exact mean")
+    // Keyed by the value's JSON text.
+    assert.strictEqual(s.groups["metadata.subject"]["\"math\""].exact.mean, round4(math.mean))
+    assert.strictEqual(s.groups["metadata.subject"]["\"math\""].exact.standard_error, round4(math.se))
+    assert.include(ran.stdout, "group metadata.subject = \"math\": exact mean")
 
     // score: the same figures from the records alone (the run's epochs, clusters and groups are on them).
     const scoredSummary = path.join(dir, "score.json")
@@ -234,5 +235,62 @@ describe("40 tasks x 4 epochs with task-dependent answers", () => {
     assert.strictEqual(unknown.code, 2, describeResult(unknown))
     assert.include(unknown.stderr, "exactly is not a scorer of this run")
     assert.isFalse(fs.existsSync(path.join(dir, "u.jsonl")))
+  })
+
+  it("--group-by: no value, a JSON null and the text \"(missing)\" are three groups, 1 and \"1\" two; run, score and compare agree", async () => {
+    const dir = tempDir()
+    // Two tasks per value, each passing (p 1) or not (p 0) by its value, so a pooled group would show a mean between.
+    const levels: ReadonlyArray<readonly [key: string, level: unknown, p: number]> = [
+      ["(missing)", undefined, 1],
+      ["null", null, 0],
+      ["\"(missing)\"", "(missing)", 0],
+      ["1", 1, 1],
+      ["\"1\"", "1", 0]
+    ]
+    const tasks = writeJsonl(
+      path.join(dir, "tasks.jsonl"),
+      levels.flatMap(([, level, p], i) =>
+        [0, 1].map((j) => ({
+          id: `t${i}-${j}`,
+          inputs: { p },
+          reference: "yes",
+          metadata: level === undefined ? {} : { level }
+        }))
+      )
+    )
+    const out = path.join(dir, "run.jsonl")
+    const summaryFile = path.join(dir, "run.json")
+    const ran = await run([
+      "--tasks", tasks, "--agent", AGENT, "--score", "exact", "--out", out, "--summary", summaryFile,
+      "--no-progress", "--group-by", "metadata.level"
+    ])
+    assert.strictEqual(ran.code, 0, describeResult(ran))
+    const expected = Object.fromEntries(levels.map(([key, , p]) => [key, p]))
+    const means = (groups: Record<string, Record<string, { readonly mean: number; readonly trials: number }>>) =>
+      Object.fromEntries(Object.entries(groups).map(([key, g]) => [key, g.exact.trials === 2 ? g.exact.mean : -1]))
+    const s = readJson(summaryFile).scoring
+    assert.deepStrictEqual(means(s.groups["metadata.level"]), expected)
+    // The text tells the missing value from the text "(missing)".
+    assert.include(ran.stdout, "group metadata.level = (missing): exact mean 1")
+    assert.include(ran.stdout, "group metadata.level = \"(missing)\": exact mean 0")
+    assert.include(ran.stdout, "group metadata.level = 1: exact mean 1")
+    assert.include(ran.stdout, "group metadata.level = \"1\": exact mean 0")
+
+    const scoredSummary = path.join(dir, "score.json")
+    const scored = await run(
+      [out, "--score", "exact", "--tasks", tasks, "--out", path.join(dir, "scored.jsonl"), "--summary", scoredSummary],
+      { command: "score" }
+    )
+    assert.strictEqual(scored.code, 0, describeResult(scored))
+    assert.deepStrictEqual(means(readJson(scoredSummary).scoring.groups["metadata.level"]), expected)
+
+    const comparison = path.join(dir, "compare.json")
+    const compared = await run([out, path.join(dir, "scored.jsonl"), "--json", comparison], { command: "compare" })
+    assert.strictEqual(compared.code, 0, describeResult(compared))
+    const byLevel = readJson(comparison).groups["metadata.level"] as Record<string, { readonly tasks: number }>
+    assert.deepStrictEqual(
+      Object.fromEntries(Object.entries(byLevel).map(([key, g]) => [key, g.tasks])),
+      Object.fromEntries(levels.map(([key]) => [key, 2]))
+    )
   })
 })

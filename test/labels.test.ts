@@ -54,7 +54,8 @@ describe("Labels", () => {
     assert.deepStrictEqual(Labels.ofTask(task, { epochs: 4, clusterBy: "task", groupBy: ["metadata.subject", "inputs.x"] }), {
       epochs: 4,
       stderr_cluster: { by: "task", value: "t1" },
-      groups: { "metadata.subject": "math", "inputs.x": null }
+      groups: { "metadata.subject": "math", "inputs.x": null },
+      group_keys: { "metadata.subject": "\"math\"", "inputs.x": null }
     })
     assert.deepStrictEqual(Labels.ofTask(task, { epochs: 1, clusterBy: "metadata.passage_id", groupBy: [] }), {
       epochs: 1,
@@ -82,6 +83,30 @@ describe("Labels", () => {
     assert.strictEqual(Labels.clusterKey(ownTask, null), undefined)
     assert.deepStrictEqual(Labels.groupsOf(record({ groups: { a: "x", b: null, c: 3 } })), { a: "x", b: null, c: null })
     assert.deepStrictEqual(Labels.groupsOf(record({ groups: ["x"] })), {})
+  })
+
+  it("keyAt and groupKeysOf: groups keyed by JSON text; no value, a null and the text (missing) apart, 1 and \"1\" apart", () => {
+    const t = { id: "t", inputs: {}, metadata: { one: 1, text: "1", none: null, word: "(missing)", deep: { a: [1] } } }
+    assert.strictEqual(Labels.keyAt(t, "metadata.one"), "1")
+    assert.strictEqual(Labels.keyAt(t, "metadata.text"), "\"1\"")
+    assert.strictEqual(Labels.keyAt(t, "metadata.none"), "null")
+    assert.strictEqual(Labels.keyAt(t, "metadata.word"), "\"(missing)\"")
+    assert.strictEqual(Labels.keyAt(t, "metadata.deep"), "{\"a\":[1]}")
+    assert.strictEqual(Labels.keyAt(t, "metadata.absent"), null)
+    assert.strictEqual(Labels.keyAt(t, "metadata.one.below"), null)
+    const paths = ["metadata.one", "metadata.text", "metadata.none", "metadata.word", "metadata.absent"]
+    const labels = Labels.ofTask(t, { epochs: 1, clusterBy: null, groupBy: paths })
+    assert.deepStrictEqual(Labels.groupKeysOf(record(labels)), {
+      "metadata.one": "1",
+      "metadata.text": "\"1\"",
+      "metadata.none": "null",
+      "metadata.word": "\"(missing)\"",
+      "metadata.absent": Labels.MISSING
+    })
+    // Five keys, five groups.
+    assert.strictEqual(new Set(Object.values(Labels.groupKeysOf(record(labels)))).size, 5)
+    // A record written before group_keys: by its values, a null as missing.
+    assert.deepStrictEqual(Labels.groupKeysOf(record({ groups: { a: "x", b: null } })), { a: "x", b: Labels.MISSING })
   })
 })
 

@@ -380,4 +380,93 @@ describe("report in a browser", () => {
       await browser.close()
     }
   }, 60_000)
+
+  it.runIf(available)("clicking a trial's row opens its transcript, which wraps within the page at 1100 px wide", async () => {
+    const times = { started_at: new Date(T0).toISOString(), finished_at: new Date(T0 + 5).toISOString(), latency_ms: 5 }
+    const at = times.started_at
+    // Long texts: a line of words, an unbroken token, long tool arguments; long inputs and outputs in the other cells.
+    const words = Array.from({ length: 120 }, (_, i) => `word${i}`).join(" ")
+    const token = "x".repeat(900)
+    const rows: Array<AgentEvalTrial> = [
+      {
+        id: "acts:1", task_id: "acts", status: "completed", metadata: times,
+        output: {
+          output_text: `${words} ${token}`,
+          usage: { input_tokens: 123456, output_tokens: 7890, total_tokens: 131346, cost_usd: 0.123456 },
+          trajectory: [
+            { type: "model", content: words, started_at: at, duration_ms: 3 },
+            { type: "tool_call", name: "search", arguments: { q: token, path: "/a/very/long/path/".repeat(30) }, started_at: at, duration_ms: 2 },
+            { type: "tool_result", name: "search", content: token, started_at: at, duration_ms: 0 },
+            { type: "model", content: `${words}\n${token}`, started_at: at, duration_ms: 1 }
+          ]
+        },
+        scores: {
+          exact: { value: 0, passed: false, explanation: words },
+          "a-scorer-with-a-rather-long-name": { value: 0.123456, passed: false, error: { type: "ScorerError", message: `${words} ${token}`, occurred_at: at } },
+          levenshtein: { value: 0.5, passed: false }
+        }
+      },
+      {
+        id: "plain:1", task_id: "plain", status: "completed", metadata: times, output: { output_text: "b" },
+        scores: { exact: { value: 1, passed: true }, "a-scorer-with-a-rather-long-name": { value: 1, passed: true }, levenshtein: { value: 1, passed: true } }
+      }
+    ]
+    const tasks = path.join(dir, "wrap-tasks.jsonl")
+    fs.writeFileSync(tasks, [
+      JSON.stringify({ id: "acts", inputs: { question: `${words} ${token}` }, reference: `${token} ${words}` }),
+      JSON.stringify({ id: "plain", inputs: { question: "q" }, reference: "b" })
+    ].join("\n") + "\n")
+    const results = path.join(dir, "wrap.jsonl")
+    const html = path.join(dir, "wrap.html")
+    fs.writeFileSync(results, rows.map((t) => JSON.stringify(t)).join("\n") + "\n")
+    await Effect.runPromise(Report.report({ results, html, maxRows: 10, tasks }).pipe(Effect.provide(NodeServices.layer)))
+    const page0 = fs.readFileSync(html, "utf8")
+    assert.match(page0, /Click a row of the trials(?:'|&#39;|&#x27;) table to read its transcript\./)
+    const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu"] })
+    try {
+      const page = await browser.newPage({ viewport: { width: 1100, height: 900 } })
+      const errors: Array<string> = []
+      page.on("pageerror", (e) => errors.push(`page: ${e.message}`))
+      await page.goto(`file://${html}`)
+      await page.waitForSelector("#rows tbody tr")
+      assert.isFalse(await page.isVisible("#rows ol.transcript"))
+      // A click on the row (its id cell), as the page says: the transcript opens.
+      await page.click("#rows tbody tr:first-child td:first-child")
+      assert.isTrue(await page.isVisible("#rows tbody tr:first-child + tr.transcript-row ol.transcript"))
+      assert.strictEqual(await page.$$eval("#rows tbody tr.open", (trs) => trs.length), 1)
+      // Within the page: the transcript's every line inside the viewport's width, nothing scrolled sideways.
+      const box = await page.$eval("#rows tbody tr.transcript-row ol.transcript", (ol) => {
+        const r = ol.getBoundingClientRect()
+        const bodies = [...ol.querySelectorAll(".body")].map((b) => ({ right: b.getBoundingClientRect().right, scroll: b.scrollWidth, client: b.clientWidth }))
+        const doc = ol.ownerDocument
+        const wrap = doc.querySelector("#trials .table-wrap")!.getBoundingClientRect()
+        return {
+          left: r.left,
+          right: r.right,
+          viewport: doc.documentElement.clientWidth,
+          pageScroll: doc.documentElement.scrollWidth,
+          wrapLeft: wrap.left,
+          wrapRight: wrap.right,
+          bodies
+        }
+      })
+      // The table is wider than the page (its other cells' long texts): the transcript is not.
+      assert.isAtLeast(box.left, box.wrapLeft, JSON.stringify(box))
+      assert.isAtMost(box.right, box.wrapRight, JSON.stringify(box))
+      assert.isAtMost(box.right, box.viewport, JSON.stringify(box))
+      assert.isAtMost(box.pageScroll, box.viewport, JSON.stringify(box))
+      assert.strictEqual(box.bodies.length, 4)
+      for (const b of box.bodies) {
+        assert.isAtMost(b.right, box.viewport, JSON.stringify(box))
+        assert.isAtMost(b.scroll, b.client, JSON.stringify(box))
+      }
+      // A second click closes the row and its transcript.
+      await page.click("#rows tbody tr:first-child td:first-child")
+      assert.isFalse(await page.isVisible("#rows ol.transcript"))
+      assert.deepStrictEqual(errors, [])
+    } finally {
+      await browser.close()
+    }
+  }, 60_000)
 })
+

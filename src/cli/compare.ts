@@ -26,7 +26,7 @@ export const compareCommand = Command.make(
     base: Argument.String("base").pipe(Argument.withDescription("The results file (JSONL) before the change")),
     new: Argument.String("new").pipe(Argument.withDescription("The results file (JSONL) after the change")),
     pass: Flag.String("pass").pipe(
-      Flag.withDescription("The scorer whose verdict decides whether a trial passed (default: every scorer both files carry)"),
+      Flag.withDescription("The scorer whose verdict decides whether a trial passed, in both files (default: each run's recorded --pass, else every scorer both files carry)"),
       Flag.optional
     ),
     json: Flag.String("json").pipe(Flag.withDescription("Also write the comparison as JSON to this file"), Flag.optional),

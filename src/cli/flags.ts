@@ -9,6 +9,7 @@ import { Config, Effect, Option, Schema } from "effect"
 import { CliError, Flag } from "effect/cli"
 import * as AgentKinds from "../agents/AgentKinds.ts"
 import * as AgentSpecOption from "../agents/AgentSpecOption.ts"
+import * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import type * as Kinds from "../programs/Kinds.ts"
 import * as Options from "../programs/Options.ts"
 import * as Gates from "../scoring/Gates.ts"
@@ -96,6 +97,21 @@ export const statisticsFlags = {
     "Break the scores down by the values of this dotted path into the task (metadata.subject), repeatable"
   )
 }
+
+// How a --tasks file is read: run, score and report take the same flags.
+export const datasetFlags = (formats: ReadonlyArray<DatasetFormats.DatasetFormat>) => ({
+  format: optionFlag("format", "NAME", DatasetFormats.FormatName(formats), undefined, DatasetFormats.help(formats)),
+  map: optionFlag(
+    "map",
+    "TARGET=COLUMN,...",
+    Options.Mapping,
+    undefined,
+    "How a row becomes a task, dotted paths on both sides: id=question_id,inputs.instruction=question,reference=answer " +
+      "(default: the id column, else row-N; reference, answer or target the reference; the other columns inputs)"
+  ),
+  jsonPath: optionalString("json-path", "The key of a .json file's array of records, dotted for deeper ones (default: the top level)"),
+  cacheDir: optionalString("cache-dir", "Where hf: downloads are kept (default $XDG_CACHE_HOME/agent-trials, else ~/.cache/agent-trials)")
+})
 
 export const scoreFromEnv = (specs: ReadonlyArray<string>) =>
   specs.length > 0

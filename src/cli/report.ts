@@ -5,10 +5,11 @@
  */
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import * as Options from "../programs/Options.ts"
 import * as Report from "../programs/Report.ts"
 import { exitFor, reportErrors } from "./errors.ts"
-import { optionFlag } from "./flags.ts"
+import { datasetFlags, optionFlag } from "./flags.ts"
 
 /**
  * `report RESULTS.jsonl --html FILE [--max-rows N] [--tasks FILE] [--summary
@@ -30,9 +31,13 @@ export const reportCommand = Command.make(
       `Rows of the trials table at most, failures first; every aggregate covers the whole file (default ${Report.DEFAULT_MAX_ROWS})`
     ),
     tasks: Flag.String("tasks").pipe(
-      Flag.withDescription("JSONL task file: the input and reference of the rows shown, joined by task id"),
+      Flag.withDescription(
+        "Task file: the input and reference of the rows shown, joined by task id, read as run reads it (--format, --map, --json-path); " +
+          "default: the tasks the results file's run definition names, read as that run read them"
+      ),
       Flag.optional
     ),
+    ...datasetFlags(DatasetFormats.builtIn),
     summary: Flag.String("summary").pipe(
       Flag.withDescription("The summary of the run that wrote RESULTS (run --summary FILE; one of another run or other trials is refused): outcome, wall time, parallelism, peaks, epochs, scorers"),
       Flag.optional
@@ -44,6 +49,10 @@ export const reportCommand = Command.make(
       html: flags.html,
       maxRows: flags.maxRows,
       tasks: Option.getOrUndefined(flags.tasks),
+      format: flags.format,
+      map: flags.map,
+      jsonPath: Option.getOrUndefined(flags.jsonPath),
+      cacheDir: Option.getOrUndefined(flags.cacheDir),
       summary: Option.getOrUndefined(flags.summary)
     }).pipe(Effect.mapError(exitFor((e) => e instanceof Report.ReportInputError)))
     yield* Console.log(

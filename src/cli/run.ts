@@ -8,13 +8,13 @@ import { Command } from "effect/cli"
 import * as OpenAiAgent from "../agents/OpenAi.ts"
 import * as SimAgent from "../agents/Sim.ts"
 import * as ToolAgent from "../agents/ToolAgent.ts"
-import * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import * as Kinds from "../programs/Kinds.ts"
 import * as Options from "../programs/Options.ts"
 import * as Run from "../programs/Run.ts"
 import { exitFor, reportErrors } from "./errors.ts"
 import {
   agentFlag,
+  datasetFlags,
   expectedToolsFlag,
   judgeModelFlag,
   modelFlag,
@@ -49,17 +49,7 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         "File of tasks, read lazily, in the format of its name (see --format); - reads stdin as JSONL; " +
           "hf:OWNER/NAME[@REVISION][?config=C&split=S] reads a Hugging Face Hub dataset"
       ),
-      format: optionFlag("format", "NAME", DatasetFormats.FormatName(kinds.datasets), undefined, DatasetFormats.help(kinds.datasets)),
-      map: optionFlag(
-        "map",
-        "TARGET=COLUMN,...",
-        Options.Mapping,
-        undefined,
-        "How a row becomes a task, dotted paths on both sides: id=question_id,inputs.instruction=question,reference=answer " +
-          "(default: the id column, else row-N; reference, answer or target the reference; the other columns inputs)"
-      ),
-      jsonPath: optionalString("json-path", "The key of a .json file's array of records, dotted for deeper ones (default: the top level)"),
-      cacheDir: optionalString("cache-dir", "Where hf: downloads are kept (default $XDG_CACHE_HOME/agent-trials, else ~/.cache/agent-trials)"),
+      ...datasetFlags(kinds.datasets),
       ids: optionalString("ids", "Run only the task ids this file lists, one a line (# starts a comment)"),
       limit: optionFlag("limit", "N", Options.RowCount, undefined, "Run only the first N rows (after --ids and --shuffle)"),
       sample: optionFlag(

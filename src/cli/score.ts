@@ -10,7 +10,7 @@ import * as Kinds from "../programs/Kinds.ts"
 import * as Options from "../programs/Options.ts"
 import * as Rescore from "../programs/Rescore.ts"
 import { exitFor, reportErrors } from "./errors.ts"
-import { expectedToolsFlag, judgeModelFlag, optionalString, optionFlag, scoreDescription, scoreFlag, scoreFromEnv, statisticsFlags, switchFlag } from "./flags.ts"
+import { datasetFlags, expectedToolsFlag, judgeModelFlag, optionalString, optionFlag, scoreDescription, scoreFlag, scoreFromEnv, statisticsFlags, switchFlag } from "./flags.ts"
 
 /**
  * `score RESULTS.jsonl --score SPEC... --out SCORED.jsonl [--tasks FILE]
@@ -26,7 +26,12 @@ export const makeScoreCommand = (kinds: Kinds.Kinds) =>
       results: Argument.String("results").pipe(Argument.withDescription("The results file (JSONL) to score")),
       score: scoreFlag(scoreDescription(kinds.scorers)),
       out: Flag.String("out").pipe(Flag.withDescription("The scored results file (JSONL, appended as trials are scored)")),
-      tasks: optionalString("tasks", "JSONL task file giving each trial's task (its reference), joined by task id"),
+      tasks: optionalString(
+        "tasks",
+        "Task file giving each trial's task (its reference), joined by task id, read as run reads it (--format, --map, --json-path); " +
+          "default: the tasks the results file's run definition names, read as that run read them"
+      ),
+      ...datasetFlags(kinds.datasets),
       resume: switchFlag("resume", "Continue --out: skip the trials it already holds"),
       parallelism: optionFlag(
         "score-parallelism",
@@ -61,6 +66,10 @@ export const makeScoreCommand = (kinds: Kinds.Kinds) =>
         score: yield* scoreFromEnv(flags.score),
         out: flags.out,
         tasks: Option.getOrUndefined(flags.tasks),
+        format: flags.format,
+        map: flags.map,
+        jsonPath: Option.getOrUndefined(flags.jsonPath),
+        cacheDir: Option.getOrUndefined(flags.cacheDir),
         resume: flags.resume,
         parallelism: flags.parallelism,
         judgeModel: Option.getOrUndefined(flags.judgeModel),

@@ -10,7 +10,9 @@
  * each row has a tokens cell and, when priced, a cost cell, the row's own
  * texts (an em dash where it has none). When it says the rows carry
  * trajectories (`data.trajectory`), each row has a steps cell and a path
- * cell whose `<details>` opens into the transcript, one list item per step.
+ * cell whose `<details>` opens the transcript, one list item per step, in a
+ * row of its own below (opening the trial's row opens it too), no wider than
+ * the table's visible part, so it wraps within the page.
  *
  * @internal
  */
@@ -35,7 +37,9 @@ export const tableCss = `
 .err-type{font-weight:600;color:#991b1b}
 .muted{color:#9ca3af}
 #rows details.path summary{cursor:pointer;white-space:nowrap}
-#rows ol.transcript{margin:6px 0 0;padding-left:22px;min-width:320px}
+#rows tr.transcript-row td{max-width:none;background:#fafafa}
+#rows .transcript-box{position:sticky;left:8px;box-sizing:border-box;cursor:auto}
+#rows ol.transcript{margin:6px 0 0;padding-left:22px;min-width:0}
 #rows ol.transcript li{margin:0 0 6px}
 #rows ol.transcript .step{font-weight:600}
 #rows ol.transcript li.tool-error .step{color:#991b1b}
@@ -55,6 +59,7 @@ export const tableScript = `
   var onlyFailures = document.getElementById("only-failures");
   var count = document.getElementById("count");
   var more = document.getElementById("more");
+  var wrap = document.querySelector("#trials .table-wrap") || document.querySelector(".table-wrap");
   var selects = Array.prototype.slice.call(document.querySelectorAll("select[data-scorer]"));
   var shown = PAGE;
   var matches = [];
@@ -118,12 +123,38 @@ export const tableScript = `
     return td;
   }
   var STEP = { model: "model turn", tool_call: "tool call", tool_result: "tool result" };
-  function pathCell(t) {
+  // The path cell's summary; its transcript opens in a row of its own below
+  // the trial's (setOpen), as wide as the table's visible part, so it wraps
+  // within the page however wide the other cells make the table.
+  function pathCell(t, tr) {
     var td = el("td");
     if (!t) { td.appendChild(el("span", "muted", "—")); return td; }
     var details = el("details", "path");
-    details.appendChild(el("summary", "", t.tool_calls + " tool call" + (t.tool_calls === 1 ? "" : "s") +
-      (t.tool_errors > 0 ? " (" + t.tool_errors + " error" + (t.tool_errors === 1 ? "" : "s") + ")" : "")));
+    var summary = el("summary", "", t.tool_calls + " tool call" + (t.tool_calls === 1 ? "" : "s") +
+      (t.tool_errors > 0 ? " (" + t.tool_errors + " error" + (t.tool_errors === 1 ? "" : "s") + ")" : ""));
+    details.appendChild(summary);
+    // Opening the transcript does not open the row.
+    summary.addEventListener("click", function (e) {
+      e.preventDefault();
+      e.stopPropagation();
+      setOpen(tr, t, details, !details.open);
+    });
+    td.appendChild(details);
+    return td;
+  }
+  function setOpen(tr, t, details, open) {
+    details.open = open;
+    var next = tr.nextElementSibling;
+    var shown = next !== null && next.classList.contains("transcript-row");
+    if (open && !shown) tr.after(transcriptRow(t, tr.children.length));
+    if (!open && shown) next.remove();
+  }
+  function transcriptRow(t, columns) {
+    var row = el("tr", "transcript-row");
+    var td = el("td");
+    td.colSpan = columns;
+    var box = el("div", "transcript-box");
+    box.style.maxWidth = Math.max(320, wrap.clientWidth - 24) + "px";
     var list = el("ol", "transcript");
     t.transcript.forEach(function (s) {
       var li = el("li", s.error ? "tool-error" : "");
@@ -133,11 +164,12 @@ export const tableScript = `
       list.appendChild(li);
     });
     if (t.more > 0) list.appendChild(el("li", "muted", t.more + " more steps (in the record)"));
-    details.appendChild(list);
-    // Opening the transcript does not open the row.
-    details.addEventListener("click", function (e) { e.stopPropagation(); });
-    td.appendChild(details);
-    return td;
+    box.appendChild(list);
+    td.appendChild(box);
+    row.appendChild(td);
+    // Reading or selecting the transcript does not close the row.
+    row.addEventListener("click", function (e) { e.stopPropagation(); });
+    return row;
   }
   function fmt(v) {
     return Math.abs(v) >= 100 ? String(Math.round(v)) : String(Number(v.toPrecision(3)));
@@ -185,9 +217,14 @@ export const tableScript = `
     }
     if (data.trajectory) {
       tr.appendChild(usageCell(r.trajectory ? String(r.trajectory.steps) : null));
-      tr.appendChild(pathCell(r.trajectory));
+      tr.appendChild(pathCell(r.trajectory, tr));
     }
-    tr.addEventListener("click", function () { tr.classList.toggle("open"); });
+    // A row opens into its texts in full and, with a trajectory, its transcript (as the page says).
+    tr.addEventListener("click", function () {
+      var open = tr.classList.toggle("open");
+      var details = tr.querySelector("details.path");
+      if (details) setOpen(tr, r.trajectory, details, open);
+    });
     return tr;
   }
 

@@ -28,7 +28,11 @@
  *
  * A trial passes when every scorer the two files share passed it (a score
  * with an error never passes; a failed trial never passes), or the one scorer
- * `pass` names; a trial that did not fail and lacks one of those scores does
+ * `pass` names. Without `pass`, each file is judged as its run recorded it
+ * (`--pass` in its run definition, `RESULTS.run.json`): a run with `--pass
+ * NAME` by NAME, one without (or a file that names no run) by every shared
+ * scorer; two runs that recorded different rules are named in a note, with
+ * `pass` too (then both are judged by it). A trial that did not fail and lacks one of those scores does
  * not count. pass@1 of a file is the mean over tasks of passed / counted
  * trials, before and after over the paired tasks (with the paired interval of
  * its change) and over each file's own tasks. A task passes when all its
@@ -103,6 +107,7 @@ import { notNonInferior, regression } from "./CompareGate.ts"
 import { toHtml } from "../report/CompareHtml.ts"
 import { CompareInputError, tally } from "./CompareTally.ts"
 import { format } from "../report/CompareText.ts"
+import * as Recorded from "./Recorded.ts"
 
 export { CompareInputError } from "./CompareTally.ts"
 export { toHtml } from "../report/CompareHtml.ts"
@@ -155,7 +160,12 @@ export const compare = Effect.fn("Compare.compare")(function*(
 ) {
   const base = yield* tally(baseFile)
   const next = yield* tally(newFile)
-  return yield* fromTallies(base, next, options)
+  // The --pass each run recorded (null: every scorer; undefined: the file names no run).
+  const recorded = {
+    base: (yield* Recorded.definitionOf(baseFile))?.pass,
+    new: (yield* Recorded.definitionOf(newFile))?.pass
+  }
+  return yield* fromTallies(base, next, options, recorded)
 })
 
 /**

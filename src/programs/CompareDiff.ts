@@ -9,7 +9,7 @@
  */
 import { Effect } from "effect"
 import * as Significance from "../scoring/Significance.ts"
-import type { CompareOptions, Comparison, FileInfo, PassComparison, ScorerComparison, Verdict } from "../report/CompareModel.ts"
+import type { CompareOptions, Comparison, FileInfo, PassComparison, RecordedPass, ScorerComparison, Verdict } from "../report/CompareModel.ts"
 import { groupsOf } from "./CompareGroups.ts"
 import { clusterKey, Paired, type PairedChange, type Unit, valueIn } from "./ComparePaired.ts"
 import { CompareInputError, type FileTally } from "./CompareTally.ts"
@@ -22,7 +22,8 @@ const sorted = (ids: Array<string>): Array<string> => ids.sort(collator.compare)
 export const fromTallies = (
   base: FileTally,
   next: FileTally,
-  options: CompareOptions
+  options: CompareOptions,
+  recorded: RecordedPass = { base: undefined, new: undefined }
 ): Effect.Effect<Comparison, CompareInputError> => {
   const bad = (message: string) => Effect.fail(new CompareInputError({ message }))
   const completion = base.scorers.length === 0 && next.scorers.length === 0
@@ -57,16 +58,18 @@ export const fromTallies = (
   const measures = completion ? ["completed"] : shared
   const { unit, notes: unitNotes } = unitOf(base, next, paired)
   const scorers = holmOf(measures.map((name) => scorerComparison(name, paired, base, next, completion, unit)))
-  const rule = completion ? undefined : options.pass === undefined ? shared : [options.pass]
-  const { flips, passAt1 } = passes(paired, base, next, rule, unit)
-  const groups = groupsOf({ paired, base, next, measures, completion, rule, unit })
-  const notes = [...notesOf(base, next, completion, scorers), ...unitNotes, ...groups.notes]
+  const judged = completion ? undefined : passRules(base, next, shared, options.pass, recorded)
+  const rules = judged === undefined ? undefined : { base: judged.base, next: judged.next }
+  const { flips, passAt1 } = passes(paired, base, next, rules, unit)
+  const groups = groupsOf({ paired, base, next, measures, completion, rules, unit })
+  const notes = [...notesOf(base, next, completion, scorers), ...(judged?.notes ?? []), ...unitNotes, ...groups.notes]
   const usage = usageOf({ paired, base, next, unit })
   return Effect.succeed({
     base: infoOf(base),
     new: infoOf(next),
     measure: completion ? "completion" : "scores",
-    pass_rule: completion ? "completed" : options.pass ?? "every shared scorer",
+    pass_rule: judged === undefined ? "completed" : judged.text ?? EACH_OWN,
+    ...(judged === undefined || judged.text !== undefined ? {} : { pass_rules: judged.texts }),
     tasks: { paired: paired.length, only_in_base: sorted(onlyInBase), only_in_new: sorted(onlyInNew) },
     scorers,
     scorers_only_in_base: base.scorers.filter((name) => !shared.includes(name)),
@@ -237,17 +240,65 @@ const verdictOf = (d: PairedChange, clusteredBy: string | null): { verdict: Verd
   return { verdict: "no_significant_change", reason: null }
 }
 
-// pass@1 and flips under the rule (the scorers that must pass; undefined: a
-// pass is a completed trial).
+const SHARED = "every shared scorer"
+const EACH_OWN = "each run's own"
+
+const passFlag = (pass: string | null) => pass === null ? "no --pass (every scorer must pass)" : `--pass ${pass}`
+
+// The scorers each file's trials must pass: `pass` for both when given;
+// otherwise each as its run recorded it (`--pass NAME`: NAME, when its
+// trials carry it), else every shared scorer. `text` is the one rule of
+// both, undefined when they differ; the notes name runs that recorded
+// different rules, and a recorded NAME a file's trials do not carry.
+const passRules = (
+  base: FileTally,
+  next: FileTally,
+  shared: ReadonlyArray<string>,
+  pass: string | undefined,
+  recorded: RecordedPass
+) => {
+  const notes: Array<string> = []
+  const differ = recorded.base !== undefined && recorded.new !== undefined && recorded.base !== recorded.new
+  if (differ) {
+    notes.push(
+      `the runs recorded different pass rules: ${base.file} was run with ${passFlag(recorded.base!)}, ` +
+        `${next.file} with ${passFlag(recorded.new!)}: ` +
+        (pass !== undefined
+          ? `both are judged by --pass ${pass} here`
+          : `each file's trials are judged passed by its own run's rule, so pass@1 and the flips compare ` +
+            `different things; give --pass NAME to judge both by one scorer`)
+    )
+  }
+  const ruleOf = (file: FileTally, own: string | null | undefined): string | undefined => {
+    if (pass !== undefined) return pass
+    if (typeof own !== "string") return undefined
+    if (file.scorers.includes(own)) return own
+    notes.push(`${file.file} was run with --pass ${own}, but its trials carry no ${own} score: judged by ${SHARED}`)
+    return undefined
+  }
+  const a = ruleOf(base, recorded.base)
+  const b = ruleOf(next, recorded.new)
+  const texts = { base: a ?? SHARED, new: b ?? SHARED }
+  return {
+    base: a === undefined ? shared : [a],
+    next: b === undefined ? shared : [b],
+    text: texts.base === texts.new ? texts.base : undefined,
+    texts,
+    notes
+  }
+}
+
+// pass@1 and flips under each file's rule (the scorers that must pass;
+// undefined: a pass is a completed trial).
 const passes = (
   paired: ReadonlyArray<string>,
   base: FileTally,
   next: FileTally,
-  rule: ReadonlyArray<string> | undefined,
+  rules: { readonly base: ReadonlyArray<string>; readonly next: ReadonlyArray<string> } | undefined,
   unit: Unit
 ): { readonly passAt1: PassComparison; readonly flips: Comparison["flips"] } => {
-  const baseMask = rule === undefined ? undefined : base.maskOf(rule)
-  const nextMask = rule === undefined ? undefined : next.maskOf(rule)
+  const baseMask = rules === undefined ? undefined : base.maskOf(rules.base)
+  const nextMask = rules === undefined ? undefined : next.maskOf(rules.next)
   const change = new Paired(unit.path !== null)
   const passToFail: Array<string> = []
   const failToPass: Array<string> = []

@@ -24,8 +24,8 @@ export interface GroupsInput {
   /** The scorers compared (or `completed`). */
   readonly measures: ReadonlyArray<string>
   readonly completion: boolean
-  /** The scorers of the pass rule; undefined: a pass is a completed trial. */
-  readonly rule: ReadonlyArray<string> | undefined
+  /** The scorers of each file's pass rule; undefined: a pass is a completed trial. */
+  readonly rules: { readonly base: ReadonlyArray<string>; readonly next: ReadonlyArray<string> } | undefined
   readonly unit: Unit
 }
 
@@ -94,8 +94,8 @@ const groupComparison = (ids: ReadonlyArray<string>, input: GroupsInput): GroupC
     }
     scorers[name] = scorerOf(change.result())
   }
-  const baseMask = input.rule === undefined ? undefined : base.maskOf(input.rule)
-  const nextMask = input.rule === undefined ? undefined : next.maskOf(input.rule)
+  const baseMask = input.rules === undefined ? undefined : base.maskOf(input.rules.base)
+  const nextMask = input.rules === undefined ? undefined : next.maskOf(input.rules.next)
   const pass = new Paired(unit.path !== null)
   for (const id of ids) {
     const x = base.passesOf(base.tasks.get(id)!, baseMask)

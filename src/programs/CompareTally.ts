@@ -53,8 +53,8 @@ export interface TaskTally {
   /** The task's trials that did not fail, as triples: mask of scorers carried, mask passed, count. */
   outcomes: Array<number>
   /**
-   * Its first trial's `metadata.groups`, by index of the file's `groupPaths`:
-   * the value as text, null when the task has none at that path, undefined
+   * Its first trial's `metadata.group_keys` (else `metadata.groups`), by
+   * index of the file's `groupPaths`: the key as text, null when the task has none at that path, undefined
    * when the trial is not grouped by it; undefined when it carries no groups.
    */
   groups: ReadonlyArray<string | null | undefined> | undefined
@@ -80,12 +80,12 @@ const shown = (value: unknown): string => {
 }
 
 // What is wrong with a metadata.groups that is not GroupsMetadata.
-const groupsProblem = (groups: unknown): string => {
+const groupsProblem = (field: string, groups: unknown): string => {
   if (typeof groups !== "object" || groups === null || Array.isArray(groups)) {
-    return `metadata.groups must be an object of PATH to the task's value as text or null, got ${shown(groups)}`
+    return `metadata.${field} must be an object of PATH to the task's value as text or null, got ${shown(groups)}`
   }
   const bad = Object.entries(groups).find(([, v]) => v !== null && typeof v !== "string")
-  return `metadata.groups[${JSON.stringify(bad?.[0])}] must be the task's value as text or null, got ${shown(bad?.[1])}`
+  return `metadata.${field}[${JSON.stringify(bad?.[0])}] must be the task's value as text or null, got ${shown(bad?.[1])}`
 }
 
 // How a record says standard errors were clustered: a PATH, `task`, or `none` (null or absent).
@@ -140,8 +140,11 @@ export class FileTally {
    * scorers than a mask has bits, or its groups or cluster are malformed.
    */
   add(trial: AgentEvalTrial, line: number): string | undefined {
-    const { groups, stderr_cluster: cluster } = trial.metadata
-    if (groups !== undefined && !isGroups(groups)) return `${this.file}:${line}: ${groupsProblem(groups)}`
+    const { groups: values, group_keys: keys, stderr_cluster: cluster } = trial.metadata
+    if (values !== undefined && !isGroups(values)) return `${this.file}:${line}: ${groupsProblem("groups", values)}`
+    if (keys !== undefined && !isGroups(keys)) return `${this.file}:${line}: ${groupsProblem("group_keys", keys)}`
+    // Grouped by the values' JSON text (`Labels.groupKeysOf`); by the values on older records.
+    const groups = keys ?? values
     if (cluster !== undefined && !isCluster(cluster)) {
       return `${this.file}:${line}: metadata.stderr_cluster must be null or { "by": PATH, "value": text or null }, ` +
         `got ${shown(cluster)}`

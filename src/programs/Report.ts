@@ -31,12 +31,14 @@
  *
  * @since 0.1.0
  */
-import { Effect, FileSystem, Schema, Stream } from "effect"
+import { Console, Effect, FileSystem, Schema, Stream } from "effect"
 import type * as Dataset from "../datasets/Dataset.ts"
-import * as DatasetFormats from "../datasets/DatasetFormats.ts"
+import type * as DatasetFormats from "../datasets/DatasetFormats.ts"
+import type * as Mapping from "../datasets/Mapping.ts"
 import { MAX_EPOCHS } from "../domain/Errors.ts"
 import { checkDistinct, writeOutput } from "../internal/outputs.ts"
 import * as ResultsStores from "../results/ResultsStores.ts"
+import * as Recorded from "./Recorded.ts"
 import * as RunDefinition from "./RunDefinition.ts"
 import type * as Summary from "../scoring/Summary.ts"
 import type { AgentEvalTask } from "../domain/Trial.ts"
@@ -77,8 +79,19 @@ export interface ReportConfig {
   readonly html: string
   /** Rows of the table at most (an integer >= 1). */
   readonly maxRows: number
-  /** The task file giving each shown row's input and reference, in the format of its name. */
+  /**
+   * The task file giving each shown row's input and reference, read as
+   * `run` reads it; the tasks the results file's run definition names when
+   * undefined (`Recorded.tasksOf`).
+   */
   readonly tasks?: string | undefined
+  /** `--format`, `--map`, `--json-path`, `--cache-dir`: how `tasks` is read, as `run` reads it. */
+  readonly format?: string | undefined
+  readonly map?: Mapping.Mapping | undefined
+  readonly jsonPath?: string | undefined
+  readonly cacheDir?: string | undefined
+  /** Where relative paths are resolved; the process's working directory when undefined. */
+  readonly cwd?: string | undefined
   /** The formats the task file's format is chosen from; `DatasetFormats.builtIn` when undefined. */
   readonly datasets?: ReadonlyArray<DatasetFormats.DatasetFormat> | undefined
   /** The run's summary (`run --summary FILE`): outcome, wall time, parallelism, peaks, epochs, scorers; checked to be of `results`. */
@@ -122,13 +135,18 @@ export const report = Effect.fn("Report.report")(function*(config: ReportConfig)
     outputs: [{ flag: "--html", path: config.html }]
   }).pipe(Effect.mapError((e) => new ReportInputError({ message: e.message })))
   const summary = config.summary === undefined ? undefined : yield* readSummary(config.summary)
+  const source = yield* Recorded.tasksOf({ ...config, tasks: config.tasks, cwd: config.cwd ?? process.cwd() }).pipe(
+    Effect.mapError((e) => new ReportInputError({ message: e.message }))
+  )
+  if (source.warning !== undefined) yield* Console.error(`agent-trials: warning: ${source.warning}; the table shows no inputs`)
   return yield* write({
     results: config.results,
     html: config.html,
     maxRows: config.maxRows,
     summary,
     summaryFile: config.summary,
-    tasks: config.tasks === undefined ? undefined : DatasetFormats.read(config.tasks, { onInvalid: "fail" }, config.datasets)
+    tasks: source.tasks?.items,
+    source: source.tasks
   })
 })
 
@@ -152,6 +170,8 @@ export const write = Effect.fn("Report.write")(function*(input: {
   readonly summary?: Summary.Summary | undefined
   readonly summaryFile?: string | undefined
   readonly tasks?: Stream.Stream<Dataset.Item, Dataset.DatasetError, Dataset.Services> | undefined
+  /** What `tasks` are, for the message when none of their ids is a trial's task id. */
+  readonly source?: Recorded.Tasks | undefined
 }) {
   const bad = (message: string) => new ReportInputError({ message })
   if (!(Number.isSafeInteger(input.maxRows) && input.maxRows >= 1)) {
@@ -179,7 +199,19 @@ export const write = Effect.fn("Report.write")(function*(input: {
   if (s !== undefined && input.summaryFile !== undefined) {
     yield* checkSummary({ file: input.summaryFile, summary: s, results: input.results, counts: result.acc.thisRun })
   }
-  if (input.tasks !== undefined) yield* fillTasks(result.rows, input.tasks).pipe(Effect.mapError((e) => bad(e.message)))
+  if (input.tasks !== undefined) {
+    const matched = yield* fillTasks(result.rows, input.tasks).pipe(Effect.mapError((e) => bad(e.message)))
+    // A bad task line's record (InvalidTask) has no task to match.
+    if (matched === 0 && result.rows.some((row) => row.error?.type !== "InvalidTask")) {
+      const source = input.source ?? { name: "the tasks", how: "", items: input.tasks }
+      // None of the rows shown is a task of the file: refused unless a trial not shown is one (the ids held only then).
+      const ids = yield* source.items.pipe(
+        Stream.runFold(() => new Set<string>(), (set, item) => item._tag === "Task" ? set.add(item.task.id) : set)
+      )
+      const trials = ResultsStores.storeOf(input.results).read(input.results).pipe(Stream.map(({ trial }) => trial.task_id))
+      yield* Recorded.someMatch({ tasks: source, ids, results: input.results, trials }).pipe(Effect.mapError((e) => bad(e.message)))
+    }
+  }
 
   const html = Page.render({ resultsFile: input.results, result, summary: s, withTasks: input.tasks !== undefined })
   yield* writeOutput(input.flag ?? "--html", input.html, html).pipe(
@@ -214,7 +246,8 @@ const fillTasks = (rows: ReadonlyArray<Aggregate.Row>, tasks: Stream.Stream<Data
     if (list === undefined) wanted.set(row.task_id, [row])
     else list.push(row)
   }
-  if (wanted.size === 0) return Effect.void
+  let matched = 0
+  if (wanted.size === 0) return Effect.succeed(matched)
   return tasks.pipe(
     Stream.runForEach((item) =>
       Effect.sync(() => {
@@ -227,8 +260,10 @@ const fillTasks = (rows: ReadonlyArray<Aggregate.Row>, tasks: Stream.Stream<Data
           row.input = input
           row.reference = reference
         }
+        matched += list.length
       })
-    )
+    ),
+    Effect.map(() => matched)
   )
 }
 

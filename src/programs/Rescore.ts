@@ -15,7 +15,9 @@
  * @since 0.1.0
  */
 import { Clock, Console, Effect, Exit, FileSystem, Option, Path, type Redacted, Schema, Stream } from "effect"
-import * as DatasetFormats from "../datasets/DatasetFormats.ts"
+import type * as Dataset from "../datasets/Dataset.ts"
+import type * as DatasetFormats from "../datasets/DatasetFormats.ts"
+import type * as Mapping from "../datasets/Mapping.ts"
 import { checkDistinct, writeOutput } from "../internal/outputs.ts"
 import { MutableProbe } from "../runner/internal/probe.ts"
 import * as Read from "../results/Read.ts"
@@ -29,6 +31,7 @@ import type * as ScorerKinds from "../scoring/ScorerKinds.ts"
 import * as Scorers from "../scoring/Scorers.ts"
 import * as Stage from "../scoring/Stage.ts"
 import * as Pricing from "../scoring/Pricing.ts"
+import * as Recorded from "./Recorded.ts"
 
 /**
  * What `score` needs, after flags are read.
@@ -41,7 +44,13 @@ export interface ScoreConfig {
   readonly input: string
   readonly score: ReadonlyArray<string>
   readonly out: string
+  /** The task file; the tasks the results file's run definition names when undefined (`Recorded.tasksOf`). */
   readonly tasks: string | undefined
+  /** `--format`, `--map`, `--json-path`, `--cache-dir`: how `tasks` is read, as `run` reads it. */
+  readonly format?: string | undefined
+  readonly map?: Mapping.Mapping | undefined
+  readonly jsonPath?: string | undefined
+  readonly cacheDir?: string | undefined
   /** The formats the task file's format is chosen from; `DatasetFormats.builtIn` when undefined. */
   readonly datasets?: ReadonlyArray<DatasetFormats.DatasetFormat> | undefined
   /** The stores the input and `out` are kept in, each chosen by its name; `ResultsStores.builtIn` when undefined. */
@@ -146,9 +155,22 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
   if (info._tag === "None" || info.value.type !== "File") {
     return yield* bad(`results file not found: ${config.input}`)
   }
-  const tasks = config.tasks === undefined ? undefined : yield* readTasks(config.tasks, config.datasets).pipe(
+  const source = yield* Recorded.tasksOf({ ...config, results: config.input }).pipe(Effect.mapError((e) => bad(e.message)))
+  if (source.warning !== undefined) yield* Console.error(`agent-trials: warning: ${source.warning}; scoring without references`)
+  const tasks = source.tasks === undefined ? undefined : yield* readTasks(source.tasks.items).pipe(
     Effect.mapError((e) => bad(e.message))
   )
+  // Tasks none of whose ids is a trial's would score every trial without its reference: refused before anything is written.
+  if (source.tasks !== undefined && tasks !== undefined) {
+    // A bad task line's record (InvalidTask) has no task to match.
+    const trials = inputTrials(config).pipe(
+      Stream.filter((t) => t.error?.type !== "InvalidTask"),
+      Stream.map((t) => t.task_id)
+    )
+    yield* Recorded.someMatch({ tasks: source.tasks, ids: tasks, results: config.input, trials }).pipe(
+      Effect.mapError((e) => bad(e.message))
+    )
+  }
 
   // The run's epochs, as its records say (records written before they said: 1).
   const first = yield* inputTrials(config).pipe(Stream.take(1), Stream.runHead)
@@ -174,6 +196,9 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
     onPrior: (trial) => acc.add(priced(trial), true)
   }).pipe(Effect.mapError((e) => bad(e.message)))
   yield* say(`scoring ${config.input} -> ${out}`)
+  if (source.tasks !== undefined && config.tasks === undefined) {
+    yield* say(`tasks: ${source.tasks.name}${source.tasks.how === "" ? "" : `, read with ${source.tasks.how}`}`)
+  }
   if (recorded.kept > 0) yield* say(`resuming: ${recorded.kept} trials already scored`)
 
   const probe = new MutableProbe()
@@ -289,8 +314,8 @@ export const numberedTrialsOf = (
 
 // Every task of the file by id: the join needs any task at any time, as the
 // results file is in completion order, not task order.
-const readTasks = (file: string, formats: ReadonlyArray<DatasetFormats.DatasetFormat> | undefined) =>
-  DatasetFormats.read(file, { onInvalid: "fail" }, formats).pipe(
+const readTasks = <E, R>(items: Stream.Stream<Dataset.Item, E, R>) =>
+  items.pipe(
     Stream.runFold(() => new Map<string, AgentEvalTask>(), (map, item) => {
       if (item._tag === "Task") map.set(item.task.id, item.task)
       return map

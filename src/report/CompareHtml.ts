@@ -128,11 +128,14 @@ export const toHtml = (c: Comparison): string => {
     fixed(own),
     f.scorers.join(", ")
   ]
-  const rule = c.pass_rule === "every shared scorer"
+  const ruleOf = (rule: string) => rule === "every shared scorer"
     ? "every shared scorer passed it"
-    : c.pass_rule === "completed"
+    : rule === "completed"
     ? "it completed"
-    : `${c.pass_rule} passed it`
+    : `${rule} passed it`
+  const rule = c.pass_rules === undefined
+    ? ruleOf(c.pass_rule)
+    : `its run's rule says so: in base when ${ruleOf(c.pass_rules.base)}, in new when ${ruleOf(c.pass_rules.new)}`
   const notes = [
     ...c.notes,
     ...(c.scorers_only_in_base.length > 0

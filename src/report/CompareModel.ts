@@ -225,8 +225,14 @@ export interface Comparison {
   readonly new: FileInfo
   /** `scores`, or `completion` when neither file carries a score. */
   readonly measure: "scores" | "completion"
-  /** `every shared scorer`, the scorer `--pass` named, or `completed`. */
+  /**
+   * `every shared scorer`, the scorer `--pass` named (or, without it, the
+   * one both runs recorded), `completed`, or `each run's own` when the two
+   * runs recorded different rules (then `pass_rules` says which).
+   */
   readonly pass_rule: string
+  /** Each file's rule, when they differ (`pass_rule` is then `each run's own`). */
+  readonly pass_rules?: { readonly base: string; readonly new: string }
   readonly tasks: {
     readonly paired: number
     readonly only_in_base: ReadonlyArray<string>
@@ -266,4 +272,16 @@ export interface Comparison {
  */
 export interface CompareOptions {
   readonly pass?: string | undefined
+}
+
+/**
+ * The `--pass` each file's run recorded (`RunDefinition.passOf`): a scorer,
+ * `null` for every scorer, undefined when the file names no run.
+ *
+ * @category models
+ * @since 0.4.0
+ */
+export interface RecordedPass {
+  readonly base: string | null | undefined
+  readonly new: string | null | undefined
 }

@@ -91,11 +91,14 @@ export const format = (c: Comparison): string => {
   lines.push(...usageLines(c))
   lines.push("")
   const p = c.pass_at_1
-  const rule = c.pass_rule === "every shared scorer"
+  const ruleOf = (rule: string) => rule === "every shared scorer"
     ? "every shared scorer passed"
-    : c.pass_rule === "completed"
+    : rule === "completed"
     ? "the trial completed"
-    : `--pass ${c.pass_rule} passed`
+    : `--pass ${rule} passed`
+  const rule = c.pass_rules === undefined
+    ? ruleOf(c.pass_rule)
+    : `its run's rule: in base ${ruleOf(c.pass_rules.base)}, in new ${ruleOf(c.pass_rules.new)}`
   lines.push(
     `  pass@1 (a trial passes when ${rule}): ${fixed(p.base)} -> ${fixed(p.new)} over ${p.tasks} paired task${p.tasks === 1 ? "" : "s"}, ` +
       `delta ${signed(p.delta)}, 95% CI ${interval(p.ci95)}, p ${pValue(p.p_value)}` +

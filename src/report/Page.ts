@@ -250,7 +250,7 @@ const tableSection = (input: PageInput, scorers: ReadonlyArray<string>, file: Su
           ? "Tokens and cost of a trial: its agent's and its judges' together (— where its record carries no usage, or no cost_usd). "
           : "Tokens of a trial: its agent's and its judges' together (— where its record carries no usage). ") +
         (acts
-          ? "Steps: a trial's model turns; its path opens into its transcript (model turns, tool calls with their arguments, " +
+          ? "Steps: a trial's model turns; a click on its row or its path opens its transcript below it (model turns, tool calls with their arguments, " +
             "results, errors; each step cut at 1,000 characters, a transcript at 8,000). "
           : "") +
         "Click a row to see its texts in full (each cut at 2,000 characters)."

@@ -112,7 +112,7 @@ const groupSection = (
     chart + `<div class="table-wrap">${table}</div>`,
     {
       id: `group-by-${path}`,
-      note: `Per value of ${path} as recorded on each trial ("(missing)" where the task had none): ` +
+      note: `Per value of ${path} as recorded on each trial, by its JSON text (so 1 and "1" apart; (missing) where the task had none): ` +
         `its trials (a failed trial counts and never passes), each scorer's mean with its 95% t interval and pass rate ` +
         `with its 95% Wilson interval, standard errors clustered as above. The intervals are per group, not corrected ` +
         `for the many groups.` +

@@ -8,7 +8,12 @@
  *   computed in: `{ by: "task", value: TASK_ID }` (epochs > 1, the default),
  *   `{ by: PATH, value }` (`--stderr-cluster PATH`), or `null` (not
  *   clustered: one epoch, or `--stderr-cluster none`);
- * - `metadata.groups`: `{ PATH: value }` for each `--group-by PATH`.
+ * - `metadata.groups`: `{ PATH: value }` for each `--group-by PATH`;
+ * - `metadata.group_keys`: `{ PATH: key }` beside it, the key a group is
+ *   told apart by: the value's JSON text (`"1"` is `"\"1\""`, `1` is `"1"`,
+ *   a JSON null `"null"`), `null` where the task has no value at PATH.
+ *   Readers group by these keys (a missing value under `(missing)`, which
+ *   no JSON text is); on records written before them, by `groups`.
  *
  * A value is the task's value at a dotted PATH (`metadata.passage_id`,
  * `inputs.lang`) as text: a string as it is, anything else as JSON, `null`
@@ -87,6 +92,43 @@ export const valueAt = (task: AgentEvalTask, path: string): string | null => {
 }
 
 /**
+ * The key a task's value at a dotted path is grouped by: its JSON text
+ * (`"math"` is `"\"math\""`, `1` is `"1"`, a JSON null is `"null"`), or
+ * `null` where the task has no value there (a missing key, a path through a
+ * non-object). Unlike `valueAt`, `1` and `"1"` differ, and so do a `null`
+ * and no value.
+ *
+ * **Example** (Keys by JSON text)
+ *
+ * ```ts
+ * import { Labels } from "agent-trials"
+ *
+ * const task = { id: "t1", inputs: {}, metadata: { level: 1, code: "1", none: null } }
+ * Labels.keyAt(task, "metadata.level") // "1"
+ * Labels.keyAt(task, "metadata.code") // "\"1\""
+ * Labels.keyAt(task, "metadata.none") // "null"
+ * Labels.keyAt(task, "metadata.topic") // null
+ * ```
+ *
+ * @category getters
+ * @since 0.4.0
+ */
+export const keyAt = (task: AgentEvalTask, path: string): string | null => {
+  let value: unknown = task
+  for (const segment of path.split(".")) {
+    if (value === null || typeof value !== "object" || !Object.hasOwn(value, segment)) return null
+    value = (value as Record<string, unknown>)[segment]
+  }
+  if (value === undefined) return null
+  try {
+    // A value JSON cannot write (a bigint) by its text.
+    return JSON.stringify(value) ?? String(value)
+  } catch {
+    return String(value)
+  }
+}
+
+/**
  * How a run clusters: by `"task"`, by a PATH's value, or not at all (`null`).
  *
  * @category models
@@ -145,6 +187,7 @@ export const ofTask = (
   }
   if (options.groupBy.length > 0) {
     labels.groups = Object.fromEntries(options.groupBy.map((path) => [path, valueAt(task, path)]))
+    labels.group_keys = Object.fromEntries(options.groupBy.map((path) => [path, keyAt(task, path)]))
   }
   return labels
 }
@@ -211,6 +254,28 @@ export const groupsOf = (trial: AgentEvalTrial): Readonly<Record<string, string 
   for (const [path, value] of Object.entries(groups as Record<string, unknown>)) {
     out[path] = typeof value === "string" ? value : null
   }
+  return out
+}
+
+/**
+ * The key of each group a record is in, by PATH: its `metadata.group_keys`
+ * (the value's JSON text, `MISSING` for none) when it has them, else, on a
+ * record written before them, its `metadata.groups` (the value as text,
+ * `MISSING` for none or a null). `{}` on a record without groups.
+ *
+ * @category getters
+ * @since 0.4.0
+ */
+export const groupKeysOf = (trial: AgentEvalTrial): Readonly<Record<string, string>> => {
+  const keys = trial.metadata.group_keys
+  const out: Record<string, string> = {}
+  if (keys !== null && typeof keys === "object" && !Array.isArray(keys)) {
+    for (const [path, key] of Object.entries(keys as Record<string, unknown>)) {
+      out[path] = typeof key === "string" ? key : MISSING
+    }
+    return out
+  }
+  for (const [path, value] of Object.entries(groupsOf(trial))) out[path] = value ?? MISSING
   return out
 }
 

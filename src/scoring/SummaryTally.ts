@@ -68,7 +68,7 @@ export class ScoreTally {
    * them passed. It grows to the largest c seen, not to `epochs + 1` up front.
    */
   readonly tasksByPasses: Array<number> = []
-  /** By PATH, by value (`Labels.MISSING` for none). */
+  /** By PATH, by key (`Labels.groupKeysOf`: JSON text, `Labels.MISSING` for none). */
   readonly groups = new Map<string, Map<string, GroupTally>>()
   private readonly open = new Map<string, { n: number; c: number }>()
   private passes: Clustered.Accumulator | undefined
@@ -162,10 +162,9 @@ export class ScoreTally {
   // The tallies of the groups a trial is in, made on first sight.
   private groupsOf(trial: AgentEvalTrial): ReadonlyArray<GroupTally> {
     const out: Array<GroupTally> = []
-    for (const [path, value] of Object.entries(Labels.groupsOf(trial))) {
+    for (const [path, key] of Object.entries(Labels.groupKeysOf(trial))) {
       let byValue = this.groups.get(path)
       if (byValue === undefined) this.groups.set(path, byValue = new Map())
-      const key = value ?? Labels.MISSING
       let group = byValue.get(key)
       if (group === undefined) {
         group = new Map()
