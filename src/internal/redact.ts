@@ -71,10 +71,40 @@ export const redactText = (text: string): string => {
     const trailing = /[).,;:!?\]]*$/.exec(url)![0]
     return redactUrl(url.slice(0, url.length - trailing.length)) + trailing
   })
-  return (rememberedScrub ??= build([...remembered.values()]))(urlsRedacted)
+  return scrubRemembered(urlsRedacted)
+}
+
+/**
+ * `text` with every secret any `scrubber` of this process was made for (and
+ * every one `rememberSecrets` was given) removed, URLs otherwise as written:
+ * what a record keeps of a string no agent's own scrubber saw (a tool's
+ * result or error, a module agent's output), so no tool source can forget it.
+ *
+ * @internal
+ */
+export const scrubRemembered = (text: string): string => (rememberedScrub ??= build([...remembered.values()]))(text)
+
+/**
+ * Adds `secrets` to what `scrubRemembered` and `redactText` remove, without
+ * making a scrubber: the process's own keys (`OPENAI_API_KEY`, `HF_TOKEN`)
+ * and the secrets of URLs given on its command line, which a tool may echo
+ * whether or not an agent of this process sends them.
+ *
+ * @internal
+ */
+export const rememberSecrets = (secrets: ReadonlyArray<Secret>): void => {
+  for (const secret of secrets) remember(secret)
 }
 
 const urlInText = /\b[a-z][a-z\d+.-]*:\/\/[^\s"'`<>]+/gi
+
+/**
+ * The URLs in `text` (`openai:https://h/v1?k=v` holds one), for
+ * `rememberSecrets(urlSecrets(url))` over a command line.
+ *
+ * @internal
+ */
+export const urlsIn = (text: string): Array<string> => text.includes("://") ? text.match(urlInText) ?? [] : []
 
 // Every secret a scrubber was made for, for `redactText`.
 const remembered = new Map<string, Secret>()

@@ -10,6 +10,7 @@ import { osError, removeStale, rewritePath as atomicRewritePath } from "../inter
 import { IdSet } from "../internal/IdSet.ts"
 import { notUtf8, readError, splitLines } from "../internal/lines.ts"
 import { AgentEvalTrial } from "../domain/Trial.ts"
+import * as Line from "./internal/line.ts"
 
 /**
  * The results file cannot be used as asked.
@@ -285,8 +286,12 @@ export const writer = Effect.fn("Results.writer")(function*(
       const ends: Array<number> = []
       let text = ""
       let end = 0
+      // A record JSON cannot write is replaced by its failed record (`Line.of`), the one `onWritten` sees.
+      const records: Array<AgentEvalTrial> = []
       for (const trial of batch) {
-        const line = JSON.stringify(trial) + "\n"
+        const encoded = Line.of(trial)
+        const line = encoded.text + "\n"
+        records.push(encoded.trial)
         text += line
         end += Buffer.byteLength(line)
         ends.push(end)
@@ -297,7 +302,7 @@ export const writer = Effect.fn("Results.writer")(function*(
       const settle = (upTo: number) => {
         for (; line < ends.length && ends[line] <= upTo; line++) {
           written++
-          onWritten?.(batch[line])
+          onWritten?.(records[line]!)
         }
       }
       while (offset < bytes.length) {

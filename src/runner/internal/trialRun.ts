@@ -19,6 +19,7 @@ import { attributes, type Counts, spanNames, type Traced } from "./telemetry.ts"
 import { isoTime, liveClock, syncBlock, wallClock } from "./clock.ts"
 import { firstError, tokenLimit, toTrialError, withTimeout } from "./failure.ts"
 import { eventLoopStarved, loopBlocked } from "./starvation.ts"
+import { recordableError, recordableOutput } from "./recordable.ts"
 
 /** @internal */
 export interface ExecuteConfig {
@@ -228,8 +229,10 @@ export class TrialRun<AE, AR> {
     )
   }
 
-  settle(exit: Exit.Exit<AgentOutput, unknown>): Effect.Effect<AgentEvalTrial, never, AR> {
+  settle(called: Exit.Exit<AgentOutput, unknown>): Effect.Effect<AgentEvalTrial, never, AR> {
     const { clock, config } = this
+    // Scrubbed, and refused if JSON cannot write it, before anything reads it.
+    const exit = recordableOutput(called)
     // One reading of the live clock gives both the call's duration and the
     // trial's end (`wallClock`); any other clock is read for each.
     let durationMs: number
@@ -356,7 +359,9 @@ export class TrialRun<AE, AR> {
     const { spent } = this
     if (exit._tag === "Failure") {
       // Failed attempts that spent past the limit end the trial as over it.
-      const error = overLimit === undefined ? toTrialError(exit.cause, finishedAt) : tokenLimit(spent, overLimit, finishedAt)
+      const error = overLimit === undefined
+        ? recordableError(toTrialError(exit.cause, finishedAt))
+        : tokenLimit(spent, overLimit, finishedAt)
       return {
         id: context.id,
         task_id: task.id,

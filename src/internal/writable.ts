@@ -1,0 +1,159 @@
+/**
+ * What a record may hold: a value that JSON writes as it is and reads back
+ * the same. `JSON.stringify` throws on a cycle, a BigInt and a `toJSON` that
+ * throws, and silently drops a function or writes `NaN` as `null`: the first
+ * would stop the writer with every trial of its batch, the others change the
+ * record (a `null` where a number must be makes the line unreadable to
+ * `--resume`). `writable` finds the first such value and names where it is;
+ * the strings on the way go through a scrub (a record never keeps a secret).
+ *
+ * @internal
+ */
+
+/**
+ * The value as it will be written (strings scrubbed, `toJSON` applied; the
+ * same object when nothing changed), or where and why it cannot be.
+ *
+ * @internal
+ */
+export type Writable =
+  | { readonly _tag: "Writable"; readonly value: unknown }
+  | { readonly _tag: "Unwritable"; readonly at: string; readonly why: string }
+
+/**
+ * Checks `value` (found at `at`, a path such as `output`) for what JSON
+ * cannot write, scrubbing each string with `scrub` on the way.
+ *
+ * **Example** (A cycle named by its path)
+ *
+ * ```ts
+ * import { writable } from "./writable.ts"
+ *
+ * const response: Record<string, unknown> = { a: 1 }
+ * response["self"] = response
+ * writable({ output_text: "x", response }, "output", (s) => s)
+ * // { _tag: "Unwritable", at: "output.response.self", why: "refers back to output.response (a cycle)" }
+ * ```
+ *
+ * @internal
+ */
+export const writable = (value: unknown, at: string, scrub: (text: string) => string): Writable => {
+  const walk = new Walk(at, scrub)
+  try {
+    const out = walk.value(value, "")
+    return walk.problem ?? { _tag: "Writable", value: out }
+  } catch (e) {
+    // Deep enough to exhaust the stack: JSON.stringify would fail the same way.
+    return walk.problem ?? { _tag: "Unwritable", at, why: `cannot be walked (${e instanceof Error ? e.message : String(e)})` }
+  }
+}
+
+/**
+ * The message of a failure `writable` found: `output.response.n is a BigInt (10n), which JSON cannot hold`.
+ *
+ * @internal
+ */
+export const describeUnwritable = (problem: { readonly at: string; readonly why: string }): string =>
+  `${problem.at} ${problem.why}`
+
+// The path is kept as segments and spelled only for a message: a record
+// that is fine (nearly all) costs no string per field.
+class Walk {
+  problem: Writable | undefined = undefined
+  // The objects above the current one, with the depth of each: a cycle is a
+  // reference back to one of them (a value shared by two fields is not).
+  readonly stack: Array<object> = []
+  readonly depths: Array<number> = []
+  readonly segments: Array<string | number>
+  readonly scrub: (text: string) => string
+  constructor(root: string, scrub: (text: string) => string) {
+    this.segments = [root]
+    this.scrub = scrub
+  }
+
+  path(depth = this.segments.length): string {
+    let out = String(this.segments[0])
+    for (let i = 1; i < depth; i++) {
+      const segment = this.segments[i]!
+      out += typeof segment === "number"
+        ? `[${segment}]`
+        : /^[A-Za-z_$][\w$]*$/.test(segment)
+        ? `.${segment}`
+        : `[${JSON.stringify(segment)}]`
+    }
+    return out
+  }
+
+  fail(why: string): undefined {
+    this.problem ??= { _tag: "Unwritable", at: this.path(), why }
+    return undefined
+  }
+
+  value(value: unknown, key: string): unknown {
+    switch (typeof value) {
+      case "string":
+        return this.scrub(value)
+      case "number":
+        return Number.isFinite(value) ? value : this.fail(`is ${value}, which JSON cannot hold (it would be written as null)`)
+      case "boolean":
+      case "undefined":
+        return value
+      case "bigint":
+        return this.fail(`is a BigInt (${value}n), which JSON cannot hold`)
+      case "function":
+        return this.fail("is a function, which JSON cannot hold")
+      case "symbol":
+        return this.fail("is a symbol, which JSON cannot hold")
+    }
+    if (value === null) return value
+    const object = value as Record<string, unknown>
+    const seen = this.stack.indexOf(object)
+    if (seen !== -1) return this.fail(`refers back to ${this.path(this.depths[seen])} (a cycle)`)
+    this.stack.push(object)
+    this.depths.push(this.segments.length)
+    let out: unknown
+    if (typeof object["toJSON"] === "function") {
+      let json: unknown
+      let threw: string | undefined
+      try {
+        json = (object["toJSON"] as (key: string) => unknown)(key)
+      } catch (e) {
+        threw = e instanceof Error ? e.message : String(e)
+      }
+      out = threw === undefined ? this.value(json, key) : this.fail(`has a toJSON that threw (${threw})`)
+    } else {
+      out = Array.isArray(value) ? this.array(value) : this.object(object)
+    }
+    this.stack.pop()
+    this.depths.pop()
+    return out
+  }
+
+  array(array: ReadonlyArray<unknown>): unknown {
+    let copy: Array<unknown> | undefined
+    const { segments } = this
+    for (let i = 0; i < array.length; i++) {
+      const item = array[i]
+      segments.push(i)
+      const out = this.value(item, String(i))
+      segments.pop()
+      if (this.problem !== undefined) return undefined
+      if (out !== item) (copy ??= array.slice())[i] = out
+    }
+    return copy ?? array
+  }
+
+  object(object: Record<string, unknown>): unknown {
+    let copy: Record<string, unknown> | undefined
+    const { segments } = this
+    for (const key of Object.keys(object)) {
+      const item = object[key]
+      segments.push(key)
+      const out = this.value(item, key)
+      segments.pop()
+      if (this.problem !== undefined) return undefined
+      if (out !== item) (copy ??= { ...object })[key] = out
+    }
+    return copy ?? object
+  }
+}

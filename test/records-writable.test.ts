@@ -1,0 +1,118 @@
+/**
+ * Every record reads back (issue 37, items 4 and 5). An agent's output that
+ * JSON cannot write (a cycle, a BigInt, a function, a `toJSON` that throws,
+ * NaN) fails that trial alone, naming the field, before the writer; every
+ * other trial of the batch is recorded and `--resume` finds the run
+ * complete. The writer's own guard replaces any record that still cannot be
+ * written (a cost that is not finite, a BigInt a later stage added) by a
+ * failed one. A price so large that a cost could not be finite is refused
+ * when the pricing file is read. The real command in a child process, a real
+ * module agent in a temporary .mjs file, real files.
+ */
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import type { AgentEvalTrial } from "../src/domain/Trial.ts"
+import * as Results from "../src/results/Results.ts"
+import { describeResult, killAll, parseSummary, readTrials, removeTempDirs, run, tempDir } from "./cli-helpers.ts"
+
+afterAll(() => {
+  killAll()
+  removeTempDirs()
+})
+
+// synthetic-N answers by N: 3 a cycle, 5 a BigInt, 7 a function, 9 a toJSON
+// that throws, 11 NaN; the rest a good answer after a short wait (so the bad
+// ones land in batches among good ones at parallelism 4).
+const unwritableAgent = `
+export const answer = async (task) => {
+  const n = Number(task.id.split("-")[1])
+  await new Promise((resolve) => setTimeout(resolve, n % 3))
+  if (n === 3) { const r = { a: 1 }; r.self = r; return { output_text: "x", response: r } }
+  if (n === 5) return { output_text: "x", response: { big: 10n } }
+  if (n === 7) return { output_text: "x", metadata: { f: () => 1 } }
+  if (n === 9) return { output_text: "x", response: { toJSON() { throw new Error("no JSON today") } } }
+  if (n === 11) return { output_text: "x", response: { score: NaN } }
+  return { output_text: "ok " + n, response: { shared: [1, 2], again: [1, 2], when: new Date(0) } }
+}
+`
+
+const expectedProblems: Record<string, string> = {
+  "synthetic-3": "output.response.self refers back to output.response (a cycle)",
+  "synthetic-5": "output.response.big is a BigInt (10n), which JSON cannot hold",
+  "synthetic-7": "output.metadata.f is a function, which JSON cannot hold",
+  "synthetic-9": "output.response has a toJSON that threw (no JSON today)",
+  "synthetic-11": "output.response.score is NaN, which JSON cannot hold (it would be written as null)"
+}
+
+describe("records JSON cannot write", () => {
+  it("a module agent's unwritable outputs among good ones at parallelism 4: those trials fail naming why, the rest are recorded, --resume finds the run complete", async () => {
+    const dir = tempDir()
+    const agent = path.join(dir, "agent.mjs")
+    fs.writeFileSync(agent, unwritableAgent)
+    const out = path.join(dir, "out.jsonl")
+    const args = ["--synthetic", "24", "--parallelism", "4", "--agent", `module:${agent}#answer`, "--score", "none", "--out", out, "--no-progress"]
+    const result = await run(args)
+    assert.strictEqual(result.code, 0, describeResult(result))
+    const summary = parseSummary(result.stdout)
+    assert.strictEqual(summary.outcome, "finished")
+    assert.deepStrictEqual([summary.total, summary.completed, summary.failed], [24, 19, 5])
+    const trials = readTrials(out)
+    assert.lengthOf(trials, 24)
+    const failed = Object.fromEntries(trials.filter((t) => t.status === "failed").map((t) => [t.task_id, t.error!]))
+    assert.deepStrictEqual(Object.keys(failed).sort(), Object.keys(expectedProblems).sort())
+    for (const [task, problem] of Object.entries(expectedProblems)) {
+      assert.strictEqual(failed[task]!.type, "InvalidAgentOutput")
+      assert.strictEqual(failed[task]!.message, `the agent's output cannot be written as JSON: ${problem}`)
+    }
+    // A good output is recorded as JSON writes it: a shared array twice, a Date as its string.
+    const good = trials.find((t) => t.task_id === "synthetic-4")!
+    assert.deepStrictEqual(good.output, { output_text: "ok 4", response: { shared: [1, 2], again: [1, 2], when: "1970-01-01T00:00:00.000Z" } })
+
+    const before = fs.readFileSync(out, "utf8")
+    const resumed = await run([...args, "--resume"])
+    assert.strictEqual(resumed.code, 0, describeResult(resumed))
+    const again = parseSummary(resumed.stdout)
+    assert.deepStrictEqual([again.outcome, again.total, again.alreadyRecorded], ["finished", 0, 24])
+    assert.strictEqual(fs.readFileSync(out, "utf8"), before)
+  })
+
+  it.live("the writer's guard: a record that still cannot be written (a cost of Infinity, a BigInt label, a cycle) is recorded failed naming the field; the batch's other trials as they are", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const out = path.join(dir, "out.jsonl")
+      const base = (i: number): AgentEvalTrial => ({
+        id: `t-${i}:trial`,
+        task_id: `t-${i}`,
+        status: "completed",
+        output: { output_text: `answer ${i}` },
+        metadata: { started_at: "2026-01-01T00:00:00.000Z", finished_at: "2026-01-01T00:00:01.000Z", latency_ms: 1000 }
+      })
+      const cyclic: Record<string, unknown> = {}
+      cyclic["again"] = cyclic
+      const bad: Record<number, AgentEvalTrial> = {
+        1: { ...base(1), output: { output_text: "x", usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2, cost_usd: Infinity } } },
+        3: { ...base(3), metadata: { ...base(3).metadata, group: BigInt(7) } },
+        4: { ...base(4), metadata: { ...base(4).metadata, cyclic } }
+      }
+      const seen: Array<AgentEvalTrial> = []
+      yield* Effect.scoped(Effect.gen(function*() {
+        const writer = yield* Results.writer(out, { onWritten: (t) => seen.push(t) })
+        for (let i = 0; i < 6; i++) yield* writer.append(bad[i] ?? base(i))
+        yield* writer.flush
+      }))
+      const trials = readTrials(out)
+      assert.deepStrictEqual(trials.map((t) => t.status), ["completed", "failed", "completed", "failed", "failed", "completed"])
+      assert.deepStrictEqual(trials.filter((t) => t.status === "failed").map((t) => t.error!.message), [
+        "the trial's record cannot be written as JSON: record.output.usage.cost_usd is Infinity, which JSON cannot hold (it would be written as null)",
+        "the trial's record cannot be written as JSON: record.metadata.group is a BigInt (7n), which JSON cannot hold",
+        "the trial's record cannot be written as JSON: record.metadata.cyclic.again refers back to record.metadata.cyclic (a cycle)"
+      ])
+      assert.deepStrictEqual(trials[2], base(2))
+      assert.deepStrictEqual(trials[1]!.metadata, base(1).metadata)
+      // What the summary counts is what the file holds.
+      assert.deepStrictEqual(seen, trials)
+    }).pipe(Effect.provide(NodeServices.layer)))
+})
