@@ -11,11 +11,13 @@
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 import * as Results from "../src/results/Results.ts"
+import { runTrials } from "../src/runner/Runner.ts"
+import * as Pricing from "../src/scoring/Pricing.ts"
 import { describeResult, killAll, parseSummary, readTrials, removeTempDirs, run, tempDir } from "./cli-helpers.ts"
 
 afterAll(() => {
@@ -115,4 +117,74 @@ describe("records JSON cannot write", () => {
       // What the summary counts is what the file holds.
       assert.deepStrictEqual(seen, trials)
     }).pipe(Effect.provide(NodeServices.layer)))
+})
+
+describe("counts an agent made itself", () => {
+  it.effect("an Effect agent's usage that no record could read back (1e300 tokens, which a cost would price to Infinity) fails its trial naming the field", () =>
+    Effect.gen(function*() {
+      const tasks = Stream.fromIterable([0, 1, 2].map((i) => ({ id: `t${i}`, inputs: {} })))
+      const trials = yield* Stream.runCollect(runTrials(tasks, (task) =>
+        Effect.succeed({
+          output_text: "x",
+          usage: task.id === "t1"
+            ? { input_tokens: 1e300, output_tokens: 1, total_tokens: 1e300 }
+            : { input_tokens: 1, output_tokens: 1, total_tokens: 2 }
+        }), { parallelism: 2 }))
+      const byTask = Object.fromEntries(trials.map((t) => [t.task_id, t]))
+      assert.strictEqual(byTask["t0"]!.status, "completed")
+      assert.strictEqual(byTask["t1"]!.status, "failed")
+      assert.deepStrictEqual(
+        { type: byTask["t1"]!.error!.type, message: byTask["t1"]!.error!.message },
+        { type: "InvalidAgentOutput", message: "the agent's output would not read back: output.usage.input_tokens: Expected an integer" }
+      )
+    }))
+})
+
+describe("prices too large to make a finite cost", () => {
+  // A usage-reporting agent (10 output tokens of model m a trial): priced at
+  // 1e308 per million tokens, a cost would be Infinity, written as null.
+  const tasks = (dir: string) => {
+    const file = path.join(dir, "tasks.jsonl")
+    fs.writeFileSync(file, [0, 1, 2].map((i) => JSON.stringify({ id: `t${i}`, inputs: { answer: "a", tokens: 100 } })).join("\n") + "\n")
+    return file
+  }
+  const agent = "module:test/fixtures/agent-usage.ts#spends"
+
+  it("run and score refuse a price over the cap when the pricing file is read: exit 2 naming the model and the field, nothing written", async () => {
+    const dir = tempDir()
+    const prices = path.join(dir, "prices.yaml")
+    fs.writeFileSync(prices, "models:\n  m: { input: 0.15, output: 1e308 }\n")
+    const problem = `agent-trials: --pricing ${prices}: model "m", field output: 1e+308 USD per million tokens is over ` +
+      "the largest price accepted, 1000000 (a dollar a token): its costs could be too large to record as numbers"
+    const out = path.join(dir, "out.jsonl")
+    const refused = await run(["--tasks", tasks(dir), "--agent", agent, "--score", "none", "--pricing", prices, "--out", out, "--no-progress"])
+    assert.strictEqual(refused.code, 2, describeResult(refused))
+    assert.include(refused.stderr, problem)
+    assert.isFalse(fs.existsSync(out))
+
+    // score reads the same file the same way.
+    const first = await run(["--tasks", tasks(dir), "--agent", agent, "--score", "none", "--out", out, "--no-progress"])
+    assert.strictEqual(first.code, 0, describeResult(first))
+    const scored = path.join(dir, "scored.jsonl")
+    const score = await run([out, "--tasks", tasks(dir), "--score", "exact", "--pricing", prices, "--out", scored], { command: "score" })
+    assert.strictEqual(score.code, 2, describeResult(score))
+    assert.include(score.stderr, problem)
+    assert.isFalse(fs.existsSync(scored))
+
+    // At the cap the run goes ahead, and every record reads back with its cost.
+    fs.writeFileSync(prices, `models:\n  m: { input: ${Pricing.MAX_PRICE}, output: ${Pricing.MAX_PRICE} }\n`)
+    const capped = path.join(dir, "capped.jsonl")
+    const ok = await run(["--tasks", tasks(dir), "--agent", agent, "--score", "none", "--pricing", prices, "--out", capped, "--no-progress"])
+    assert.strictEqual(ok.code, 0, describeResult(ok))
+    assert.deepStrictEqual(readTrials(capped).map((t) => t.output?.usage?.cost_usd), [110, 110, 110])
+  })
+
+  it("under the cap a cost is finite for the largest usage a record can hold", () => {
+    const most = Number.MAX_SAFE_INTEGER
+    const price = { input: Pricing.MAX_PRICE, output: Pricing.MAX_PRICE, cached_input: Pricing.MAX_PRICE }
+    const cost = Pricing.cost(price, { input_tokens: most, output_tokens: most, total_tokens: most, cached_input_tokens: most })
+    assert.isTrue(Number.isFinite(cost) && cost > 0, String(cost))
+    // Ten million such trials still sum to a finite number.
+    assert.isTrue(Number.isFinite(cost * 1e7))
+  })
 })

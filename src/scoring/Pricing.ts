@@ -9,7 +9,20 @@
 import { Effect, FileSystem, Schema } from "effect"
 import type { AgentEvalTrial, Score, Usage } from "../domain/Trial.ts"
 
-const Price = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0))
+/**
+ * The largest price a pricing file may give, in USD per million tokens: a
+ * dollar a token, over a thousand times the dearest model's price. Under it a
+ * cost stays a finite number for any usage a record can hold (token counts
+ * are safe integers, below 2^53), and so do the sums over any run; a larger
+ * one (a typo such as `1e308`) could make a cost JSON writes as `null`, a
+ * record no command could read back.
+ *
+ * @category pricing
+ * @since 0.6.0
+ */
+export const MAX_PRICE = 1_000_000
+
+const Price = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0), Schema.isLessThanOrEqualTo(MAX_PRICE))
 
 /**
  * A model's prices in USD per million tokens. Without `cached_input`, cached
@@ -175,7 +188,7 @@ export const load = (path: string): Effect.Effect<PricingFile, InvalidPricing, F
 export const decode = (file: string, value: unknown): Effect.Effect<PricingFile, InvalidPricing> => {
   const exit = decodeFile(value, { onExcessProperty: "error" })
   if (exit._tag === "Success") return Effect.succeed(exit.value)
-  return Effect.fail(new InvalidPricing({ file, problem: describeFailure(exit.cause.reasons[0]) }))
+  return Effect.fail(new InvalidPricing({ file, problem: describeFailure(exit.cause.reasons[0], value) }))
 }
 
 const decodeFile = Schema.decodeUnknownExit(PricingFile)
@@ -198,7 +211,7 @@ const parse = (file: string, text: string): Effect.Effect<unknown, InvalidPricin
         }
       }))
 
-const describeFailure = (reason: unknown): string => {
+const describeFailure = (reason: unknown, value: unknown): string => {
   const message = String((reason as { error?: { message?: unknown } }).error?.message ?? "not a pricing file")
   const [problem = "", at] = message.split("\n  at ")
   if (at === undefined) return `expected an object with models: { MODEL: { input, output, cached_input } }; ${problem.toLowerCase()}`
@@ -210,5 +223,11 @@ const describeFailure = (reason: unknown): string => {
   }
   if (problem === "Missing key") return `field ${field} is missing`
   if (problem.startsWith("Expected a value greater than or equal to 0")) return `field ${field}: a price must be >= 0 (USD per million tokens)`
+  if (problem.startsWith("Expected a value less than or equal to")) {
+    const model = path[1] ?? ""
+    const price = (value as { models: Record<string, Record<string, unknown>> }).models[model]?.[path[2] ?? ""]
+    return `model ${JSON.stringify(model)}, field ${path.slice(2).join(".")}: ${String(price)} USD per million tokens is over ` +
+      `the largest price accepted, ${MAX_PRICE} (a dollar a token): its costs could be too large to record as numbers`
+  }
   return `field ${field}: ${problem.replace(/^Expected/, "expected")}`
 }

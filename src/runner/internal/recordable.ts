@@ -8,9 +8,9 @@
  *
  * @internal
  */
-import { Exit } from "effect"
+import { Exit, Schema } from "effect"
 import { InvalidAgentOutput } from "../../domain/Errors.ts"
-import type { AgentOutput, TrialError } from "../../domain/Trial.ts"
+import { AgentOutput, type TrialError } from "../../domain/Trial.ts"
 import { scrubRemembered } from "../../internal/redact.ts"
 import { describeUnwritable, writable } from "../../internal/writable.ts"
 
@@ -32,7 +32,15 @@ export const recordableOutput = <E>(exit: Exit.Exit<AgentOutput, E>): Exit.Exit<
     return scrubbed === output_text ? exit : Exit.succeed({ output_text: scrubbed })
   }
   const checked = writable(exit.value, "output", scrubRemembered)
-  if (checked._tag === "Writable") return checked.value === exit.value ? exit : Exit.succeed(checked.value as AgentOutput)
+  if (checked._tag === "Writable") {
+    // Counts and steps an agent made itself (a tool loop's usage from a
+    // server's numbers) must read back too: a cost is priced from them.
+    const typed = exit.value.usage !== undefined || exit.value.trajectory !== undefined ? misfit(checked.value) : undefined
+    if (typed !== undefined) {
+      return Exit.fail(new InvalidAgentOutput({ message: `the agent's output would not read back: ${typed}` }))
+    }
+    return checked.value === exit.value ? exit : Exit.succeed(checked.value as AgentOutput)
+  }
   // What the call spent still counts, unless the usage is what cannot be written.
   const usage = checked.at.startsWith("output.usage") ? undefined : exit.value.usage
   return Exit.fail(
@@ -61,4 +69,18 @@ export const recordableError = (error: TrialError): TrialError => {
   }
   const { trajectory: _, ...rest } = error
   return { ...rest, message: `${message} (its steps are not kept: ${scrubRemembered(describeUnwritable(checked))})` }
+}
+
+const decodeOutput = Schema.decodeUnknownExit(AgentOutput)
+
+// Where `output` fails the AgentOutput Schema (`output.usage.input_tokens: Expected an integer, got 1e+300`).
+const misfit = (output: unknown): string | undefined => {
+  const exit = decodeOutput(output)
+  if (exit._tag === "Success") return undefined
+  const message = String((exit.cause.reasons[0] as { error?: { message?: unknown } } | undefined)?.error?.message ?? "")
+  const [problem = "", at] = message.split("\n  at ")
+  const field = at === undefined
+    ? ""
+    : [...at.matchAll(/\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]/g)].map((m) => m[1] ?? m[2]).join(".")
+  return `${field === "" ? "output" : `output.${field}`}: ${problem}`
 }
