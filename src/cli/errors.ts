@@ -6,6 +6,7 @@
  */
 import { Console, Effect, Runtime, Schema } from "effect"
 import * as BadInput from "../programs/BadInput.ts"
+import { scrubRemembered } from "../internal/redact.ts"
 
 /**
  * The reproduction did not show the bounded runner within its bounds.
@@ -59,7 +60,7 @@ export class RunStopped extends Schema.TaggedError<RunStopped>()("RunStopped", {
 export const reportErrors = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.tapError(self, (error) =>
     (error instanceof UsageError && error.told !== true) || error instanceof BoundsViolated || error instanceof RunStopped
-      ? Console.error(`agent-trials: ${error.message}`)
+      ? Console.error(`agent-trials: ${scrubRemembered(error.message)}`)
       : Effect.void)
 
 // A command's own failure as its exit: bad input 2, a stop on the way (a

@@ -19,6 +19,7 @@ import type { HttpClient } from "effect/http"
 import type { Command } from "effect/cli"
 import { runCli, UsageError } from "./Cli.ts"
 import * as Telemetry from "../runner/Telemetry.ts"
+import { commandLineSecrets, rememberSecrets } from "../internal/redact.ts"
 
 // A bad OTEL_* variable is a usage error: one line on stderr, exit 2.
 const telemetry = Telemetry.layerFromEnv.pipe(
@@ -53,8 +54,11 @@ const exitWhenFlushed: Runtime.Teardown = (exit) =>
  */
 export const runOnNode = <Name extends string, Input, E>(
   command: Command.Command<Name, Input, {}, E, NodeServices.NodeServices | HttpClient.HttpClient>
-): void =>
+): void => {
+  // Known before anything runs, so no record, line or span can carry them.
+  rememberSecrets(commandLineSecrets(process.argv.slice(2), process.env))
   runCli(command).pipe(
     Effect.provide(telemetry.pipe(Layer.provideMerge(Layer.mergeAll(NodeServices.layer, NodeHttpClient.layerUndici)))),
     runMain({ teardown: exitWhenFlushed })
   )
+}

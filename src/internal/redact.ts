@@ -96,6 +96,28 @@ export const rememberSecrets = (secrets: ReadonlyArray<Secret>): void => {
   for (const secret of secrets) remember(secret)
 }
 
+/**
+ * The secrets a command line brings, for `rememberSecrets` before a command
+ * runs: `OPENAI_API_KEY` (the `openai:` agents' and the judges' key),
+ * `HF_TOKEN`, and those of every URL in the arguments and in the
+ * `AGENT_TRIALS_*` variables that stand for them (`--agent`, `--tools
+ * mcp:URL`, `--score judge:URL`, `--cluster`). A tool or an agent may echo any
+ * of them whether or not this process sends it.
+ *
+ * @internal
+ */
+export const commandLineSecrets = (
+  argv: ReadonlyArray<string>,
+  env: Readonly<Record<string, string | undefined>>
+): Array<Secret> => {
+  const texts = [...argv, ...Object.entries(env).flatMap(([name, value]) => name.startsWith("AGENT_TRIALS_") && value ? [value] : [])]
+  return [
+    ...keySecrets(env["OPENAI_API_KEY"] ?? ""),
+    ...keySecrets(env["HF_TOKEN"]?.trim() ?? ""),
+    ...texts.flatMap(urlsIn).flatMap(urlSecrets)
+  ]
+}
+
 const urlInText = /\b[a-z][a-z\d+.-]*:\/\/[^\s"'`<>]+/gi
 
 /**
