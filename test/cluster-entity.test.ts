@@ -19,6 +19,7 @@ import { runUnits } from "../src/runner/Runner.ts"
 import * as Scorers from "../src/scoring/Scorers.ts"
 import * as Stage from "../src/scoring/Stage.ts"
 import type { AgentEvalTask, AgentEvalTrial } from "../src/domain/Trial.ts"
+import { rememberSecrets } from "../src/internal/redact.ts"
 
 const settings: Settings = { retries: 0, backoffMs: 1, backoffMaxMs: 1, retryAfterMaxMs: 1, score: [] }
 
@@ -134,5 +135,36 @@ describe("trial entity", () => {
       assert.deepStrictEqual([invalid.error?.type, invalid.error?.message], ["InvalidTask", "line 3: not JSON"])
       assert.isFalse(attempts.has("t3"))
     }).pipe(Effect.provide(cluster(flaky, { parallelism: 2 })))
+  })
+
+  it.live("a worker records as a local run does: an output JSON cannot write fails its trial alone, and a tool's secret is scrubbed", () => {
+    // What the worker's command line made known (`commandLineSecrets`).
+    const key = "sk-SECRET-worker-key-9"
+    rememberSecrets([key])
+    const agent: Agent<never, never> = (t) =>
+      Effect.sync(() => {
+        if (t.id === "t1") {
+          const response: Record<string, unknown> = {}
+          response["self"] = response
+          return { output_text: "x", response }
+        }
+        return {
+          output_text: "done",
+          trajectory: [
+            { type: "tool_call" as const, name: "peek", arguments: { note: `use ${key}` }, started_at: "2026-01-01T00:00:00.000Z", duration_ms: 1 },
+            { type: "tool_result" as const, name: "peek", content: { key }, is_error: false, started_at: "2026-01-01T00:00:00.001Z", duration_ms: 0 }
+          ]
+        }
+      })
+    return Effect.gen(function*() {
+      const [bad, good] = yield* Effect.all([send(task(1)), send(task(2))], { concurrency: 2 })
+      assert.strictEqual(bad.status, "failed")
+      assert.deepStrictEqual([bad.error?.type, bad.error?.message], [
+        "InvalidAgentOutput",
+        "the agent's output cannot be written as JSON: output.response.self refers back to output.response (a cycle)"
+      ])
+      assert.strictEqual(good.status, "completed")
+      assert.deepStrictEqual(good.output?.trajectory?.map((s) => s.arguments ?? s.content), [{ note: "use <redacted>" }, { key: "<redacted>" }])
+    }).pipe(Effect.provide(cluster(agent, { parallelism: 2 })))
   })
 })
