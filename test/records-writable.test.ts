@@ -81,7 +81,7 @@ describe("records JSON cannot write", () => {
     assert.strictEqual(fs.readFileSync(out, "utf8"), before)
   })
 
-  it.live("the writer's guard: a record that still cannot be written (a cost of Infinity, a BigInt label, a cycle) is recorded failed naming the field; the batch's other trials as they are", () =>
+  it.live("the writer's guard: a record that still cannot be written (a cost of Infinity, a BigInt label, a cycle, a NaN score) is recorded failed naming the field; the batch's other trials as they are", () =>
     Effect.gen(function*() {
       const dir = tempDir()
       const out = path.join(dir, "out.jsonl")
@@ -97,20 +97,22 @@ describe("records JSON cannot write", () => {
       const bad: Record<number, AgentEvalTrial> = {
         1: { ...base(1), output: { output_text: "x", usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2, cost_usd: Infinity } } },
         3: { ...base(3), metadata: { ...base(3).metadata, group: BigInt(7) } },
-        4: { ...base(4), metadata: { ...base(4).metadata, cyclic } }
+        4: { ...base(4), metadata: { ...base(4).metadata, cyclic } },
+        6: { ...base(6), scores: { exact: { value: 1, passed: true }, odd: { value: NaN, passed: false } } }
       }
       const seen: Array<AgentEvalTrial> = []
       yield* Effect.scoped(Effect.gen(function*() {
         const writer = yield* Results.writer(out, { onWritten: (t) => seen.push(t) })
-        for (let i = 0; i < 6; i++) yield* writer.append(bad[i] ?? base(i))
+        for (let i = 0; i < 7; i++) yield* writer.append(bad[i] ?? base(i))
         yield* writer.flush
       }))
       const trials = readTrials(out)
-      assert.deepStrictEqual(trials.map((t) => t.status), ["completed", "failed", "completed", "failed", "failed", "completed"])
+      assert.deepStrictEqual(trials.map((t) => t.status), ["completed", "failed", "completed", "failed", "failed", "completed", "failed"])
       assert.deepStrictEqual(trials.filter((t) => t.status === "failed").map((t) => t.error!.message), [
         "the trial's record cannot be written as JSON: record.output.usage.cost_usd is Infinity, which JSON cannot hold (it would be written as null)",
         "the trial's record cannot be written as JSON: record.metadata.group is a BigInt (7n), which JSON cannot hold",
-        "the trial's record cannot be written as JSON: record.metadata.cyclic.again refers back to record.metadata.cyclic (a cycle)"
+        "the trial's record cannot be written as JSON: record.metadata.cyclic.again refers back to record.metadata.cyclic (a cycle)",
+        "the trial's record cannot be written as JSON: record.scores.odd.value is NaN, which JSON cannot hold (it would be written as null)"
       ])
       assert.deepStrictEqual(trials[2], base(2))
       assert.deepStrictEqual(trials[1]!.metadata, base(1).metadata)

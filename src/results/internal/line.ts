@@ -3,14 +3,14 @@
  * the same `AgentEvalTrial`. The runner already refuses an agent's output
  * that JSON cannot write; this is the writer's last guard, for anything a
  * later stage added (a label, a score, a cost): a record that cannot be
- * written (a cycle, a BigInt, a `toJSON` that throws, a number that is not
- * finite, which JSON would write as `null` and `--resume` could not read
- * back) is recorded as a failed trial naming the field, never dropped and
- * never written half.
+ * written (a cycle, a BigInt, a `toJSON` that throws; a number the Schema
+ * types, a cost or a score, that is not finite, which JSON would write as
+ * `null` and `--resume` could not read back) is recorded as a failed trial
+ * naming the field, never dropped and never written half.
  *
  * @internal
  */
-import type { AgentEvalTrial } from "../../domain/Trial.ts"
+import type { AgentEvalTrial, Trajectory, Usage } from "../../domain/Trial.ts"
 import { describeUnwritable, writable } from "../../internal/writable.ts"
 
 /**
@@ -39,13 +39,59 @@ export const of = (trial: AgentEvalTrial): { readonly text: string; readonly tri
   } catch {
     text = undefined
   }
-  // A `null` may stand for a number that is not finite (or a function in an
-  // array): only then is the record walked, so most lines cost one scan.
-  if (text !== undefined && !text.includes("null")) return { text, trial }
-  const checked = writable(trial, "record", (s) => s)
-  if (checked._tag === "Writable") return { text: text ?? JSON.stringify(checked.value), trial }
-  const replaced = unwritable(trial, `the trial's record cannot be written as JSON: ${describeUnwritable(checked)}`)
+  // JSON writes a number that is not finite as `null`: where the Schema
+  // wants a number, that line would not read back.
+  const problem = text === undefined ? walkProblem(trial) : nonFinite(trial)
+  if (problem === undefined) return { text: text ?? JSON.stringify(trial), trial }
+  const replaced = unwritable(trial, `the trial's record cannot be written as JSON: ${describeUnwritable(problem)}`)
   return { text: JSON.stringify(replaced), trial: replaced }
+}
+
+// Why JSON.stringify threw, by the walk that names the field.
+const walkProblem = (trial: AgentEvalTrial): { readonly at: string; readonly why: string } => {
+  const checked = writable(trial, "record", (s) => s)
+  return checked._tag === "Unwritable" ? checked : { at: "record", why: "cannot be written as JSON" }
+}
+
+type Problem = { readonly at: string; readonly why: string }
+
+// The first number a record's Schema types that is not finite: the latency,
+// every usage's counts and cost, each score's value, each step's duration.
+// Module-level functions, no closures: this runs for every line written.
+const nonFinite = (trial: AgentEvalTrial): Problem | undefined => {
+  const found = bad("record.metadata.latency_ms", trial.metadata?.latency_ms) ??
+    usageProblem("record.output.usage", trial.output?.usage) ?? usageProblem("record.error.usage", trial.error?.usage) ??
+    stepsProblem("record.output.trajectory", trial.output?.trajectory) ??
+    stepsProblem("record.error.trajectory", trial.error?.trajectory)
+  const { scores } = trial
+  if (found !== undefined || scores === undefined) return found
+  for (const name in scores) {
+    const score = scores[name]!
+    const inScore = bad(`record.scores.${name}.value`, score.value) ?? usageProblem(`record.scores.${name}.usage`, score.usage)
+    if (inScore !== undefined) return inScore
+  }
+  return undefined
+}
+
+const bad = (at: string, n: unknown): Problem | undefined =>
+  typeof n !== "number" || Number.isFinite(n) ? undefined : { at, why: `is ${n}, which JSON cannot hold (it would be written as null)` }
+
+const usageProblem = (at: string, usage: Usage | undefined): Problem | undefined => {
+  if (usage === undefined) return undefined
+  for (const key in usage) {
+    const n = usage[key as keyof Usage]
+    if (typeof n === "number" && !Number.isFinite(n)) return bad(`${at}.${key}`, n)
+  }
+  return undefined
+}
+
+const stepsProblem = (at: string, steps: Trajectory | undefined): Problem | undefined => {
+  if (steps === undefined) return undefined
+  for (let i = 0; i < steps.length; i++) {
+    const found = bad(`${at}[${i}].duration_ms`, steps[i]!.duration_ms) ?? usageProblem(`${at}[${i}].usage`, steps[i]!.usage)
+    if (found !== undefined) return found
+  }
+  return undefined
 }
 
 const unwritable = (trial: AgentEvalTrial, message: string): AgentEvalTrial => {
