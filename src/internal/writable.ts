@@ -38,6 +38,8 @@ export type Writable =
  * @internal
  */
 export const writable = (value: unknown, at: string, scrub: (text: string) => string): Writable => {
+  // Most values are small and clean: checked first without a path or copies.
+  if (clean(value, scrub, 0)) return { _tag: "Writable", value }
   const walk = new Walk(at, scrub)
   try {
     const out = walk.value(value, "")
@@ -45,6 +47,36 @@ export const writable = (value: unknown, at: string, scrub: (text: string) => st
   } catch (e) {
     // Deep enough to exhaust the stack: JSON.stringify would fail the same way.
     return walk.problem ?? { _tag: "Unwritable", at, why: `cannot be walked (${e instanceof Error ? e.message : String(e)})` }
+  }
+}
+
+// Whether `value` is written as it is, strings unchanged by `scrub`; `false`
+// when unsure (deep, or a `toJSON`), which leaves it to the walk.
+const clean = (value: unknown, scrub: (text: string) => string, depth: number): boolean => {
+  switch (typeof value) {
+    case "string":
+      return scrub(value) === value
+    case "number":
+      return Number.isFinite(value)
+    case "boolean":
+    case "undefined":
+      return true
+    case "object": {
+      if (value === null) return true
+      if (depth >= 4) return false
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) if (!clean(value[i], scrub, depth + 1)) return false
+        return true
+      }
+      const object = value as Record<string, unknown>
+      if (typeof object["toJSON"] === "function") return false
+      for (const key in object) {
+        if (Object.hasOwn(object, key) && !clean(object[key], scrub, depth + 1)) return false
+      }
+      return true
+    }
+    default:
+      return false
   }
 }
 

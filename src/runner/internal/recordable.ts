@@ -25,12 +25,6 @@ import { describeUnwritable, writable } from "../../internal/writable.ts"
  */
 export const recordableOutput = <E>(exit: Exit.Exit<AgentOutput, E>): Exit.Exit<AgentOutput, E | InvalidAgentOutput> => {
   if (exit._tag === "Failure") return exit
-  // The common output, a text alone: no walk (this runs once per trial).
-  const { output_text } = exit.value
-  if (typeof output_text === "string" && Object.keys(exit.value).length === 1) {
-    const scrubbed = scrubRemembered(output_text)
-    return scrubbed === output_text ? exit : Exit.succeed({ output_text: scrubbed })
-  }
   const checked = writable(exit.value, "output", scrubRemembered)
   if (checked._tag === "Writable") {
     // Counts and steps an agent made itself (a tool loop's usage from a
