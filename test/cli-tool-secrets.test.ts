@@ -43,6 +43,7 @@ server.setRequestHandler(CallToolRequestSchema, async () => ({
   isError: true,
   content: [{ type: "text", text: "the vault refused the key ${OPENAI_KEY} and ${HF_TOKEN}" }]
 }))
+process.stderr.write("vault starting with ${OPENAI_KEY}\\n")
 await server.connect(new StdioServerTransport())
 `
 

@@ -15,6 +15,7 @@ import { Effect, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { AgentEvalTrial } from "../src/domain/Trial.ts"
+import { rememberSecrets } from "../src/internal/redact.ts"
 import * as Results from "../src/results/Results.ts"
 import { runTrials } from "../src/runner/Runner.ts"
 import * as Pricing from "../src/scoring/Pricing.ts"
@@ -139,6 +140,30 @@ describe("counts an agent made itself", () => {
         { type: byTask["t1"]!.error!.type, message: byTask["t1"]!.error!.message },
         { type: "InvalidAgentOutput", message: "the agent's output would not read back: output.usage.input_tokens: Expected an integer" }
       )
+    }))
+})
+
+describe("a failure's steps", () => {
+  it.effect("a failed trial's message and steps are scrubbed; steps JSON cannot write are dropped, the message saying why", () =>
+    Effect.gen(function*() {
+      const key = "sk-SECRET-steps-key-5"
+      rememberSecrets([key])
+      const step = (content: unknown) => ({ type: "tool_result" as const, name: "peek", content, started_at: "2026-01-01T00:00:00.000Z", duration_ms: 0 })
+      const tasks = Stream.fromIterable([0, 1].map((i) => ({ id: `t${i}`, inputs: {} })))
+      const trials = yield* Stream.runCollect(runTrials(tasks, (task) =>
+        Effect.fail(Object.assign(new Error(`stopped after ${key}`), {
+          _tag: "MaxTurns",
+          trajectory: [step(task.id === "t0" ? `the key is ${key}` : { n: BigInt(1) })]
+        })), { parallelism: 2 }))
+      const byTask = Object.fromEntries(trials.map((t) => [t.task_id, t.error!]))
+      assert.deepStrictEqual(
+        [byTask["t0"]!.message, byTask["t0"]!.trajectory?.map((s) => s.content)],
+        ["stopped after <redacted>", ["the key is <redacted>"]]
+      )
+      assert.deepStrictEqual([byTask["t1"]!.message, byTask["t1"]!.trajectory], [
+        "stopped after <redacted> (its steps are not kept: error.trajectory[0].content.n is a BigInt (1n), which JSON cannot hold)",
+        undefined
+      ])
     }))
 })
 
