@@ -177,7 +177,7 @@ describe("prices too large to make a finite cost", () => {
   }
   const agent = "module:test/fixtures/agent-usage.ts#spends"
 
-  it("run and score refuse a price over the cap when the pricing file is read: exit 2 naming the model and the field, nothing written", async () => {
+  it("run and score refuse a price over the cap when the pricing file is read: exit 2 naming the model and the field, nothing written; at the cap report and compare read the records back", async () => {
     const dir = tempDir()
     const prices = path.join(dir, "prices.yaml")
     fs.writeFileSync(prices, "models:\n  m: { input: 0.15, output: 1e308 }\n")
@@ -204,6 +204,12 @@ describe("prices too large to make a finite cost", () => {
     const ok = await run(["--tasks", tasks(dir), "--agent", agent, "--score", "none", "--pricing", prices, "--out", capped, "--no-progress"])
     assert.strictEqual(ok.code, 0, describeResult(ok))
     assert.deepStrictEqual(readTrials(capped).map((t) => t.output?.usage?.cost_usd), [110, 110, 110])
+    const [report, compare] = await Promise.all([
+      run([capped, "--html", path.join(dir, "capped.html")], { command: "report" }),
+      run([capped, capped], { command: "compare" })
+    ])
+    assert.strictEqual(report.code, 0, describeResult(report))
+    assert.strictEqual(compare.code, 0, describeResult(compare))
   })
 
   it("under the cap a cost is finite for the largest usage a record can hold", () => {
