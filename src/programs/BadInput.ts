@@ -7,6 +7,7 @@
  * @since 0.6.0
  */
 import { Cause, Console, Effect, Exit, FileSystem } from "effect"
+import { scrubRemembered } from "../internal/redact.ts"
 import * as Results from "../results/Results.ts"
 import * as RunDefinition from "./RunDefinition.ts"
 
@@ -39,7 +40,7 @@ export const tellFirst = (exit: Exit.Exit<unknown, unknown>, outcome: string): E
     const error = reason?.error as { readonly message?: unknown } | undefined
     if (typeof error !== "object" || error === null || typeof error.message !== "string") return Effect.succeed(false)
     toldErrors.add(error)
-    return Effect.as(Console.error(`agent-trials: ${error.message}`), true)
+    return Effect.as(Console.error(`agent-trials: ${scrubRemembered(error.message)}`), true)
   })
 
 /**
