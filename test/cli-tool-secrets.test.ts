@@ -150,6 +150,8 @@ describe("tools' strings are scrubbed like the model's", () => {
       }
       for (const [where, text] of Object.entries(texts)) assert.notInclude(text, "SECRET", `${where}:\n${text.slice(0, 4000)}`)
       assert.include(texts.otlp, "execute_tool vault", "the collector got the tool spans")
+      // The terminal names the failure's first message, scrubbed.
+      assert.include(result.stdout + result.stderr, "bad token <redacted>")
 
       // What is recorded in their place.
       const trials = Object.fromEntries(readTrials(out).map((t) => [t.task_id, t]))
