@@ -37,7 +37,13 @@ export interface Options {
  * a `RateLimitError` that carries the `Retry-After`, 5xx with an
  * `InternalProviderError`, a lost connection with a `NetworkError` (all
  * retryable), other statuses and unreadable bodies with reasons that are
- * not. Streaming is not offered (the loop asks for whole turns).
+ * not. A 2xx body that is no answer fails too, read as the one-call agent
+ * reads it: an `{"error": ...}` that says rate-limited (`RateLimitError`),
+ * overloaded or 5xx (`InternalProviderError`), out of quota
+ * (`QuotaExhaustedError`) or else (`UnknownError`); no choices, no message,
+ * or neither content nor tool calls (`InvalidResponseError`). A
+ * `content_filter` finish is the response's finish reason (its usage kept).
+ * Streaming is not offered (the loop asks for whole turns).
  *
  * **Example** (A model for a tool loop)
  *
