@@ -41,13 +41,13 @@ const source = (tools: unknown) => ({
   connect: () => ModuleTools.fromExport(tools, "--tools test")
 })
 
-const overChatModel = (base: string) =>
+const overChatModel = (base: string, retries = 2) =>
   ToolAgent.make(ChatModel.layer({ baseUrl: `${base}/v1`, model: "m-1", apiKey: undefined }), {
     tools: [{ _tag: "Test" }],
     maxTurns: 5,
     toolParallelism: 2,
     model: "m-1",
-    retry: { retries: 2, base: "1 second" },
+    retry: { retries, base: "1 second" },
     cwd: process.cwd(),
     sources: [source({ toolkit, layer: handlers })]
   })
@@ -112,25 +112,29 @@ describe("a model turn that is no answer", () => {
       assert.deepStrictEqual(failure(trials.get("filtered")).usage, { input_tokens: 17, output_tokens: 6, total_tokens: 23, model: "m-1" })
     })))
 
-  it.effect("an overloaded or 5xx-shaped error body is asked again under the policy (TestClock); the tools are not run twice", () =>
+  it.effect("overloaded and 5xx-shaped error bodies (OpenAI, Anthropic and vLLM shapes) are asked again under the policy (TestClock); the tools are not run twice", () =>
     live(Effect.gen(function*() {
       const shapes = [
         { type: "error", error: { type: "overloaded_error", message: "Overloaded" } },
-        { error: { code: 502, message: "Bad gateway from the upstream provider" } }
+        { error: { code: 502, message: "Bad gateway from the upstream provider" } },
+        { object: "error", message: "The engine is currently overloaded", type: "ServiceUnavailableError", code: 503 }
       ]
       let refused = 0
       const server = yield* modelServer((turn): Reply => {
         if (turn === 1) return callTools([{ id: "c1", name: "weather", args: { city: "Paris" } }])
         return refused < shapes.length ? { body: shapes[refused++] } : answer("20C")
       })
-      const agent = yield* overChatModel(server.base)
+      // Three refusals: the policy's 2 retries are per model call, so a third would fail; give it 3.
+      const agent = yield* overChatModel(server.base, 3)
       const fiber = yield* runAll(agent, [task("t1")]).pipe(Effect.forkChild)
       yield* untilReceived(server.received, 2)
       yield* TestClock.adjust("1 minute")
       yield* untilReceived(server.received, 3)
       yield* TestClock.adjust("1 minute")
+      yield* untilReceived(server.received, 4)
+      yield* TestClock.adjust("1 minute")
       const trials = yield* Fiber.join(fiber)
-      assert.strictEqual(server.received.length, 4)
+      assert.strictEqual(server.received.length, 5)
       const trial = trials.get("t1")!
       assert.strictEqual(trial.status, "completed")
       assert.strictEqual(trial.output!.output_text, "20C")

@@ -33,7 +33,7 @@ export interface Trouble {
 export const troubleOf = (body: unknown): Trouble | undefined => {
   if (!isObject(body)) return { kind: "Malformed", retryable: false, detail: `is not a JSON object: ${previewOf(body)}` }
   // OpenAI-style `{ error: {...} }`, and vLLM's `{ object: "error", message, code }`.
-  if (body["error"] !== undefined && body["error"] !== null) return { ...kindOfError(body["error"]), detail: `is an error: ${errorText(body["error"])}` }
+  if (isError(body["error"])) return { ...kindOfError(body["error"]), detail: `is an error: ${errorText(body["error"])}` }
   if (body["object"] === "error") return { ...kindOfError(body), detail: `is an error: ${errorText(body)}` }
   const choices = body["choices"]
   if (!Array.isArray(choices) || choices.length === 0) {
@@ -42,7 +42,7 @@ export const troubleOf = (body: unknown): Trouble | undefined => {
   const choice = choices[0]
   // OpenRouter reports a provider's failure inside the choice.
   const inner = isObject(choice) ? choice["error"] : undefined
-  if (inner !== undefined && inner !== null) return { ...kindOfError(inner), detail: `is an error at choices[0].error: ${errorText(inner)}` }
+  if (isError(inner)) return { ...kindOfError(inner), detail: `is an error at choices[0].error: ${errorText(inner)}` }
   const finish = isObject(choice) ? choice["finish_reason"] : undefined
   if (finish === "content_filter") {
     return { kind: "ContentFilter", retryable: false, detail: `was withheld by a content filter (finish_reason content_filter): ${previewOf(body)}` }
@@ -109,6 +109,10 @@ const statusOf = (value: unknown): number | undefined => {
 }
 
 const previewOf = (value: unknown): string => preview(typeof value === "string" ? value : JSON.stringify(value) ?? String(value))
+
+// An empty `error` ("", {}) some proxies add to every body says nothing.
+const isError = (value: unknown): boolean =>
+  (typeof value === "string" && value !== "") || (isObject(value) && Object.keys(value).length > 0)
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
