@@ -14,8 +14,8 @@
  * overloaded or rate-limited); when the retries are spent, or at once for a
  * failure no retry mends (a content filter, an exhausted quota, a response
  * without an answer), the trial fails with `ModelError` naming the turn, its
- * trajectory and usage kept. A response is no answer when it holds an error
- * part or finished with `error` or `content-filter`.
+ * trajectory and usage kept. A response that finished with `error` or
+ * `content-filter` is no answer (`ChatModel` fails on error bodies itself).
  *
  * @since 0.5.0
  */
@@ -156,8 +156,8 @@ export const run = (
         // which answers them as tool errors the model sees.
         toolCallValidation: "deferred"
       }).pipe(
-        // A response that is no answer (an error part, a content filter) fails
-        // the call, inside its retries; what it spent is kept.
+        // A response that is no answer (a content filter, an error finish)
+        // fails the call, inside its retries; what it spent is kept.
         Effect.flatMap((response: LanguageModel.GenerateTextResponse<any, any>) => {
           const trouble = ModelTrouble.unusable(response)
           if (trouble === undefined) return Effect.succeed(response)
