@@ -146,6 +146,21 @@ describe("module tools declared with Zod, a Standard Schema or the AI SDK", () =
       assert.deepStrictEqual(contexts, [["c1", true]])
     })))
 
+  it.effect("an AI SDK tool whose execute streams (an async generator): the model sees its last value", () =>
+    live(Effect.gen(function*() {
+      const { trial } = yield* loop({
+        count: tool({
+          inputSchema: z.object({ to: z.number() }),
+          async *execute({ to }) {
+            for (let n = 1; n < to; n++) yield `at ${n}`
+            yield `counted to ${to}`
+          }
+        })
+      }, [{ id: "c1", name: "count", args: { to: 3 } }])
+      const results = trial.output!.trajectory!.filter((s) => s.type === "tool_result")
+      assert.deepStrictEqual(results.map((s) => [s.id, s.is_error === true, s.content]), [["c1", false, "counted to 3"]])
+    })))
+
   it.effect("an Effect Schema as parameters: its JSON Schema sent, arguments decoded by it", () =>
     live(Effect.gen(function*() {
       const seen: Array<unknown> = []
