@@ -108,7 +108,7 @@ describe("--tools module: declared with Zod or the AI SDK, from the CLI", () => 
     ])
   })
 
-  it("a tool whose parameters give no JSON Schema: exit 2 at start, naming the tool and why; no model call", async () => {
+  it("a tool whose parameters give no JSON Schema: exit 2 at start, naming the tool and why, with --mcp-per-trial too; no model call", async () => {
     const model = await modelServer()
     try {
       const result = await run([
@@ -120,6 +120,13 @@ describe("--tools module: declared with Zod or the AI SDK, from the CLI", () => 
         result.stderr,
         "--tools module:test/fixtures/tools-zod.ts#opaque: the parameters of tool \"lookup\" (a Standard Schema of vendor \"opaque\") cannot be turned into a JSON Schema"
       )
+      // Tools connected per trial (--mcp-per-trial): a module's tools are still checked at the start.
+      const perTrial = await run([
+        "--agent", `openai:${model.base}`, "--model", "m", "--tools", "module:test/fixtures/tools-zod.ts#opaque", "--mcp-per-trial",
+        "--synthetic", "2", "--no-progress"
+      ])
+      assert.strictEqual(perTrial.code, 2, describeResult(perTrial))
+      assert.include(perTrial.stderr, "the parameters of tool \"lookup\" (a Standard Schema of vendor \"opaque\") cannot be turned into a JSON Schema")
       assert.strictEqual(model.bodies.length, 0)
     } finally {
       await model.close()
