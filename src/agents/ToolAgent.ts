@@ -84,7 +84,7 @@ export const make = <E>(
     // here first, so a bad one stops the run at its start, not every trial.
     if (shared === undefined) {
       const stateless = options.tools.filter((spec) => !ToolSources.sourceOf(spec, options.sources).stateful)
-      if (stateless.length > 0) yield* ToolSources.connectAll(stateless, { cwd: options.cwd }, options.sources)
+      if (stateless.length > 0) yield* ToolSources.connectAll(stateless, { cwd: options.cwd, mcpTimeout: options.mcpTimeout }, options.sources)
     }
     const loopOptions = (tools: ToolLoop.Tools): ToolLoop.Options => ({
       tools,
