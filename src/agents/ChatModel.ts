@@ -12,9 +12,11 @@
 import { Duration, Effect, Layer, Redacted, Stream } from "effect"
 import { AiError, LanguageModel, type Prompt, type Response, Tool } from "effect/ai"
 import type { HttpClient } from "effect/http"
-import { chatCompletionsUrl, chatUsage, postJson } from "../domain/internal/post.ts"
+import { troubleOf } from "../domain/internal/completion.ts"
+import { chatCompletionsUrl, chatUsage, postJson, preview } from "../domain/internal/post.ts"
 import type { HttpAgentError } from "../domain/HttpErrors.ts"
 import { keySecrets, redactUrl, scrubber, urlSecrets } from "../internal/redact.ts"
+import * as ModelTrouble from "./internal/modelTrouble.ts"
 
 /**
  * Where the model is and which one to ask.
@@ -35,7 +37,13 @@ export interface Options {
  * a `RateLimitError` that carries the `Retry-After`, 5xx with an
  * `InternalProviderError`, a lost connection with a `NetworkError` (all
  * retryable), other statuses and unreadable bodies with reasons that are
- * not. Streaming is not offered (the loop asks for whole turns).
+ * not. A 2xx body that is no answer fails too, read as the one-call agent
+ * reads it: an `{"error": ...}` that says rate-limited (`RateLimitError`),
+ * overloaded or 5xx (`InternalProviderError`), out of quota
+ * (`QuotaExhaustedError`) or else (`UnknownError`); no choices, no message,
+ * or neither content nor tool calls (`InvalidResponseError`). A
+ * `content_filter` finish is the response's finish reason (its usage kept).
+ * Streaming is not offered (the loop asks for whole turns).
  *
  * **Example** (A model for a tool loop)
  *
@@ -68,7 +76,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.LanguageMode
         postJson({ url, body: requestBody(options.model, request), bearer, scrub }).pipe(
           Effect.provideContext(client),
           Effect.mapError((error) => toAiError(error, where)),
-          Effect.map((body) => toParts(body, options.model))
+          Effect.flatMap((body) => toParts(body, options.model, where))
         ),
       streamText: () =>
         Stream.fail(
@@ -141,7 +149,14 @@ const messagesOf = (prompt: Prompt.Prompt): Array<Record<string, unknown>> =>
 const textOf = (parts: ReadonlyArray<{ readonly type: string }>): string =>
   parts.flatMap((part) => part.type === "text" ? [(part as Prompt.TextPart).text] : []).join("")
 
-const toParts = (body: unknown, model: string): Array<Response.PartEncoded> => {
+// A body that is no answer fails the call (see `troubleOf`), except a
+// content filter: that is the finish reason of a response that keeps its
+// usage, and the tool loop fails the turn on it.
+const toParts = (body: unknown, model: string, where: string): Effect.Effect<Array<Response.PartEncoded>, AiError.AiError> => {
+  const trouble = troubleOf(body)
+  const fail = (kind: Parameters<typeof ModelTrouble.toAiError>[0], detail: string) =>
+    Effect.fail(ModelTrouble.toAiError(kind, `the chat completion from ${where} ${detail}`, "ChatModel", "generateText"))
+  if (trouble !== undefined && trouble.kind !== "ContentFilter") return fail(trouble.kind, trouble.detail)
   const choice = at(field(body, "choices"), 0)
   const message = field(choice, "message")
   const parts: Array<Response.PartEncoded> = []
@@ -161,6 +176,16 @@ const toParts = (body: unknown, model: string): Array<Response.PartEncoded> => {
       })
     })
   }
+  // As the one-call agent: no string content and no call is no answer.
+  if (trouble === undefined && typeof content !== "string" && !(Array.isArray(calls) && calls.length > 0)) {
+    const refusal = field(message, "refusal")
+    return fail(
+      "Malformed",
+      `has no string at choices[0].message.content and no tool_calls${
+        typeof refusal === "string" ? ` (the model refused: ${preview(refusal)})` : ""
+      }: ${preview(JSON.stringify(body) ?? "")}`
+    )
+  }
   const usage = chatUsage(body, model)
   parts.push({
     type: "finish",
@@ -175,7 +200,7 @@ const toParts = (body: unknown, model: string): Array<Response.PartEncoded> => {
       outputTokens: { total: usage?.output_tokens, reasoning: usage?.reasoning_tokens, text: undefined }
     }
   })
-  return parts
+  return Effect.succeed(parts)
 }
 
 // Arguments that are not JSON reach the tool as the raw text: its parameter

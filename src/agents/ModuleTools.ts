@@ -4,19 +4,24 @@
  * - an `effect/ai` toolkit with its handlers: `{ toolkit, layer }` (the
  *   `Toolkit` and the `Layer` of `toolkit.toLayer(...)`), or an Effect of
  *   a `Toolkit.WithHandler` (`Effect.provide(toolkit, layer)`);
- * - a plain object of functions described by JSON Schema:
- *   `{ NAME: { description?, parameters, execute(args, { signal }) } }`,
- *   where `execute` may return a value, a Promise or an Effect; a throw or
- *   a rejection is a tool error the model sees. The arguments are checked
- *   against `parameters` (by ajv) first: arguments that do not fit are a
- *   tool error too, and `execute` is not called.
+ * - a plain object of functions: `{ NAME: { description?, parameters,
+ *   execute(args, { signal }) } }`, where `parameters` is a JSON Schema, a
+ *   Zod schema or another Standard Schema that gives its JSON Schema (an AI
+ *   SDK `ToolSet` of `tool({ description, inputSchema, execute })` is such
+ *   an object too), and `execute` may return a value, a Promise, an async
+ *   iterable (its last value) or an Effect; a throw or a rejection is a tool
+ *   error the model sees. The model is sent the JSON Schema; the arguments
+ *   are checked first (by the schema's own `validate`, else by ajv):
+ *   arguments that do not fit are a tool error too, and `execute` is not
+ *   called. Parameters that give no JSON Schema are refused at connect,
+ *   naming the tool and why.
  *
  * @since 0.5.0
  */
 import { Effect, Layer, Schema } from "effect"
 import { Tool, Toolkit } from "effect/ai"
-import { compile, errorText } from "../internal/jsonSchema.ts"
 import { loadValue } from "../internal/loadExport.ts"
+import { parametersOf } from "./internal/toolParameters.ts"
 import type { Tools } from "./ToolLoop.ts"
 import type { ToolSource } from "./ToolSource.ts"
 
@@ -30,8 +35,30 @@ type ModuleSpec = { readonly _tag: "ModuleTools"; readonly file: string; readonl
  */
 export interface PlainTool {
   readonly description?: string | undefined
-  readonly parameters?: Record<string, unknown> | undefined
-  readonly execute: (args: unknown, context: { readonly signal: AbortSignal }) => unknown
+  /** A JSON Schema, a Zod schema, a Standard Schema with a JSON Schema, or an AI SDK schema. */
+  readonly parameters?: unknown
+  /** The same, as the Vercel AI SDK's `tool({ inputSchema })` names it. */
+  readonly inputSchema?: unknown
+  readonly execute: (
+    args: unknown,
+    context: {
+      readonly signal: AbortSignal
+      readonly abortSignal: AbortSignal
+      readonly toolCallId: string
+      readonly messages: ReadonlyArray<unknown>
+    }
+  ) => unknown
+}
+
+// A Promise's value; an async iterable's last value (the AI SDK's streaming `execute`).
+const settle = async (out: unknown): Promise<unknown> => {
+  const value = await out
+  if (typeof value !== "object" || value === null || typeof (value as AsyncIterable<unknown>)[Symbol.asyncIterator] !== "function") {
+    return value
+  }
+  let last: unknown
+  for await (const item of value as AsyncIterable<unknown>) last = item
+  return last
 }
 
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
@@ -61,35 +88,35 @@ export const fromExport = (value: unknown, where: string): Effect.Effect<Tools, 
   if (!isObject(value)) return Effect.fail(`${where}: expected a toolkit with its layer or an object of tools, got a ${typeof value}`)
   return Effect.gen(function*() {
     const tools: Array<Tool.Any> = []
-    const handlers: Record<string, (params: unknown) => Effect.Effect<unknown, string>> = {}
+    const handlers: Record<
+      string,
+      (params: unknown, context: { readonly toolCallId?: string | undefined } | undefined) => Effect.Effect<unknown, string>
+    > = {}
     for (const [name, entry] of Object.entries(value)) {
       if (!isObject(entry) || typeof entry["execute"] !== "function") {
         return yield* Effect.fail(`${where}: tool "${name}" needs an execute function ({ description?, parameters, execute })`)
       }
-      if (entry["parameters"] !== undefined && !isObject(entry["parameters"])) {
-        return yield* Effect.fail(`${where}: the parameters of tool "${name}" must be a JSON Schema object`)
-      }
       const plain = entry as unknown as PlainTool
-      const parameters = plain.parameters ?? { type: "object", properties: {} }
       // effect/ai does not check JSON-Schema parameters: arguments that do not
       // fit are a tool error the model sees, and `execute` never runs on them.
-      const validate = yield* Effect.mapError(compile(parameters), (problem) => `${where}: the parameters schema of tool "${name}" ${problem}`)
+      const parameters = yield* Effect.mapError(parametersOf(entry, name), (problem) => `${where}: ${problem}`)
       tools.push(Tool.dynamic(name, {
         ...(plain.description === undefined ? undefined : { description: plain.description }),
-        parameters: parameters as never,
+        parameters: parameters.jsonSchema as never,
         success: Schema.Unknown,
         failure: Schema.String
       }))
-      handlers[name] = (params) =>
-        validate(params)
-          ? Effect.tryPromise({
+      handlers[name] = (params, context) =>
+        parameters.check(params).pipe(Effect.flatMap((args) =>
+          Effect.tryPromise({
             try: (signal) => {
-              const out = plain.execute(params, { signal })
-              return Effect.isEffect(out) ? Effect.runPromise(out as Effect.Effect<unknown>) : Promise.resolve(out)
+              // `signal` as ours, `abortSignal` and `toolCallId` as the AI SDK's `execute` reads them.
+              const out = plain.execute(args, { signal, abortSignal: signal, toolCallId: context?.toolCallId ?? "", messages: [] })
+              return Effect.isEffect(out) ? Effect.runPromise(out as Effect.Effect<unknown>) : settle(out)
             },
             catch: (e) => e instanceof Error ? e.message : String(e)
           })
-          : Effect.fail(`the arguments do not fit the parameters of ${name}: ${(validate.errors ?? []).slice(0, 5).map(errorText).join("; ")}`)
+        ))
     }
     const toolkit = Toolkit.make(...tools)
     return yield* (Effect.provide(toolkit, toolkit.toLayer(handlers as never)) as unknown as Effect.Effect<Tools, string>)
@@ -110,7 +137,8 @@ export const source: ToolSource<ModuleSpec> = {
   matches: (text) => text.startsWith("module:"),
   usage: "module:PATH[#export]",
   doc: "Your module's tools: an `effect/ai` toolkit with its handlers layer (`{ toolkit, layer }`), or an object of " +
-    "JSON-Schema-described functions (`{ NAME: { description, parameters, execute } }`)",
+    "functions (`{ NAME: { description, parameters, execute } }`) whose parameters are a JSON Schema, a Zod schema or " +
+    "a Standard Schema with a JSON Schema (an AI SDK `tool({ inputSchema })` set too)",
   parse: (text) => {
     const rest = text.slice("module:".length)
     const hash = rest.lastIndexOf("#")

@@ -12,6 +12,7 @@ import type { Agent } from "../domain/Agent.ts"
 import { InvalidAgentOutput } from "../domain/Errors.ts"
 import type { AgentEvalTask, AgentOutput } from "../domain/Trial.ts"
 import type { HttpAgentError } from "../domain/HttpErrors.ts"
+import { troubleOf } from "../domain/internal/completion.ts"
 import { chatCompletionsUrl, chatUsage, postJson, preview } from "../domain/internal/post.ts"
 import { keySecrets, redactUrl, scrubber, urlSecrets } from "../internal/redact.ts"
 import { userContent } from "./internal/prompt.ts"
@@ -40,7 +41,10 @@ export interface Options {
  * Sends `task.inputs.instruction` (or, without a string instruction, the JSON
  * of `task.inputs`) as one user message; the first choice's content is the
  * output text, the whole body the `response`, and the body's `usage` the
- * output's `usage` (priced as `model`).
+ * output's `usage` (priced as `model`). A 2xx body that is no answer (an
+ * `{"error": ...}`, no choices, no message, `finish_reason` `content_filter`
+ * or `error`) is `InvalidAgentOutput`, marked `retryable` when it says it is
+ * overloaded, rate-limited or a 5xx (not `insufficient_quota`).
  *
  * **Example** (The key from `OPENAI_API_KEY`)
  *
@@ -76,6 +80,17 @@ export { keyFromConfig } from "../internal/apiKey.ts"
 
 const toOutput = (body: unknown, where: string, model: string): Effect.Effect<AgentOutput, InvalidAgentOutput> => {
   const usage = chatUsage(body, model)
+  // An error body, no choice, no message, a content filter: read as the tool loop reads them.
+  const trouble = troubleOf(body)
+  if (trouble !== undefined) {
+    return Effect.fail(
+      new InvalidAgentOutput({
+        message: `Chat completion from ${where} ${trouble.detail}`,
+        ...(usage === undefined ? undefined : { usage }),
+        ...(trouble.retryable ? { retryable: true } : undefined)
+      })
+    )
+  }
   const message = field(at(field(body, "choices"), 0), "message")
   const content = field(message, "content")
   if (typeof content !== "string") {

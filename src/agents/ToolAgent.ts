@@ -80,6 +80,12 @@ export const make = <E>(
     )
     const connect = ToolSources.connectAll(options.tools, { cwd: options.cwd, mcpTimeout: options.mcpTimeout }, options.sources)
     const shared = options.mcpPerTrial === true ? undefined : yield* connect
+    // Per trial, the stateless sources (module tools) are still connected once
+    // here first, so a bad one stops the run at its start, not every trial.
+    if (shared === undefined) {
+      const stateless = options.tools.filter((spec) => !ToolSources.sourceOf(spec, options.sources).stateful)
+      if (stateless.length > 0) yield* ToolSources.connectAll(stateless, { cwd: options.cwd, mcpTimeout: options.mcpTimeout }, options.sources)
+    }
     const loopOptions = (tools: ToolLoop.Tools): ToolLoop.Options => ({
       tools,
       maxTurns: options.maxTurns,

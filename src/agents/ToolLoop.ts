@@ -10,8 +10,12 @@
  * reports an error, the name is unknown) gives a `tool_result` with
  * `is_error: true` that the model sees, never a failed trial. A model call
  * that fails is retried by the run's retry policy (429 with its
- * `Retry-After`, 5xx, a lost connection); when the retries are spent the
- * trial fails with `ModelError`, its trajectory and usage kept.
+ * `Retry-After`, 5xx, a lost connection, an error body that says it is
+ * overloaded or rate-limited); when the retries are spent, or at once for a
+ * failure no retry mends (a content filter, an exhausted quota, a response
+ * without an answer), the trial fails with `ModelError` naming the turn, its
+ * trajectory and usage kept. A response that finished with `error` or
+ * `content-filter` is no answer (`ChatModel` fails on error bodies itself).
  *
  * @since 0.5.0
  */
@@ -23,6 +27,7 @@ import { Trajectory, Usage } from "../domain/Trial.ts"
 import * as Trajectories from "../domain/Trajectory.ts"
 import * as Usages from "../domain/Usage.ts"
 import * as Policy from "../runner/Policy.ts"
+import * as ModelTrouble from "./internal/modelTrouble.ts"
 import { userContent } from "./internal/prompt.ts"
 
 /**
@@ -150,7 +155,17 @@ export const run = (
         // Undeclared names and arguments that do not fit reach the loop,
         // which answers them as tool errors the model sees.
         toolCallValidation: "deferred"
-      }) as Effect.Effect<LanguageModel.GenerateTextResponse<any, any>, AiError.AiError>
+      }).pipe(
+        // A response that is no answer (a content filter, an error finish)
+        // fails the call, inside its retries; what it spent is kept.
+        Effect.flatMap((response: LanguageModel.GenerateTextResponse<any, any>) => {
+          const trouble = ModelTrouble.unusable(response)
+          if (trouble === undefined) return Effect.succeed(response)
+          const spent = usageOf(response.usage, options.model)
+          if (spent !== undefined) usage = Usages.add(usage, spent)
+          return Effect.fail(trouble)
+        })
+      ) as Effect.Effect<LanguageModel.GenerateTextResponse<any, any>, AiError.AiError>
       const exit = yield* (options.retry === undefined ? call : Effect.retry(call, Policy.retrySchedule(options.retry))).pipe(
         Effect.tap((response) => Effect.annotateCurrentSpan(usageAttributes(response.usage))),
         Effect.withSpan(`chat ${options.model ?? ""}`.trim(), {
@@ -163,7 +178,7 @@ export const run = (
         // An interruption (the trial's own) or a defect passes through as it is.
         if (!AiError.isAiError(error)) return yield* Effect.failCause(exit.cause as Cause.Cause<never>)
         return yield* new ModelError({
-          message: `the model call of turn ${turn} failed: ${error.message}`,
+          message: `the model call of turn ${turn} failed: ${ModelTrouble.describeAiError(error)}`,
           reason: error.reason._tag,
           turn,
           ...kept()

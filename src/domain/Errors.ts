@@ -52,7 +52,9 @@ export class InvalidAgentOutput extends Schema.TaggedError<InvalidAgentOutput>()
    * The answer's text, when it had one and something else was wrong (a
    * trajectory step without `started_at`): kept whole for reading.
    */
-  output_text: Schema.optionalKey(Schema.String)
+  output_text: Schema.optionalKey(Schema.String),
+  /** Another attempt may mend it: a chat completion that is an overloaded or rate-limited error (`Policy.isRetryable`). */
+  retryable: Schema.optionalKey(Schema.Boolean)
 }) {}
 
 /**
