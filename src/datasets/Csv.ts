@@ -8,8 +8,10 @@
  *
  * @since 0.3.0
  */
-import { Effect, Stream } from "effect"
+import { Effect, type FileSystem, Stream } from "effect"
 import { fileBytes, stdinBytes } from "./internal/file.ts"
+import { setOwn } from "./internal/own.ts"
+import * as Mapping from "./Mapping.ts"
 import * as Rows from "./Rows.ts"
 import { DatasetError, type DatasetFormat, type Item, type ReadOptions, type Services } from "./Source.ts"
 
@@ -28,6 +30,54 @@ interface ParserCore {
   ) => (Error & { readonly lines?: number }) | undefined
 }
 
+// The names that occur more than once, in order of their second occurrence: one pass over a Set.
+const repeated = (names: ReadonlyArray<string>): Array<string> => {
+  const seen = new Set<string>()
+  const twice = new Set<string>()
+  for (const name of names) {
+    if (seen.has(name)) twice.add(name)
+    else seen.add(name)
+  }
+  return [...twice]
+}
+
+const parserCore = (Parser: typeof import("csv-parse").Parser, delimiter: string): ParserCore =>
+  (new Parser({
+    bom: true,
+    delimiter,
+    // A record of the wrong length is one bad row, not the end of the file.
+    relax_column_count: true,
+    skip_empty_lines: true,
+    // Per record: left to itself csv-parse takes the first line's ending for
+    // every record, so a CRLF header over LF rows read two rows as one.
+    record_delimiter: ["\r\n", "\n", "\r"],
+    // Each record with the line it ends on, for messages.
+    info: true
+  }) as unknown as { readonly api: ParserCore }).api
+
+/**
+ * The records of a delimited file after its header, counted in a pass that
+ * holds one chunk at a time (the progress total and `--estimate`'s size);
+ * undefined for stdin or a file that cannot be parsed.
+ *
+ * @category sources
+ * @since 0.5.0
+ */
+export const countRecords = (path: string, delimiter: string): Effect.Effect<number | undefined, never, FileSystem.FileSystem> =>
+  path === "-" ? Effect.succeed(undefined) : Effect.gen(function*() {
+    const bytes = yield* fileBytes(path)
+    const { Parser } = yield* Effect.promise(() => import("csv-parse"))
+    const core = parserCore(Parser, delimiter)
+    let records = 0
+    const feed = (chunk: Uint8Array | undefined, end: boolean) => {
+      const error = core.parse(chunk, end, () => void records++, () => {})
+      if (error !== undefined) throw error
+    }
+    yield* Stream.runForEach(bytes, (chunk) => Effect.try(() => feed(chunk, false)))
+    yield* Effect.try(() => feed(undefined, true))
+    return Math.max(0, records - 1)
+  }).pipe(Effect.orElseSucceed(() => undefined))
+
 /**
  * The tasks of a delimited file (`-` reads stdin): `delimiter` `,` for CSV,
  * a tab for TSV.
@@ -44,15 +94,7 @@ export const fromDelimited = (
     const bytes = path === "-" ? yield* stdinBytes : yield* fileBytes(path)
     // Loaded when a delimited file is first read, so the library's entries load nothing but effect.
     const { Parser } = yield* Effect.promise(() => import("csv-parse"))
-    const core = (new Parser({
-      bom: true,
-      delimiter: options.delimiter,
-        // A record of the wrong length is one bad row, not the end of the file.
-      relax_column_count: true,
-      skip_empty_lines: true,
-      // Each record with the line it ends on, for messages.
-      info: true
-    }) as unknown as { readonly api: ParserCore }).api
+    const core = parserCore(Parser, options.delimiter)
     let header: ReadonlyArray<string> | undefined
     let rowNumber = 0
     const failed = (error: Error & { readonly lines?: number }) =>
@@ -67,9 +109,16 @@ export const fromDelimited = (
       const error = core.parse(chunk, end, ({ info, record }) => {
         if (header === undefined) {
           const blank = record.findIndex((c) => c.trim() === "")
-          const twice = record.findIndex((c, i) => record.indexOf(c) !== i)
+          const twice = repeated(record)
           if (blank >= 0) problem ??= new DatasetError({ path: name, message: `${name}: header: column ${blank + 1} has no name` })
-          else if (twice >= 0) problem ??= new DatasetError({ path: name, message: `${name}: header: column ${JSON.stringify(record[twice])} is named twice` })
+          else if (twice.length > 0) {
+            problem ??= new DatasetError({
+              path: name,
+              message: `${name}: header: ${
+                twice.length === 1 ? `column ${JSON.stringify(twice[0])} is` : `${twice.length} columns are`
+              } named twice${twice.length === 1 ? "" : `: ${Mapping.listed(twice.map((c) => JSON.stringify(c)))}`}`
+            })
+          }
           header = record
           return
         }
@@ -84,7 +133,7 @@ export const fromDelimited = (
           return
         }
         const values: Record<string, string> = {}
-        for (let i = 0; i < header.length; i++) values[header[i]!] = record[i]!
+        for (let i = 0; i < header.length; i++) setOwn(values, header[i]!, record[i]!)
         rows.push({ values, where })
       }, () => {})
       if (error !== undefined) return [...rows, failed(error)]
@@ -109,7 +158,8 @@ export const csv: DatasetFormat = {
   name: "csv",
   extensions: [".csv"],
   doc: "A header row, then a task per record (RFC 4180 quoting, BOM, CRLF); columns to fields by `--map` or the default rules",
-  read: (path, options) => fromDelimited(path, { ...options, delimiter: "," })
+  read: (path, options) => fromDelimited(path, { ...options, delimiter: "," }),
+  count: (path) => countRecords(path, ",")
 }
 
 /**
@@ -122,5 +172,6 @@ export const tsv: DatasetFormat = {
   name: "tsv",
   extensions: [".tsv", ".tab"],
   doc: "As `csv`, separated by tabs",
-  read: (path, options) => fromDelimited(path, { ...options, delimiter: "\t" })
+  read: (path, options) => fromDelimited(path, { ...options, delimiter: "\t" }),
+  count: (path) => countRecords(path, "\t")
 }

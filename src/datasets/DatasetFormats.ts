@@ -83,10 +83,11 @@ export const read = (
 export const count = (
   path: string,
   name: string | undefined,
-  formats: ReadonlyArray<DatasetFormat> = builtIn
+  formats: ReadonlyArray<DatasetFormat> = builtIn,
+  options: Pick<ReadOptions, "jsonPath"> = {}
 ) => {
   const format = formatOf(path, name, formats)
-  return typeof format === "string" || format.count === undefined ? Effect.succeed(undefined) : format.count(path)
+  return typeof format === "string" || format.count === undefined ? Effect.succeed(undefined) : format.count(path, options)
 }
 
 /**

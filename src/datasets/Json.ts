@@ -7,7 +7,7 @@
  *
  * @since 0.3.0
  */
-import { Effect, Stream } from "effect"
+import { Effect, type FileSystem, Stream } from "effect"
 import { fileBytes, stdinBytes } from "./internal/file.ts"
 import * as Rows from "./Rows.ts"
 import { DatasetError, type DatasetFormat, type Item, type ReadOptions, type Services } from "./Source.ts"
@@ -40,7 +40,24 @@ export const fromJson = (path: string, options: ReadOptions): Stream.Stream<Item
     let firstByte: number | undefined
     let pending: Array<Rows.Row> = []
     let error: DatasetError | undefined
-    parser.onValue = ({ value }) => {
+    parser.onValue = ({ key, value }) => {
+      if (error !== undefined) return
+      // A key, not an index: the path holds an object, whose values would be read as records.
+      if (typeof key === "string") {
+        error = new DatasetError({
+          path: name,
+          message: `${name}: ${at} is an object (keys ${JSON.stringify(key)}, ...), not an array of records: name the key of the array`
+        })
+        return
+      }
+      // The index starting again: a second array at the path, a key given twice (JSON.parse would keep the last).
+      if (key === 0 && records > 0) {
+        error = new DatasetError({
+          path: name,
+          message: `${name}: ${at} names two arrays of records (a key given twice in its object, after record ${records}): keep one`
+        })
+        return
+      }
       records++
       const where = `record ${records}`
       pending.push(
@@ -105,6 +122,31 @@ export const fromJson = (path: string, options: ReadOptions): Stream.Stream<Item
   }))
 
 /**
+ * The records of a JSON file at the top level or `jsonPath`, counted in a
+ * streamed pass (the progress total and `--estimate`'s size); undefined for
+ * stdin or a file that is not an array of records there.
+ *
+ * @category sources
+ * @since 0.5.0
+ */
+export const countRecords = (path: string, jsonPath: string | undefined): Effect.Effect<number | undefined, never, FileSystem.FileSystem> =>
+  path === "-" ? Effect.succeed(undefined) : Effect.gen(function*() {
+    const bytes = yield* fileBytes(path)
+    const { JSONParser } = yield* Effect.promise(() => import("@streamparser/json"))
+    const parser = new JSONParser({ paths: [jsonPath === undefined ? "$.*" : `$.${jsonPath}.*`], keepStack: false })
+    let records = 0
+    let unusable = false
+    // As `fromJson` reads them: an object's values, or a second array at the path, are no count.
+    parser.onValue = ({ key }) => {
+      if (typeof key === "string" || (key === 0 && records > 0)) unusable = true
+      else records++
+    }
+    yield* Stream.runForEach(bytes, (chunk) => Effect.try(() => parser.isEnded ? undefined : parser.write(chunk)))
+    if (!parser.isEnded) yield* Effect.try(() => parser.end())
+    return unusable ? undefined : records
+  }).pipe(Effect.orElseSucceed(() => undefined))
+
+/**
  * `json`: the dataset format.
  *
  * @category formats
@@ -114,5 +156,6 @@ export const format: DatasetFormat = {
   name: "json",
   extensions: [".json"],
   doc: "An array of records, at the top level or under `--json-path KEY`, streamed; a record with `inputs` is a task as it is, others are mapped",
-  read: fromJson
+  read: fromJson,
+  count: (path, options) => countRecords(path, options?.jsonPath)
 }

@@ -11,6 +11,7 @@
  */
 import { Result, Schema } from "effect"
 import { fromString, quote } from "../internal/options.ts"
+import { getOwn, setOwn } from "./internal/own.ts"
 
 /**
  * One `TARGET=SOURCE` pair: where in the task, from where in the row.
@@ -136,6 +137,19 @@ const valueAt = (row: Readonly<Record<string, unknown>>, source: Pair["source"])
   return value
 }
 
+/** At most this many column names in a message: a table may have 100,000. */
+const LISTED = 20
+
+/**
+ * Column names for a message, comma-separated: at most 20,
+ * then how many more.
+ *
+ * @category formatting
+ * @since 0.5.0
+ */
+export const listed = (names: ReadonlyArray<string>): string =>
+  names.slice(0, LISTED).join(", ") + (names.length > LISTED ? ` and ${names.length - LISTED} more` : "")
+
 /**
  * The first problem with `mapping` over a table with `columns`: a source
  * column that is not there, named with the columns that are.
@@ -146,9 +160,7 @@ const valueAt = (row: Readonly<Record<string, unknown>>, source: Pair["source"])
 export const check = (mapping: Mapping | undefined, columns: ReadonlyArray<string>): string | undefined => {
   for (const pair of mapping ?? []) {
     if (columns.includes(pair.source.join(".")) || columns.includes(pair.source[0])) continue
-    return `--map ${pair.text}: no column ${quote(pair.source[0])} (the columns: ${
-      columns.length === 0 ? "none" : columns.join(", ")
-    })`
+    return `--map ${pair.text}: no column ${quote(pair.source[0])} (the columns: ${columns.length === 0 ? "none" : listed(columns)})`
   }
   return undefined
 }
@@ -164,14 +176,15 @@ export type Mapped =
   | { readonly _tag: "Task"; readonly task: Record<string, unknown> }
   | { readonly _tag: "Invalid"; readonly column: string | undefined; readonly message: string }
 
+// Own keys only, walking and setting: a path through `__proto__` or `constructor` is data, never Object.prototype.
 const setAt = (into: Record<string, unknown>, path: ReadonlyArray<string>, value: unknown) => {
   let node = into
   for (const segment of path.slice(0, -1)) {
-    const next = node[segment]
-    if (typeof next !== "object" || next === null || Array.isArray(next)) node[segment] = {}
-    node = node[segment] as Record<string, unknown>
+    const next = getOwn(node, segment)
+    if (typeof next !== "object" || next === null || Array.isArray(next)) setOwn(node, segment, {})
+    node = getOwn(node, segment) as Record<string, unknown>
   }
-  node[path[path.length - 1]!] = value
+  setOwn(node, path[path.length - 1]!, value)
 }
 
 const idOf = (value: unknown, column: string): Mapped | string => {
@@ -238,8 +251,7 @@ export const apply = (
         return { _tag: "Invalid", column, message: `${pair.target[0]} must be an object, got ${describe(value)}` }
       }
     }
-    if (pair.target.length === 1) task[pair.target[0]] = value
-    else setAt(task, pair.target, value)
+    setAt(task, pair.target, value)
   }
   return { _tag: "Task", task }
 }

@@ -12,6 +12,7 @@
 import { Effect, Stream } from "effect"
 import type { AsyncBuffer, FileMetaData } from "hyparquet"
 import { sourceChunkSize } from "../internal/limits.ts"
+import { setOwn } from "./internal/own.ts"
 import * as Rows from "./Rows.ts"
 import { DatasetError, type DatasetFormat, type Item, type ReadOptions, type Services } from "./Source.ts"
 
@@ -45,6 +46,25 @@ const library = () =>
  * @since 0.3.0
  */
 export const open = (path: string, name: string = path): Effect.Effect<ParquetFile, DatasetError> =>
+  Effect.flatMap(read(path, name), (parquet) => {
+    const problem = rowCountProblem(parquet.metadata)
+    return problem === undefined ? Effect.succeed(parquet) : Effect.fail(new DatasetError({ path: name, message: `${name}: ${problem}` }))
+  })
+
+/**
+ * A footer whose row count is not its row groups' sum: reading by the one
+ * would make up rows or drop them, so the file is refused, both counts named.
+ */
+const rowCountProblem = (metadata: FileMetaData): string | undefined => {
+  const groups = metadata.row_groups.map((g) => Number(g.num_rows))
+  const sum = groups.reduce((a, b) => a + b, 0)
+  const declared = Number(metadata.num_rows)
+  if (declared === sum && groups.every((n) => Number.isSafeInteger(n) && n >= 0)) return undefined
+  const shown = groups.length <= 20 ? groups.join(" + ") : `${groups.slice(0, 20).join(" + ")} + ... (${groups.length} row groups)`
+  return `the footer says ${declared} rows but its row groups hold ${sum} (${groups.length === 0 ? "no row groups" : shown}): the file is damaged or was written wrong; write it again`
+}
+
+const read = (path: string, name: string): Effect.Effect<ParquetFile, DatasetError> =>
   Effect.tryPromise({
     try: async () => {
       const { asyncBufferFromFile, parquetMetadataAsync, parquetSchema } = await library()
@@ -54,6 +74,7 @@ export const open = (path: string, name: string = path): Effect.Effect<ParquetFi
       return { file, metadata, columns }
     },
     catch: (e) => {
+      if (e instanceof DatasetError) return e
       const code = (e as { code?: unknown }).code
       return new DatasetError({
         path: name,
@@ -91,6 +112,7 @@ export const rowsOf = (parquet: ParquetFile, name: string, prefix = ""): Stream.
       try: async () => {
         const { compressors, parquetRead } = await library()
         const values = new Array<unknown>(count)
+        let filled = 0
         await parquetRead({
           file: parquet.file,
           metadata: parquet.metadata,
@@ -102,10 +124,15 @@ export const rowsOf = (parquet: ParquetFile, name: string, prefix = ""): Stream.
             const data = chunk.columnData as ArrayLike<unknown>
             for (let i = 0; i < data.length; i++) {
               const at = chunk.rowStart - starts[index]! + i
-              if (at >= 0 && at < count) values[at] = data[i]
+              if (at >= 0 && at < count) {
+                values[at] = data[i]
+                filled++
+              }
             }
           }
         })
+        // Fewer values than the group's rows would be rows made up of nulls.
+        if (filled !== count) throw new Error(`${filled} values for the row group's ${count} rows`)
         return values
       },
       catch: (e) =>
@@ -121,7 +148,7 @@ export const rowsOf = (parquet: ParquetFile, name: string, prefix = ""): Stream.
             for (let i = 0; i < count; i++) {
               const values: Record<string, unknown> = {}
               for (let c = 0; c < data.length; c++) {
-                values[parquet.columns[c]!] = Rows.toJsonValue(data[c]![i])
+                setOwn(values, parquet.columns[c]!, Rows.toJsonValue(data[c]![i]))
                 data[c]![i] = undefined
               }
               yield { values, where: `${prefix}row group ${index}, row ${i}` }

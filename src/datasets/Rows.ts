@@ -11,6 +11,7 @@
 import { Effect, Schema, Stream } from "effect"
 import { AgentEvalTask } from "../domain/Trial.ts"
 import { IdSet } from "../internal/IdSet.ts"
+import { setOwn } from "./internal/own.ts"
 import * as Mapping from "./Mapping.ts"
 import { DatasetError, type Item, type ReadOptions } from "./Source.ts"
 
@@ -125,6 +126,6 @@ export const toJsonValue = (value: unknown): unknown => {
   if (Array.isArray(value) || ArrayBuffer.isView(value)) return Array.from(value as ArrayLike<unknown>, toJsonValue)
   if (value instanceof Map) return Object.fromEntries(Array.from(value, ([k, v]) => [String(k), toJsonValue(v)]))
   const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries(value)) out[k] = toJsonValue(v)
+  for (const [k, v] of Object.entries(value)) setOwn(out, k, toJsonValue(v))
   return out
 }

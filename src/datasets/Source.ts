@@ -104,6 +104,11 @@ export interface DatasetFormat {
    * with `skip`, an `Invalid` item) naming the file and where in it.
    */
   readonly read: (path: string, options: ReadOptions) => Stream.Stream<Item, DatasetError, Services>
-  /** The tasks the file holds, counted without holding it (the progress total); undefined when unknown. */
-  readonly count?: ((path: string) => Effect.Effect<number | undefined, never, FileSystem.FileSystem>) | undefined
+  /**
+   * The tasks the file holds, counted without holding it (the progress total);
+   * undefined when unknown. `options`: how the file is read (`--json-path`).
+   */
+  readonly count?:
+    | ((path: string, options?: Pick<ReadOptions, "jsonPath">) => Effect.Effect<number | undefined, never, FileSystem.FileSystem>)
+    | undefined
 }

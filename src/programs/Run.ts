@@ -224,7 +224,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     ? undefined
     : config.tasks === undefined
     ? (config.synthetic ?? DEFAULT_SYNTHETIC) * config.epochs
-    : yield* DatasetFormats.count(config.tasks, config.format, kinds.datasets).pipe(
+    : yield* DatasetFormats.count(config.tasks, config.format, kinds.datasets, config).pipe(
       Effect.map((n) =>
         n === undefined
           ? undefined
@@ -297,7 +297,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     // final flush: its last line counts every trial that reached the file.
     if (config.progress) {
       if (config.tasks !== undefined) {
-        yield* DatasetFormats.count(config.tasks, config.format, kinds.datasets).pipe(
+        yield* DatasetFormats.count(config.tasks, config.format, kinds.datasets, config).pipe(
           // The rows chosen: at most --limit or --sample of the file's, and, with --ids, at most as many as it lists.
           Effect.tap((n) =>
             Effect.sync(() => {
