@@ -11,7 +11,7 @@
  *
  * @since 0.3.0
  */
-import { Config, Effect, Option, Path, Stream } from "effect"
+import { Config, Duration, Effect, Option, Path, Stream } from "effect"
 import { FetchHttpClient, HttpClient } from "effect/http"
 import * as os from "node:os"
 import * as Hub from "./internal/hub.ts"
@@ -22,8 +22,8 @@ import { DatasetError, type DatasetFormat, type Item, type ReadOptions, type Ser
 const envVar = (name: string) =>
   Config.String(name).pipe(Config.option, Effect.map(Option.getOrUndefined), Effect.orElseSucceed(() => undefined))
 
-/** The Hub's options from the environment (`HF_ENDPOINT`, `HF_TOKEN`, `XDG_CACHE_HOME`) and `--cache-dir`. */
-const hubOptions = (cacheDir: string | undefined) =>
+/** The Hub's options from the environment (`HF_ENDPOINT`, `HF_TOKEN`, `XDG_CACHE_HOME`), `--cache-dir`, `--hub-timeout` and `--max-download`. */
+const hubOptions = (read: ReadOptions) =>
   Effect.gen(function*() {
     const env = {
       HF_ENDPOINT: yield* envVar("HF_ENDPOINT"),
@@ -31,7 +31,12 @@ const hubOptions = (cacheDir: string | undefined) =>
       XDG_CACHE_HOME: yield* envVar("XDG_CACHE_HOME")
     }
     const options = Hub.optionsFromEnv(env, os.homedir())
-    return cacheDir === undefined ? options : { ...options, cacheDir }
+    return {
+      ...options,
+      cacheDir: read.cacheDir ?? options.cacheDir,
+      timeoutMs: read.hubTimeout === undefined ? undefined : Duration.toMillis(read.hubTimeout),
+      maxDownload: read.maxDownload
+    }
   })
 
 /**
@@ -46,7 +51,7 @@ export const fromHub = (spec: string, options: ReadOptions): Stream.Stream<Item,
     const ref = Hub.parseSpec(spec)
     if (typeof ref === "string") return yield* new DatasetError({ path: spec, message: ref })
     const client = yield* Effect.serviceOption(HttpClient.HttpClient)
-    const resolved = yield* Hub.resolve(spec, ref, yield* hubOptions(options.cacheDir)).pipe(
+    const resolved = yield* Hub.resolve(spec, ref, yield* hubOptions(options)).pipe(
       client._tag === "Some" ? Effect.provideService(HttpClient.HttpClient, client.value) : Effect.provide(FetchHttpClient.layer),
       Effect.provide(Path.layer)
     )
@@ -56,10 +61,18 @@ export const fromHub = (spec: string, options: ReadOptions): Stream.Stream<Item,
     let columns: ReadonlyArray<string> = []
     const rows = Stream.fromIterable(resolved.files).pipe(
       Stream.flatMap((file) =>
-        Stream.unwrap(Effect.map(Parquet.open(file.local, `${spec}: ${where}, file ${file.path}`), (parquet) => {
+        Stream.unwrap(Effect.map(
+          Parquet.open(file.local, `${spec}: ${where}, file ${file.path}`).pipe(
+            // The cache holds only whole downloads, so a copy that cannot be read was damaged there.
+            Effect.mapError((e) =>
+              new DatasetError({ ...e, message: `${e.message}; the cached copy is ${file.local}: delete it and run again to download it anew` })
+            )
+          ),
+          (parquet) => {
           if (columns.length === 0) columns = parquet.columns
-          return Parquet.rowsOf(parquet, spec, `${where}, file ${file.path}, `)
-        }))
+            return Parquet.rowsOf(parquet, spec, `${where}, file ${file.path}, `)
+          }
+        ))
       )
     )
     return Rows.toItems(spec, rows, { ...options, columns: () => columns })

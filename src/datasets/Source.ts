@@ -5,7 +5,7 @@
  *
  * @since 0.3.0
  */
-import { type Effect, type FileSystem, Schema, type Stdio, type Stream } from "effect"
+import { type Duration, type Effect, type FileSystem, Schema, type Stdio, type Stream } from "effect"
 import type { AgentEvalTask } from "../domain/Trial.ts"
 import type { Mapping } from "./Mapping.ts"
 
@@ -18,7 +18,12 @@ import type { Mapping } from "./Mapping.ts"
 export class DatasetError extends Schema.TaggedError<DatasetError>()("DatasetError", {
   path: Schema.String,
   line: Schema.optionalKey(Schema.Number),
-  message: Schema.String
+  message: Schema.String,
+  /**
+   * The source failed on the way, not the input: a download stalled, too
+   * slow, cut or larger than it may be. Running again may read it (exit 1, not 2).
+   */
+  transient: Schema.optionalKey(Schema.Boolean)
 }) {}
 
 /**
@@ -62,6 +67,10 @@ export interface ReadOptions {
   readonly jsonPath?: string | undefined
   /** `--cache-dir`: where downloaded datasets are kept; the user's cache directory when undefined. */
   readonly cacheDir?: string | undefined
+  /** `--hub-timeout`: the longest wait on the Hub for an answer's headers or a byte of its body; 60 s when undefined. */
+  readonly hubTimeout?: Duration.Duration | undefined
+  /** `--max-download`: the most bytes a downloaded file without a declared size may be; 10 GB when undefined. */
+  readonly maxDownload?: number | undefined
   /**
    * Told what was read when it is known before the first task: the
    * revision (commit) of a Hub dataset, for the summary and the records.

@@ -13,6 +13,7 @@
  * @since 0.1.0
  */
 export { AgentSpec } from "../agents/AgentSpecOption.ts"
+export { ByteSize } from "../internal/byteSize.ts"
 export { OnInvalid } from "../datasets/OnInvalidOption.ts"
 export {
   Count,

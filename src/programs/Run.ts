@@ -206,7 +206,8 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   let skipped = 0
   let invalidLines = 0
   const units = itemsOf(config, { chosen: true, ids, onSource }).pipe(
-    Stream.mapError(input),
+    // A download that failed on the way is no bad input: exit 1, and run again.
+    Stream.mapError((e) => e.transient === true ? e : input(e)),
     Stream.mapArray((items) => {
       for (const item of items) if (item._tag === "Invalid") invalidLines++
       return toUnits(items, config.epochs)
@@ -367,7 +368,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     yield* (budgeted ? Budget.stopOnBudget(tooled, budgets, spent) : tooled).pipe(
       Stream.runForEach((trial) => Effect.andThen(sink.append(trial), announce)),
       Effect.mapError((e) =>
-        e instanceof RunInputError || e instanceof Policy.MaxFailuresExceeded || e instanceof Results.ResultsWriteError ||
+        e instanceof RunInputError || e instanceof Policy.MaxFailuresExceeded || e instanceof Results.ResultsWriteError || e._tag === "DatasetError" ||
           e instanceof Budget.BudgetExceeded || e instanceof ToolsStop.ToolServerFailed
           ? e
           : input(e)

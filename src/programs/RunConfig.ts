@@ -36,6 +36,10 @@ export interface RunConfig extends RemoteConfig {
   readonly jsonPath?: string | undefined
   /** `--cache-dir`: where `hf:` downloads are kept; the user's cache directory when undefined. */
   readonly cacheDir?: string | undefined
+  /** `--hub-timeout`: the longest wait on the Hub for headers or a byte of a body; 60 s when undefined. */
+  readonly hubTimeout?: Duration.Duration | undefined
+  /** `--max-download`: the most bytes a Hub file without a declared size may be; 10 GB when undefined. */
+  readonly maxDownload?: number | undefined
   /** `--limit`: the first N rows (after `--ids`, `--shuffle`). */
   readonly limit?: number | undefined
   /** `--sample`: a seeded uniform sample of N rows. */

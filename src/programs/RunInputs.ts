@@ -67,6 +67,8 @@ export const itemsOf = (
       map: config.map,
       jsonPath: config.jsonPath,
       cacheDir: config.cacheDir,
+      hubTimeout: config.hubTimeout,
+      maxDownload: config.maxDownload,
       onSource: options.onSource
     },
     (config.kinds ?? Kinds.builtIn).datasets

@@ -14,12 +14,27 @@
  *
  * @internal
  */
-import { Effect, FileSystem, Path, type PlatformError, Redacted, type Scope, Stream } from "effect"
-import { HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "effect/http"
+import { Effect, FileSystem, Path, Redacted, Stream } from "effect"
+import { HttpClient } from "effect/http"
 import * as NodePath from "node:path"
 import { preview } from "../../domain/internal/post.ts"
 import { keySecrets, redactUrl, scrubber } from "../../internal/redact.ts"
-import { DatasetError } from "../Source.ts"
+import type { DatasetError } from "../Source.ts"
+import { download, type HubFile } from "./download.ts"
+import {
+  type Context,
+  DEFAULT_MAX_DOWNLOAD,
+  DEFAULT_TIMEOUT_MS,
+  describe,
+  fail,
+  type Flow,
+  received,
+  send,
+  statusError,
+  watch
+} from "./transfer.ts"
+
+export type { HubFile } from "./download.ts"
 
 /** @internal */
 export interface HubRef {
@@ -37,14 +52,10 @@ export interface HubOptions {
   /** `HF_TOKEN`: sent as a bearer token, never shown. */
   readonly token: Redacted.Redacted<string> | undefined
   readonly cacheDir: string
-}
-
-/** @internal */
-export interface HubFile {
-  /** Where it is in the repository. */
-  readonly path: string
-  /** The absolute path of the complete downloaded file. */
-  readonly local: string
+  /** `--hub-timeout` in ms: the longest wait for an answer's headers, or for a byte of its body (60 s by default). */
+  readonly timeoutMs?: number | undefined
+  /** `--max-download` in bytes: the most a file without a declared size may be (10 GB by default). */
+  readonly maxDownload?: number | undefined
 }
 
 /** @internal */
@@ -210,18 +221,6 @@ const select = (siblings: ReadonlyArray<string>, revision: string, ref: HubRef):
   return { _tag: "None", found: paths.length === 0 ? "no Parquet files" : found, splits }
 }
 
-interface Context {
-  readonly spec: string
-  readonly ref: HubRef
-  readonly options: HubOptions
-  readonly fs: FileSystem.FileSystem
-  readonly path: Path.Path
-  readonly client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, Scope.Scope>
-  readonly scrub: (text: string) => string
-  /** Whether a token goes with each request: it changes what a 401 or 403 means. */
-  readonly sent: boolean
-}
-
 /**
  * The commit `ref` names, the Parquet files of its config and split there
  * (or, for a `main` that holds none, in the Hub's own Parquet conversion),
@@ -237,11 +236,14 @@ export const resolve = (
 ): Effect.Effect<Resolved, DatasetError, HttpClient.HttpClient | FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const token = options.token === undefined ? "" : Redacted.value(options.token)
+    const base = yield* HttpClient.HttpClient
     const ctx: Context = {
-      spec, ref, options, fs: yield* FileSystem.FileSystem, path: yield* Path.Path,
+      spec, ref, options, fs: yield* FileSystem.FileSystem, path: yield* Path.Path, base,
       // Scoped, so a response left unread (an error, a restart) is aborted, not leaked;
       // inside the redirects, so each hop is.
-      client: (yield* HttpClient.HttpClient).pipe(HttpClient.withScope, HttpClient.followRedirects(10)),
+      client: base.pipe(HttpClient.withScope, HttpClient.followRedirects(10)),
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxDownload: options.maxDownload ?? DEFAULT_MAX_DOWNLOAD,
       // Also remembered for the trace exporter: a span quoting a header or body cannot carry the token.
       scrub: scrubber(keySecrets(token)),
       sent: token !== ""
@@ -273,15 +275,6 @@ export const resolve = (
     return { repo: ref.repo, requested, revision, config: ref.config ?? "default", split, files: downloaded }
   })
 
-const fail = (ctx: Context, message: string) =>
-  Effect.fail(new DatasetError({ path: ctx.spec, message: `${ctx.spec}: ${ctx.scrub(message)}` }))
-
-const send = (ctx: Context, url: string, headers: Record<string, string>) => {
-  let request = HttpClientRequest.get(url, { headers })
-  if (ctx.sent) request = HttpClientRequest.bearerToken(request, ctx.options.token!)
-  return ctx.client.execute(request).pipe(Effect.catch((error) => fail(ctx, `cannot reach ${redactUrl(url)}: ${describe(error)}`)))
-}
-
 interface Info {
   readonly sha: string
   readonly siblings: ReadonlyArray<string>
@@ -298,9 +291,21 @@ function fetchInfo(ctx: Context, revision: string, optional = false): Effect.Eff
     if (response.status !== 200) {
       return yield* statusError(ctx, response, url, `no such dataset or revision: ${ctx.ref.repo}@${revision}`)
     }
-    const body: unknown = yield* response.json.pipe(
-      Effect.catch((error) => fail(ctx, `the answer of ${redactUrl(url)} is not JSON: ${describe(error)}`))
+    // Read under the same bounds as a download: an answer that stalls or trickles ends.
+    const flow: Flow = { bytes: 0, lastAt: 0 }
+    const chunks: Array<Uint8Array> = []
+    yield* Effect.raceFirst(
+      response.stream.pipe(
+        Stream.runForEach((chunk) => Effect.andThen(Effect.sync(() => chunks.push(chunk)), received(flow, chunk))),
+        Effect.catchTag("HttpClientError", (error) => fail(ctx, `the answer of ${redactUrl(url)} stopped: ${describe(error)}`, true))
+      ),
+      watch(ctx, url, flow, 0, "answer")
     )
+    const text = Buffer.concat(chunks).toString("utf8")
+    const body: unknown = yield* Effect.try({
+      try: () => JSON.parse(text) as unknown,
+      catch: (error) => new Error(`the answer of ${redactUrl(url)} is not JSON: ${(error as Error).message}`)
+    }).pipe(Effect.catch((error) => fail(ctx, error.message)))
     const { sha, siblings } = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>
     const names = Array.isArray(siblings) ? siblings.map((s) => (s as { readonly rfilename?: unknown } | null)?.rfilename) : []
     // The sha names a folder of the cache: a commit id, nothing else.
@@ -313,82 +318,3 @@ function fetchInfo(ctx: Context, revision: string, optional = false): Effect.Eff
   }))
 }
 
-const statusError = (ctx: Context, response: HttpClientResponse.HttpClientResponse, url: string, missing: string) =>
-  Effect.gen(function*() {
-    const { status } = response
-    const repo = ctx.ref.repo
-    if (status === 401 || status === 403) {
-      return yield* fail(ctx, ctx.sent
-        ? `the token in HF_TOKEN has no access to dataset ${repo} (HTTP ${status}): it is gated or private; accept its conditions on the Hub with the token's account, or set HF_TOKEN to a token that has access`
-        : `dataset ${repo} is gated or private (HTTP ${status}; or it does not exist): set HF_TOKEN to a token with access to it`)
-    }
-    if (status === 404) return yield* fail(ctx, `${missing} (HTTP 404 from ${redactUrl(url)})`)
-    const body = ctx.scrub(yield* Effect.orElseSucceed(response.text, () => ""))
-    return yield* fail(ctx, `HTTP ${status} from ${redactUrl(url)}: ${body.trim() === "" ? "(empty body)" : preview(body)}`)
-  })
-
-const download = (ctx: Context, sha: string, file: string): Effect.Effect<HubFile, DatasetError> =>
-  Effect.gen(function*() {
-    const { fs, path } = ctx
-    // Paths matched by the layouts have no `..` segment: the config and split cannot be one, `*` stays in its folder.
-    const local = path.resolve(ctx.options.cacheDir, "hf", ...ctx.ref.repo.split("/"), sha, ...file.split("/"))
-    // Only a complete file ever gets this name.
-    if (yield* fs.exists(local)) return { path: file, local }
-    yield* fs.makeDirectory(path.dirname(local), { recursive: true })
-    const url = `${ctx.options.endpoint}/datasets/${ctx.ref.repo}/resolve/${sha}/${file.split("/").map(encodeURIComponent).join("/")}`
-    yield* fetchTo(ctx, url, local, false, `no file ${file} in dataset ${ctx.ref.repo} at ${sha}`)
-    return { path: file, local }
-  }).pipe(Effect.catchTag("PlatformError", (error) => fail(ctx, `cannot write the cache for ${file}: ${error.message}`)))
-
-// `missing`: what a 404 means here. `restarted`: the .part was given up once already.
-const fetchTo = (ctx: Context, url: string, local: string, restarted: boolean, missing: string): Effect.Effect<void, DatasetError | PlatformError.PlatformError> =>
-  Effect.scoped(Effect.gen(function*() {
-    const { fs } = ctx
-    const part = `${local}.part`
-    const have = (yield* fs.exists(part)) ? Number((yield* fs.stat(part)).size) : 0
-    // identity: Content-Length and Range count the bytes of the file, not of a compressed body.
-    const headers: Record<string, string> = { "accept-encoding": "identity" }
-    if (have > 0) headers["range"] = `bytes=${have}-`
-    const response = yield* send(ctx, url, headers)
-    const range = /^bytes (?:(\d+)-\d+|\*)\/(\d+)$/.exec(response.headers["content-range"] ?? "")
-    const startOver = Effect.andThen(fs.remove(part, { force: true }), fetchTo(ctx, url, local, true, missing))
-    let expected: number | undefined
-    if (response.status === 416 && have > 0) {
-      // Nothing past the end: a .part already whole (stopped before its rename), else not this file's.
-      if (range !== null && Number(range[2]) === have) return yield* fs.rename(part, local)
-      if (!restarted) return yield* startOver
-    }
-    if (response.status === 206 && have > 0 && range !== null && Number(range[1]) === have) expected = Number(range[2])
-    else if (response.status === 206 && !restarted) return yield* startOver
-    else if (response.status === 200) {
-      // A server that ignores Range sends the whole file: keep none of the old bytes.
-      const length = response.headers["content-length"]
-      expected = length === undefined ? undefined : Number(length)
-    } else return yield* statusError(ctx, response, url, missing)
-    yield* response.stream.pipe(
-      Stream.run(fs.sink(part, { flag: response.status === 206 ? "a" : "w" })),
-      Effect.catchTag("HttpClientError", (error) =>
-        fail(ctx, `download from ${redactUrl(url)} stopped (${describe(error)}): run again to resume it`))
-    )
-    const size = Number((yield* fs.stat(part)).size)
-    if (expected !== undefined && size !== expected) {
-      if (size > expected) yield* fs.remove(part, { force: true })
-      return yield* fail(ctx, `download from ${redactUrl(url)} has ${size} of ${expected} bytes${
-        size > expected ? " (too many: removed)" : ": run again to resume it"
-      }`)
-    }
-    yield* fs.rename(part, local)
-  }))
-
-// undici wraps the useful words (ECONNREFUSED, "other side closed") in causes.
-const describe = (error: HttpClientError.HttpClientError): string => {
-  const parts: Array<string> = []
-  let current: unknown = error.reason.cause
-  for (let depth = 0; current instanceof Error && depth < 4; depth++) {
-    const code = (current as { readonly code?: unknown }).code
-    const text = current.message || current.name
-    parts.push(typeof code === "string" && !text.includes(code) ? `${text} (${code})` : text)
-    current = current.cause
-  }
-  return preview(parts.join(": ") || error.reason._tag)
-}
