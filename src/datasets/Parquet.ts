@@ -112,6 +112,8 @@ export const rowsOf = (parquet: ParquetFile, name: string, prefix = ""): Stream.
       try: async () => {
         const { compressors, parquetRead } = await library()
         const values = new Array<unknown>(count)
+        // Each row's value counted once, however the reader's chunks fall.
+        const seen = new Uint8Array(count)
         let filled = 0
         await parquetRead({
           file: parquet.file,
@@ -126,7 +128,8 @@ export const rowsOf = (parquet: ParquetFile, name: string, prefix = ""): Stream.
               const at = chunk.rowStart - starts[index]! + i
               if (at >= 0 && at < count) {
                 values[at] = data[i]
-                filled++
+                if (seen[at] === 0) filled++
+                seen[at] = 1
               }
             }
           }

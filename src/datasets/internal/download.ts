@@ -60,9 +60,11 @@ const POLL = Duration.millis(200)
 /**
  * Runs `fill` holding `LOCAL.lock` (created exclusively, holding `PID
  * HOST`, removed after). A lock held by a run of this host that is gone
- * (killed) is taken over; one held by a live run is waited for: its own
- * download is bounded by `--hub-timeout`. A lock of another host whose
- * `.part` has not moved for three `--hub-timeout`s is an error naming it.
+ * (killed) is taken over; any other is waited for: its holder's download
+ * is bounded by `--hub-timeout` (headers, then each byte: two of them
+ * without a byte at most), so a lock whose `.part` has not moved for three
+ * is an error naming it (a stopped process, a run of another host that was
+ * killed).
  */
 const locked = <A, E, R>(ctx: Context, local: string, fill: Effect.Effect<A, E, R>) => {
   const { fs } = ctx
