@@ -59,8 +59,8 @@ const realSleep = (ms: number) => Effect.promise(() => new Promise((resolve) => 
 const endUnderTestClock = <A, E>(fiber: Fiber.Fiber<A, E>, held: () => boolean) =>
   Effect.gen(function*() {
     for (let i = 0; i < 500 && !held(); i++) yield* realSleep(10)
-    assert.isTrue(held(), "the CDN request was held")
-    yield* realSleep(50)
+    assert.isTrue(held(), "the request was held")
+    yield* realSleep(300)
     let seconds = 0
     while (fiber.pollUnsafe() === undefined && seconds < 120) {
       yield* TestClock.adjust("1 second")
@@ -175,6 +175,26 @@ describe("one cache entry, two runs", () => {
       assert.strictEqual(server.count(`/cdn/owner/big/${sha("4")}/${FILE}`), 1)
       assert.isFalse(fs.existsSync(`${localOf(cache)}.lock`))
       assert.isFalse(fs.existsSync(`${localOf(cache)}.part`))
+    })))
+
+  it.effect("a lock whose holder lives but whose .part has not moved for three --hub-timeouts: an error naming the lock to delete (TestClock)", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const server = yield* hub()
+      const cache = cacheDir()
+      const lock = `${localOf(cache)}.lock`
+      fs.mkdirSync(path.dirname(localOf(cache)), { recursive: true })
+      // This process: alive, and never moving the .part.
+      fs.writeFileSync(lock, `${process.pid} ${os.hostname()}\n`)
+      fs.writeFileSync(`${localOf(cache)}.part`, whole.subarray(0, 1000))
+      const fiber = yield* Effect.forkChild(failureOf(resolveWith(server.endpoint, cache, { timeoutMs: 2000 })))
+      const seconds = yield* endUnderTestClock(fiber, () => server.count("/api/datasets/owner/big/revision/main") === 1)
+      const error = yield* Fiber.join(fiber)
+      assert.isAtLeast(seconds, 6)
+      assert.include(error.message, `${lock} is held by another run (${process.pid} ${os.hostname()}) whose download has not moved for 6s`)
+      assert.include(error.message, `delete ${lock} and run again`)
+      // Nothing was downloaded, and the lock is not ours to remove.
+      assert.strictEqual(server.count(`/datasets/owner/big/resolve/${sha("4")}/${FILE}`), 0)
+      assert.isTrue(fs.existsSync(lock))
     })))
 
   it.live("a lock left by a killed run of this host (its pid gone) is taken over", () =>

@@ -7,7 +7,7 @@
  *
  * @internal
  */
-import { Duration, Effect, type PlatformError, Stream } from "effect"
+import { Clock, Duration, Effect, type PlatformError, Stream } from "effect"
 import { HttpClient } from "effect/http"
 import * as os from "node:os"
 import { formatBytes } from "../../internal/byteSize.ts"
@@ -72,7 +72,8 @@ const locked = <A, E, R>(ctx: Context, local: string, fill: Effect.Effect<A, E, 
   const part = `${local}.part`
   const sizeOf = (file: string) => Effect.orElseSucceed(Effect.map(fs.stat(file), (s) => Number(s.size)), () => -1)
   const acquire: Effect.Effect<void, DatasetError | PlatformError.PlatformError> = Effect.gen(function*() {
-    let seen = { owner: "", part: -1, still: 0 }
+    // What the lock and the .part were when last seen to change, and when (Clock time).
+    let seen = { owner: "", part: -1, since: yield* Clock.currentTimeMillis }
     while (true) {
       const taken = yield* fs.writeFileString(lock, `${process.pid} ${host}\n`, { flag: "wx" }).pipe(
         Effect.as(true),
@@ -86,8 +87,9 @@ const locked = <A, E, R>(ctx: Context, local: string, fill: Effect.Effect<A, E, 
         continue
       }
       const size = yield* sizeOf(part)
-      seen = owner === seen.owner && size === seen.part ? { ...seen, still: seen.still + 1 } : { owner, part: size, still: 0 }
-      if (Duration.toMillis(POLL) * seen.still >= 3 * ctx.timeoutMs) {
+      const now = yield* Clock.currentTimeMillis
+      if (owner !== seen.owner || size !== seen.part) seen = { owner, part: size, since: now }
+      if (now - seen.since >= 3 * ctx.timeoutMs) {
         return yield* fail(
           ctx,
           `${lock} is held by another run (${owner.trim() || "unknown"}) whose download has not moved for ${
