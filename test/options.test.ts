@@ -294,3 +294,18 @@ describe("one refusal, wherever the value comes from", () => {
     assert.strictEqual(Options.describe("AGENT_TRIALS_AGENT", "--agent ftp://x: unknown"), "AGENT_TRIALS_AGENT: --agent ftp://x: unknown")
   })
 })
+
+describe("Options.ByteSize (--max-download)", () => {
+  it("a number and a unit, decimal (KB, MB, GB, TB) or binary (KiB ... TiB), any case; refused without a unit or at 0", () => {
+    const cases: ReadonlyArray<readonly [string, number]> = [
+      ["500MB", 500e6], ["10GB", 10e9], ["10gb", 10e9], [" 1.5 GiB ", 1.5 * 2 ** 30], ["2KiB", 2048], ["7B", 7], ["1TB", 1e12]
+    ]
+    for (const [text, bytes] of cases) assert.strictEqual(accepted(Options.ByteSize, text), bytes, text)
+    assert.strictEqual(
+      refusal(Options.ByteSize, "500", "--max-download"),
+      `Expected --max-download to be a size with a unit, like 500MB, 10GB or 1.5GiB, got "500" (did you mean 500MB?)`
+    )
+    assert.include(refusal(Options.ByteSize, "0MB", "AGENT_TRIALS_MAX_DOWNLOAD"), "Expected AGENT_TRIALS_MAX_DOWNLOAD to be a size above 0")
+    assert.include(refusal(Options.ByteSize, "5 lbs", "--max-download"), "a size with a unit")
+  })
+})
