@@ -302,10 +302,9 @@ function fetchInfo(ctx: Context, revision: string, optional = false): Effect.Eff
       watch(ctx, url, flow, 0, "answer")
     )
     const text = Buffer.concat(chunks).toString("utf8")
-    const body: unknown = yield* Effect.try({
-      try: () => JSON.parse(text) as unknown,
-      catch: (error) => new Error(`the answer of ${redactUrl(url)} is not JSON: ${(error as Error).message}`)
-    }).pipe(Effect.catch((error) => fail(ctx, error.message)))
+    const body: unknown = yield* Effect.try({ try: () => JSON.parse(text) as unknown, catch: (error) => error as Error }).pipe(
+      Effect.catch((error) => fail(ctx, `the answer of ${redactUrl(url)} is not JSON: ${error.message}`))
+    )
     const { sha, siblings } = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>
     const names = Array.isArray(siblings) ? siblings.map((s) => (s as { readonly rfilename?: unknown } | null)?.rfilename) : []
     // The sha names a folder of the cache: a commit id, nothing else.
