@@ -33,7 +33,7 @@ import * as ToolsStop from "./ToolsStop.ts"
 import * as Pricing from "../scoring/Pricing.ts"
 import * as Telemetry from "../runner/Telemetry.ts"
 import * as Usage from "../domain/Usage.ts"
-import { buildScorers, itemsOf, selectionOf, toUnits } from "./RunInputs.ts"
+import { buildScorers, itemsOf, runSize, selectionOf, sourceError, toUnits } from "./RunInputs.ts"
 import { runPaired } from "../runner/Runner.ts"
 import * as Gates from "../scoring/Gates.ts"
 import * as Labels from "../scoring/Labels.ts"
@@ -206,8 +206,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   let skipped = 0
   let invalidLines = 0
   const units = itemsOf(config, { chosen: true, ids, onSource }).pipe(
-    // A download that failed on the way is no bad input: exit 1, and run again.
-    Stream.mapError((e) => e.transient === true ? e : input(e)),
+    Stream.mapError(sourceError),
     Stream.mapArray((items) => {
       for (const item of items) if (item._tag === "Invalid") invalidLines++
       return toUnits(items, config.epochs)
@@ -225,13 +224,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     ? undefined
     : config.tasks === undefined
     ? (config.synthetic ?? DEFAULT_SYNTHETIC) * config.epochs
-    : yield* DatasetFormats.count(config.tasks, config.format, kinds.datasets, config).pipe(
-      Effect.map((n) =>
-        n === undefined
-          ? undefined
-          : Math.min(n, config.limit ?? n, config.sample ?? n, ids?.ids.size ?? n) * config.epochs
-      )
-    )
+    : yield* DatasetFormats.count(config.tasks, config.format, kinds.datasets, config).pipe(Effect.map((n) => runSize(config, ids, n)))
 
   let total: number | undefined = config.tasks === undefined
     ? (config.synthetic ?? DEFAULT_SYNTHETIC) * config.epochs
@@ -299,13 +292,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     if (config.progress) {
       if (config.tasks !== undefined) {
         yield* DatasetFormats.count(config.tasks, config.format, kinds.datasets, config).pipe(
-          // The rows chosen: at most --limit or --sample of the file's, and, with --ids, at most as many as it lists.
-          Effect.tap((n) =>
-            Effect.sync(() => {
-              const chosen = n === undefined ? undefined : Math.min(n, config.limit ?? n, config.sample ?? n, ids?.ids.size ?? n)
-              total = chosen === undefined ? undefined : chosen * config.epochs
-            })
-          ),
+          Effect.tap((n) => Effect.sync(() => void (total = runSize(config, ids, n)))),
           Effect.forkScoped
         )
       }

@@ -81,6 +81,23 @@ export const itemsOf = (
   ))
 }
 
+/**
+ * A dataset's failure as the run reports it: bad input (exit 2), or, for a
+ * source that failed on the way (a download stalled or too large), itself:
+ * exit 1, and running again may read it.
+ */
+export const sourceError = (e: Dataset.DatasetError): Dataset.DatasetError | RunInputError =>
+  e.transient === true ? e : new RunInputError({ message: e.message })
+
+/**
+ * The run's size from the `n` rows a file holds: the rows chosen (at most
+ * `--limit` or `--sample` of them and, with `--ids`, at most as many as it
+ * lists), times the epochs; undefined when `n` is. The progress total and
+ * `--estimate`'s projection both read it.
+ */
+export const runSize = (config: RunConfig, ids: Choose.IdList | undefined, n: number | undefined): number | undefined =>
+  n === undefined ? undefined : Math.min(n, config.limit ?? n, config.sample ?? n, ids?.ids.size ?? n) * config.epochs
+
 /** The rows `config` chooses, its `--ids` file read. */
 export const selectionOf = (config: RunConfig, ids: Choose.IdList | undefined): Choose.Selection => ({
   limit: config.limit,
