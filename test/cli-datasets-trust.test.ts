@@ -51,7 +51,9 @@ describe("agent-trials run: hf: downloads bounded", () => {
       assert.include(stalled.stderr, `download from ${server.endpoint}/datasets/owner/qa/resolve/${sha("a")}/${FILE} stalled: no byte for 1s (--hub-timeout); 0 B received`)
       assert.include(stalled.stderr, "run again")
       assert.notInclude(stalled.stderr, "deadbeef")
-      assert.notStrictEqual(summaryOf(summary).outcome, "finished")
+      // Said once, and recorded as what it was: not bad input, not finished.
+      assert.strictEqual(stalled.stderr.split("stalled: no byte").length, 2, stalled.stderr)
+      assert.strictEqual(summaryOf(summary).outcome, "source_failed")
       assert.isFalse(fs.existsSync(cachedAt(cache)))
       const again = yield* Effect.promise(() => run(args, { env }))
       assert.strictEqual(again.code, 0, describeResult(again))

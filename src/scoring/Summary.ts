@@ -381,6 +381,8 @@ export const outcomeOf = (exit: Exit.Exit<unknown, unknown>, writeFailed: boolea
 const stopOutcome = (error: unknown): Summary["outcome"] | undefined => {
   const e = error as { readonly _tag?: unknown; readonly budget?: unknown } | null
   if (e?._tag === "ToolServerFailed") return "tool_server_failed"
+  // A dataset that failed on the way (a download stalled, too slow, too large): no bad input, run again.
+  if (e?._tag === "DatasetError" && (e as { readonly transient?: unknown }).transient === true) return "source_failed"
   if (e?._tag !== "BudgetExceeded") return undefined
   return e.budget === "max_cost" ? "max_cost_reached" : "max_tokens_reached"
 }

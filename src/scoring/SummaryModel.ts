@@ -26,6 +26,7 @@ export interface Summary {
     | "max_cost_reached"
     | "max_tokens_reached"
     | "tool_server_failed"
+    | "source_failed"
   readonly trials: {
     readonly this_run: { readonly completed: number; readonly failed: number; readonly partial: number; readonly total: number }
     readonly already_recorded: { readonly completed: number; readonly failed: number; readonly partial: number; readonly total: number }
