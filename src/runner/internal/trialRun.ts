@@ -16,10 +16,11 @@ import type { AgentEvalTask, AgentEvalTrial, AgentOutput } from "../../domain/Tr
 import { trialId, type Usage } from "../../domain/Trial.ts"
 import * as Usages from "../../domain/Usage.ts"
 import { attributes, type Counts, spanNames, type Traced } from "./telemetry.ts"
-import { isoTime, liveClock, syncBlock, wallClock } from "./clock.ts"
-import { firstError, tokenLimit, toTrialError, withTimeout } from "./failure.ts"
+import { liveClock, syncBlock, wallClock } from "./clock.ts"
+import { firstError, withTimeout } from "./failure.ts"
+import { toTrial } from "./record.ts"
 import { eventLoopStarved, loopBlocked } from "./starvation.ts"
-import { recordableError, recordableOutput } from "./recordable.ts"
+import { recordableOutput } from "./recordable.ts"
 
 /** @internal */
 export interface ExecuteConfig {
@@ -274,7 +275,7 @@ export class TrialRun<AE, AR> {
     ) {
       // Recorded to the microsecond: the clock's further digits are noise.
       const latencyMs = Math.round(durationMs * 1000) / 1000
-      const trial = this.toTrial(exit, latencyMs, finishedMs, overLimit ? limit : undefined)
+      const trial = toTrial(this, exit, latencyMs, finishedMs, overLimit ? limit : undefined)
       this.failed = trial.status === "failed"
       if (counts !== undefined) {
         if (this.failed) counts.failed++
@@ -332,52 +333,6 @@ export class TrialRun<AE, AR> {
   tokens(exit: Exit.Exit<AgentOutput, unknown>): number {
     const spent = this.spent?.total_tokens ?? 0
     return exit._tag === "Success" ? spent + (exit.value.usage?.total_tokens ?? 0) : spent
-  }
-
-  toTrial(
-    exit: Exit.Exit<AgentOutput, unknown>,
-    durationMs: number,
-    finishedMs: number,
-    overLimit: number | undefined
-  ): AgentEvalTrial {
-    const { context, task } = this
-    const finishedAt = isoTime(finishedMs)
-    const startedAt = isoTime(this.firstStartedMs)
-    const { delays } = this
-    // The common shape as one literal (no spreads on the hot path); keys in
-    // the same order either way, so records read the same.
-    const metadata: AgentEvalTrial["metadata"] = context.epoch === undefined && delays === undefined
-      ? { started_at: startedAt, finished_at: finishedAt, latency_ms: durationMs, attempts: this.attempt }
-      : {
-        started_at: startedAt,
-        finished_at: finishedAt,
-        latency_ms: durationMs,
-        ...(context.epoch === undefined ? undefined : { epoch: context.epoch }),
-        attempts: this.attempt,
-        ...(delays === undefined ? undefined : { retry_delays_ms: delays })
-      }
-    const { spent } = this
-    if (exit._tag === "Failure") {
-      // Failed attempts that spent past the limit end the trial as over it.
-      const error = overLimit === undefined
-        ? recordableError(toTrialError(exit.cause, finishedAt))
-        : tokenLimit(spent, overLimit, finishedAt)
-      return {
-        id: context.id,
-        task_id: task.id,
-        status: "failed",
-        error: spent === undefined ? error : { ...error, usage: spent },
-        metadata
-      }
-    }
-    // The usage of the attempts before this one counts too.
-    const output = spent === undefined
-      ? exit.value
-      : { ...exit.value, usage: exit.value.usage === undefined ? spent : Usages.add(spent, exit.value.usage) }
-    if (overLimit === undefined) return { id: context.id, task_id: task.id, status: "completed", output, metadata }
-    // Over the limit: failed, its output (which carries what it spent) kept.
-    const { usage: _, ...error } = tokenLimit(output.usage, overLimit, finishedAt)
-    return { id: context.id, task_id: task.id, status: "failed", output, error, metadata }
   }
 }
 
