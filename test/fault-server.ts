@@ -101,28 +101,39 @@ export interface Expected {
   readonly delays?: ReadonlyArray<number>
 }
 
-/** `retryAfterMaxMs`: the cap on `Retry-After` waits in force (the CLI's default is 60 s). */
-export const expectations = (retryAfterMaxMs: number): Record<string, Expected> => ({
+// The Retry-After waits of a server that always refuses with `retryAfterMs`:
+// each capped at `retryAfterMaxMs` and by what is left of `rateLimitWaitMaxMs`
+// (each counted as at least 1 s), until nothing is left.
+const rateLimitDelays = (retryAfterMs: number, retryAfterMaxMs: number, rateLimitWaitMaxMs: number) => {
+  const out: Array<number> = []
+  for (let charged = 0; charged < rateLimitWaitMaxMs;) {
+    const wait = Math.min(retryAfterMs, retryAfterMaxMs, rateLimitWaitMaxMs - charged)
+    out.push(wait)
+    charged += Math.max(wait, 1000)
+  }
+  return out
+}
+
+const rateLimited = (retryAfterMs: number, retryAfterMaxMs: number, rateLimitWaitMaxMs: number, http: number): Expected => {
+  const delays = rateLimitDelays(retryAfterMs, retryAfterMaxMs, rateLimitWaitMaxMs)
+  return { status: "failed", type: "RateLimited", http, attempts: delays.length + 1, delays }
+}
+
+/**
+ * `retryAfterMaxMs`: the cap on `Retry-After` waits in force (the CLI's
+ * default is 60 s); `rateLimitWaitMaxMs`: the cap on a trial's rate-limit
+ * waits in all (the CLI's default is 10 minutes).
+ */
+export const expectations = (retryAfterMaxMs: number, rateLimitWaitMaxMs: number): Record<string, Expected> => ({
   ok: { status: "completed", attempts: 1 },
   400: { status: "failed", type: "HttpStatusError", http: 400, attempts: 1 },
   408: { status: "failed", type: "HttpStatusError", http: 408, attempts: 3 },
-  429: { status: "failed", type: "HttpStatusError", http: 429, attempts: 3, delays: [1000, 1000] },
-  "429cap": {
-    status: "failed",
-    type: "HttpStatusError",
-    http: 429,
-    attempts: 3,
-    delays: [retryAfterMaxMs, retryAfterMaxMs]
-  },
+  // Rate limits with Retry-After: waited out, no retry used, until the waits are spent.
+  429: rateLimited(1000, retryAfterMaxMs, rateLimitWaitMaxMs, 429),
+  "429cap": rateLimited(3_600_000, retryAfterMaxMs, rateLimitWaitMaxMs, 429),
   500: { status: "failed", type: "HttpStatusError", http: 500, attempts: 3 },
   503: { status: "failed", type: "HttpStatusError", http: 503, attempts: 3 },
-  "503date": {
-    status: "failed",
-    type: "HttpStatusError",
-    http: 503,
-    attempts: 3,
-    delays: [retryAfterMaxMs, retryAfterMaxMs]
-  },
+  "503date": rateLimited(3_600_000, retryAfterMaxMs, rateLimitWaitMaxMs, 503),
   hang: { status: "failed", type: "Timeout", attempts: 3 },
   slowbody: { status: "failed", type: "Timeout", attempts: 3 },
   reset: { status: "failed", type: "NetworkError", attempts: 3 },

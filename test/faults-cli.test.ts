@@ -49,13 +49,14 @@ describe.concurrent("agent-trials run against a fault-injecting server", () => {
   it.live("every fault class: exit 0, one whole line per task, statuses and attempts as the schedule implies", () =>
     Effect.gen(function*() {
       const server = yield* faultServer
-      // The CLI caps Retry-After at 60 s, so the faults that exceed a cap stay out.
-      const expected = expectations(60_000)
+      // The CLI caps Retry-After at 60 s, so the faults that exceed a cap stay
+      // out; a 429 with Retry-After: 1 is waited out for 2 s in all, then RateLimited.
+      const expected = expectations(60_000, 2000)
       const routes = Object.keys(expected).filter((r) => r !== "429cap" && r !== "503date" && r !== "flaky")
       const ids = [...routes.map((r) => `${r}-1`), "flaky-2"]
       const { out, tasks } = setup(ids)
       const result = yield* Effect.promise(() =>
-        run(["--tasks", tasks, "--agent", server.url, "--out", out, "--parallelism", "16", ...POLICY])
+        run(["--tasks", tasks, "--agent", server.url, "--out", out, "--parallelism", "16", "--rate-limit-wait-max", "2s", ...POLICY])
       )
       assert.strictEqual(result.code, 0, describeResult(result))
       const trials = readTrials(out)

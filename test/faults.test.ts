@@ -17,12 +17,13 @@ const TIMEOUT_MS = 1000
 const BASE_MS = 10
 const MAX_MS = 40
 const RETRY_AFTER_MAX_MS = 1200
+const RATE_LIMIT_WAIT_MAX_MS = 2000
 
 describe("HTTP agent under injected faults", () => {
   it.live("429, 500, 503, hang, reset, slow body, malformed JSON, wrong shape: one record each, retried as the schedule says", () =>
     Effect.gen(function*() {
       const server = yield* faultServer
-      const expected = expectations(RETRY_AFTER_MAX_MS)
+      const expected = expectations(RETRY_AFTER_MAX_MS, RATE_LIMIT_WAIT_MAX_MS)
       const ids = [...Object.keys(expected).filter((route) => route !== "flaky").map((route) => `${route}-1`), "flaky-2"]
       const tasks: Array<AgentEvalTask> = ids.map((id) => ({ id, inputs: { fault: routeOf(id) } }))
       const agent = HttpAgent.make(server.url)
@@ -37,7 +38,13 @@ describe("HTTP agent under injected faults", () => {
         parallelism: 16,
         probe,
         timeout: TIMEOUT_MS,
-        retry: { retries: 2, base: BASE_MS, max: MAX_MS, retryAfterMax: RETRY_AFTER_MAX_MS }
+        retry: {
+          retries: 2,
+          base: BASE_MS,
+          max: MAX_MS,
+          retryAfterMax: RETRY_AFTER_MAX_MS,
+          rateLimitWaitMax: RATE_LIMIT_WAIT_MAX_MS
+        }
       }).pipe(Stream.runCollect)
 
       assert.sameMembers(trials.map((t) => t.task_id), ids, "exactly one trial per task")

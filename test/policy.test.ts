@@ -145,11 +145,14 @@ describe("retry schedule", () => {
         Effect.forkChild,
         Effect.flatMap((fiber) => Effect.andThen(TestClock.adjust("1 minute"), Fiber.join(fiber)))
       )
-      // k=4: 800*0.5, k=5: min(1000, 1600)*0.5.
-      assert.deepStrictEqual(trial.metadata["retry_delays_ms"], [0, 2000, 5000, 400, 500])
-      assert.deepStrictEqual(starts, [0, 0, 2000, 7000, 7400, 7900])
+      // The three rate limits' waits use up no retry: the 429 without
+      // Retry-After is retry k=1 (100*0.5), the 500 retry k=2 (200*0.5).
+      assert.deepStrictEqual(trial.metadata["retry_delays_ms"], [0, 2000, 5000, 50, 100])
+      assert.deepStrictEqual(starts, [0, 0, 2000, 7000, 7050, 7150])
       assert.strictEqual(trial.status, "completed")
       assert.strictEqual(trial.metadata["attempts"], 6)
+      assert.strictEqual(trial.metadata["rate_limit_waits"], 3)
+      assert.strictEqual(trial.metadata["rate_limit_wait_ms"], 7000)
     }))
 
   it.effect("non-retryable failures fail at once; retryable ones get retries + 1 attempts", () =>
@@ -168,7 +171,8 @@ describe("retry schedule", () => {
         }],
         ["NetworkError", true, () => Effect.fail(new NetworkError({ message: "ECONNRESET" }))],
         ["HttpStatusError", true, () => Effect.fail(status(408))],
-        ["HttpStatusError", true, () => Effect.fail(status(429))],
+        // A 429 without Retry-After uses up the retries, and is recorded as the rate limit it is.
+        ["RateLimited", true, () => Effect.fail(status(429))],
         ["HttpStatusError", true, () => Effect.fail(status(502))],
         ["Flaky", true, () => Effect.fail(new Flaky({ message: "try again", retryable: true }))],
         ["AgentError", true, () =>

@@ -145,6 +145,13 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         Duration.seconds(60),
         "Longest wait a Retry-After header of a 429 or 503 may impose (default 60s)"
       ),
+      rateLimitWaitMax: optionFlag(
+        "rate-limit-wait-max",
+        "DURATION",
+        Options.Duration,
+        Duration.minutes(10),
+        "Longest a trial waits in all on rate limits (429, or 503 with Retry-After); these waits use no --retries (default 10m)"
+      ),
       rate: optionFlag(
         "rate",
         "RATE",
@@ -291,6 +298,7 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         backoff: flags.backoff,
         backoffMax: flags.backoffMax,
         retryAfterMax: flags.retryAfterMax,
+        rateLimitWaitMax: flags.rateLimitWaitMax,
         rate: flags.rate,
         adaptive: flags.adaptive,
         maxFailures: flags.maxFailures,

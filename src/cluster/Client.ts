@@ -73,6 +73,7 @@ export const settingsOf = (config: RemoteConfig, score: ReadonlyArray<string>): 
   backoffMs: Duration.toMillis(config.backoff),
   backoffMaxMs: Duration.toMillis(config.backoffMax),
   retryAfterMaxMs: Duration.toMillis(config.retryAfterMax),
+  ...(config.rateLimitWaitMax === undefined ? undefined : { rateLimitWaitMaxMs: Duration.toMillis(config.rateLimitWaitMax) }),
   score,
   ...(config.judgeModel === undefined ? undefined : { judgeModel: config.judgeModel }),
   ...(config.expectedTools === undefined ? undefined : { expectedTools: config.expectedTools })

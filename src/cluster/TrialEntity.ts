@@ -30,6 +30,8 @@ export const Settings = Schema.Struct({
   backoffMs: Schema.Number,
   backoffMaxMs: Schema.Number,
   retryAfterMaxMs: Schema.Number,
+  /** Absent from messages sent before it was (`Policy.defaultRetry`'s). */
+  rateLimitWaitMaxMs: Schema.optionalKey(Schema.Number),
   /** Scorer specs, as `--score` takes them; none scores nothing. */
   score: Schema.Array(Schema.String),
   judgeModel: Schema.optionalKey(Schema.String),

@@ -100,7 +100,8 @@ const build = (
     retries: settings.retries,
     backoff: Duration.millis(settings.backoffMs),
     backoffMax: Duration.millis(settings.backoffMaxMs),
-    retryAfterMax: Duration.millis(settings.retryAfterMaxMs)
+    retryAfterMax: Duration.millis(settings.retryAfterMaxMs),
+    rateLimitWaitMax: settings.rateLimitWaitMaxMs === undefined ? undefined : Duration.millis(settings.rateLimitWaitMaxMs)
   })
   return Effect.map(
     Scorers.fromSpecs(settings.score, {
@@ -115,7 +116,8 @@ const build = (
         semaphore,
         probe,
         timeoutMs: settings.timeoutMs,
-        retry: settings.retries === 0 ? undefined : retry
+        // Even with no retries: a rate limit's wait uses up no retry.
+        retry
       }
     })
   )

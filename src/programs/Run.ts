@@ -109,7 +109,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
 
   // A --cluster run's agent is the workers' own.
   const agent: Agent<unknown, HttpClient.HttpClient> = config.remote === undefined
-    ? yield* AgentKinds.build(config.agent, { ...config, retry: config.retries === 0 ? undefined : Policy.retryOf(config) }, kinds.agents)
+    ? yield* AgentKinds.build(config.agent, { ...config, retry: Policy.retryOf(config) }, kinds.agents)
       .pipe(Effect.mapError((e) =>
         // A tool server that does not answer is not bad input: exit 1, not 2.
         typeof e === "string"

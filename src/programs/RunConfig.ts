@@ -201,7 +201,8 @@ export const validate = (config: RunConfig): RunInputError | undefined => {
 /** The runner options that the failure-handling flags ask for. */
 export const policyOptions = (config: RunConfig) => ({
   timeout: config.timeout,
-  retry: config.retries === 0 ? undefined : Policy.retryOf(config),
+  // Even with --retries 0: a rate limit's wait uses up no retry.
+  retry: Policy.retryOf(config),
   rate: config.rate,
   adaptive: config.adaptive,
   maxFailures: config.maxFailures,

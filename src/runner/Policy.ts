@@ -31,6 +31,25 @@ export class Timeout extends Schema.TaggedError<Timeout>()("Timeout", {
 }) {}
 
 /**
+ * A trial that was still refused for rate limits (HTTP 429, or a 503 with
+ * `Retry-After`) when it could wait no more: its `Retry-After` waits reached
+ * `rateLimitWaitMax` in all, or a 429 without `Retry-After` used up the
+ * retries. Not the agent's failure: the server's rate limit.
+ *
+ * @category errors
+ * @since 0.5.0
+ */
+export class RateLimited extends Schema.TaggedError<RateLimited>()("RateLimited", {
+  message: Schema.String,
+  /** The HTTP status of the last refusal, when it had one. */
+  status: Schema.optionalKey(Schema.Number),
+  /** The `Retry-After` waits made, and their total. */
+  waits: Schema.Number,
+  waited_ms: Schema.Number,
+  trajectory: Schema.optionalKey(Trajectory)
+}) {}
+
+/**
  * More trials failed than `maxFailures` allows: the run stopped admitting.
  *
  * @category errors
@@ -56,16 +75,69 @@ export interface RetryPolicy {
   readonly max?: Duration.Input | undefined
   /** Longest wait a `Retry-After` may impose. Default 60 s. */
   readonly retryAfterMax?: Duration.Input | undefined
+  /**
+   * Longest a trial waits in all on rate limits' `Retry-After` (each wait
+   * counted as at least 1 s). These waits use up no retry. Default 10 minutes.
+   */
+  readonly rateLimitWaitMax?: Duration.Input | undefined
 }
 
 /**
  * The CLI's retry policy: 2 retries, backoff from 500 ms doubling up to 30 s,
- * a `Retry-After` honoured up to 60 s.
+ * a `Retry-After` honoured up to 60 s, and up to 10 minutes in all of
+ * rate-limit waits per trial.
  *
  * @category retry
  * @since 0.1.0
  */
-export const defaultRetry: RetryPolicy = { retries: 2, base: "500 millis", max: "30 seconds", retryAfterMax: "60 seconds" }
+export const defaultRetry: RetryPolicy = {
+  retries: 2,
+  base: "500 millis",
+  max: "30 seconds",
+  retryAfterMax: "60 seconds",
+  rateLimitWaitMax: "10 minutes"
+}
+
+/**
+ * Whether a failure is a rate limit: an HTTP 429, a 503 with `Retry-After`,
+ * or an `effect/ai` `AiError` whose reason is a `RateLimitError`.
+ *
+ * @category retry
+ * @since 0.5.0
+ */
+export const isRateLimit = (error: unknown): boolean => {
+  if (typeof error !== "object" || error === null) return false
+  const e = error as { readonly _tag?: unknown; readonly status?: unknown; readonly retryAfterMs?: unknown; readonly reason?: unknown }
+  if (e._tag === "HttpStatusError") return e.status === 429 || (e.status === 503 && typeof e.retryAfterMs === "number")
+  if (e._tag === "AiError") return (e.reason as { readonly _tag?: unknown } | undefined)?._tag === "RateLimitError"
+  return e._tag === "RateLimited"
+}
+
+/** What a rate-limit wait is counted as, at least, against `rateLimitWaitMax`: `Retry-After: 0` cannot loop forever. */
+export const RATE_LIMIT_WAIT_FLOOR_MS = 1000
+
+/**
+ * The wait before asking again after a rate limit with a `Retry-After`
+ * (capped by `retryAfterMax` and by what is left of `rateLimitWaitMax` after
+ * `waitedMs`); `"spent"` when nothing is left; undefined when `error` is no
+ * rate limit with a `Retry-After` (then it is an ordinary failure).
+ *
+ * @category retry
+ * @since 0.5.0
+ */
+export const rateLimitWaitMs = (policy: RetryPolicy, error: unknown, waitedMs: number): number | "spent" | undefined => {
+  if (!isRateLimit(error)) return undefined
+  const e = error as { readonly retryAfterMs?: unknown; readonly retryAfter?: unknown }
+  const asked = typeof e.retryAfterMs === "number"
+    ? e.retryAfterMs
+    : Duration.isDuration(e.retryAfter)
+    ? Duration.toMillis(e.retryAfter)
+    : undefined
+  if (asked === undefined || !(asked >= 0)) return undefined
+  const left = Duration.toMillis(policy.rateLimitWaitMax ?? "10 minutes") - waitedMs
+  if (left <= 0) return "spent"
+  return Math.min(asked, Duration.toMillis(policy.retryAfterMax ?? "60 seconds"), left)
+}
 
 /**
  * Whether a failure is worth another attempt: timeouts, network errors, HTTP
@@ -138,13 +210,21 @@ export const retryOf = (flags: {
   readonly backoff: Duration.Input
   readonly backoffMax: Duration.Input
   readonly retryAfterMax: Duration.Input
-}): RetryPolicy => ({ retries: flags.retries, base: flags.backoff, max: flags.backoffMax, retryAfterMax: flags.retryAfterMax })
+  readonly rateLimitWaitMax?: Duration.Input | undefined
+}): RetryPolicy => ({
+  retries: flags.retries,
+  base: flags.backoff,
+  max: flags.backoffMax,
+  retryAfterMax: flags.retryAfterMax,
+  rateLimitWaitMax: flags.rateLimitWaitMax ?? defaultRetry.rateLimitWaitMax
+})
 
 /**
  * The policy as a `Schedule` over the failures of an effect: another attempt
- * after a retryable failure (`isRetryable`), at most `retries` of them, each
- * after `retryDelayMs` (a capped `Retry-After`, else the jittered
- * exponential backoff); its output is the retry's number. `onRetry` sees
+ * after a rate limit's `Retry-After` (`rateLimitWaitMs`, not counted as a
+ * retry, up to `rateLimitWaitMax` in all), or after a retryable failure
+ * (`isRetryable`), at most `retries` of them, each after `retryDelayMs`
+ * (the jittered exponential backoff); its output is the attempt's number. `onRetry` sees
  * each retry decided, before its wait. For `Effect.retry`; the runner's own
  * attempts apply the same decisions inline, as they also count and trace
  * each wait.
@@ -156,15 +236,28 @@ export const retrySchedule = (
   policy: RetryPolicy,
   onRetry?: (retry: number, delayMs: number) => void
 ): Schedule.Schedule<number, unknown> =>
-  Schedule.fromStepWithMetadata(Effect.succeed((meta: Schedule.InputMetadata<unknown>) =>
-    meta.attempt > policy.retries || !isRetryable(meta.input)
-      ? Cause.done(meta.attempt - 1)
-      : Effect.map(internal.jitter, (j): [number, Duration.Duration] => {
-        const delayMs = retryDelayMs(policy, meta.attempt, meta.input, j)
-        onRetry?.(meta.attempt, delayMs)
-        return [meta.attempt, Duration.millis(delayMs)]
-      })
-  ))
+  Schedule.fromStepWithMetadata(Effect.sync(() => {
+    // Per use of the schedule: the rate-limit waits so far, which use up no retry.
+    let waits = 0
+    let waitedMs = 0
+    return (meta: Schedule.InputMetadata<unknown>) => {
+      const wait = rateLimitWaitMs(policy, meta.input, waitedMs)
+      if (typeof wait === "number") {
+        waits++
+        waitedMs += Math.max(wait, RATE_LIMIT_WAIT_FLOOR_MS)
+        onRetry?.(meta.attempt, wait)
+        return Effect.succeed<[number, Duration.Duration]>([meta.attempt, Duration.millis(wait)])
+      }
+      const retry = meta.attempt - waits
+      return wait === "spent" || retry > policy.retries || !isRetryable(meta.input)
+        ? Cause.done(meta.attempt - 1)
+        : Effect.map(internal.jitter, (j): [number, Duration.Duration] => {
+          const delayMs = retryDelayMs(policy, retry, meta.input, j)
+          onRetry?.(meta.attempt, delayMs)
+          return [meta.attempt, Duration.millis(delayMs)]
+        })
+    }
+  }))
 
 
 

@@ -31,6 +31,8 @@ export interface RemoteConfig {
   readonly backoff: Duration.Duration
   readonly backoffMax: Duration.Duration
   readonly retryAfterMax: Duration.Duration
+  /** `--rate-limit-wait-max`: a trial's rate-limit waits in all; `Policy.defaultRetry`'s when undefined. */
+  readonly rateLimitWaitMax?: Duration.Duration | undefined
   readonly maxFailures: Policy.MaxFailures | undefined
   readonly judgeModel?: string | undefined
   /** `--expected-tools`: where a `tool-calls` scorer reads a task's expected calls. */

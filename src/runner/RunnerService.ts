@@ -51,6 +51,11 @@ const configFromEnv = Effect.gen(function*() {
   const base = yield* read(Options.Duration, "AGENT_TRIALS_BACKOFF", Policy.defaultRetry.base)
   const max = yield* read(Options.Duration, "AGENT_TRIALS_BACKOFF_MAX", Policy.defaultRetry.max)
   const retryAfterMax = yield* read(Options.Duration, "AGENT_TRIALS_RETRY_AFTER_MAX", Policy.defaultRetry.retryAfterMax)
+  const rateLimitWaitMax = yield* read(
+    Options.Duration,
+    "AGENT_TRIALS_RATE_LIMIT_WAIT_MAX",
+    Policy.defaultRetry.rateLimitWaitMax
+  )
   const rate = yield* read(Options.Rate, "AGENT_TRIALS_RATE", undefined)
   const adaptive = yield* Config.Boolean("AGENT_TRIALS_ADAPTIVE").pipe(Config.withDefault(false))
   const maxFailures = yield* read(Options.MaxFailures, "AGENT_TRIALS_MAX_FAILURES", undefined)
@@ -58,7 +63,7 @@ const configFromEnv = Effect.gen(function*() {
     parallelism,
     source: "AGENT_TRIALS_PARALLELISM",
     timeout,
-    retry: retries === 0 ? undefined : { retries, base, max, retryAfterMax },
+    retry: retries === 0 ? undefined : { retries, base, max, retryAfterMax, rateLimitWaitMax },
     rate,
     adaptive,
     maxFailures
@@ -148,7 +153,8 @@ export class Runner extends Context.Service<Runner, {
    * 8), and, each optional, `AGENT_TRIALS_TIMEOUT` (`30s`; none by default),
    * `AGENT_TRIALS_RETRIES` (default 0 here, 2 in the CLI),
    * `AGENT_TRIALS_BACKOFF` (default `500ms`), `AGENT_TRIALS_BACKOFF_MAX`
-   * (`30s`), `AGENT_TRIALS_RETRY_AFTER_MAX` (`60s`), `AGENT_TRIALS_RATE`
+   * (`30s`), `AGENT_TRIALS_RETRY_AFTER_MAX` (`60s`),
+   * `AGENT_TRIALS_RATE_LIMIT_WAIT_MAX` (`10m`), `AGENT_TRIALS_RATE`
    * (`10/s`), `AGENT_TRIALS_ADAPTIVE` (`true`) and `AGENT_TRIALS_MAX_FAILURES`
    * (`25` or `10%`). A value its Schema refuses fails the layer with
    * `InvalidRunnerConfig`, in the words the CLI uses for the variable:

@@ -20,6 +20,9 @@ export interface Attempts {
   readonly attempt: number
   readonly delays: ReadonlyArray<number> | undefined
   readonly spent: Usage | undefined
+  /** Of `delays`, how many were rate limits' `Retry-After` waits (no retry used up), and their sum. */
+  readonly rateLimitWaits: number
+  readonly rateLimitWaitedMs: number
 }
 
 /** @internal */
@@ -44,7 +47,10 @@ export const toTrial = (
       latency_ms: durationMs,
       ...(context.epoch === undefined ? undefined : { epoch: context.epoch }),
       attempts: run.attempt,
-      ...(delays === undefined ? undefined : { retry_delays_ms: delays })
+      ...(delays === undefined ? undefined : { retry_delays_ms: delays }),
+      ...(run.rateLimitWaits === 0
+        ? undefined
+        : { rate_limit_waits: run.rateLimitWaits, rate_limit_wait_ms: run.rateLimitWaitedMs })
     }
   const { spent } = run
   if (exit._tag === "Failure") {

@@ -18,6 +18,7 @@ import * as Usages from "../../domain/Usage.ts"
 import { attributes, type Counts, spanNames, type Traced } from "./telemetry.ts"
 import { liveClock, syncBlock, wallClock } from "./clock.ts"
 import { firstError, withTimeout } from "./failure.ts"
+import { nextWait, rateLimited } from "./rateLimit.ts"
 import { toTrial } from "./record.ts"
 import { eventLoopStarved, loopBlocked } from "./starvation.ts"
 import { recordableOutput } from "./recordable.ts"
@@ -68,6 +69,10 @@ export class TrialRun<AE, AR> {
   span: Tracer.Span | undefined = undefined
   // What failed attempts spent, when their errors say (`Usage.ofError`).
   spent: Usage | undefined = undefined
+  // Rate limits waited out (`rateLimit.ts`): they use up no retry.
+  rateLimitWaits = 0
+  rateLimitWaitedMs = 0
+  rateLimitChargedMs = 0
 
   readonly task: AgentEvalTask
   readonly epoch: number | undefined
@@ -269,13 +274,21 @@ export class TrialRun<AE, AR> {
           : "failed"
       )
     const retry = config.retry
+    // A rate limit's Retry-After is waited out without using up a retry.
+    const rateLimitWait = error === undefined || overLimit || retry === undefined
+      ? undefined
+      : nextWait(retry, error.value, this)
     if (
-      error === undefined || overLimit || retry === undefined || this.attempt > retry.retries ||
-      !Policy.isRetryable(error.value)
+      rateLimitWait === "spent" || rateLimitWait === undefined && (error === undefined || overLimit ||
+          retry === undefined || this.attempt - this.rateLimitWaits > retry.retries || !Policy.isRetryable(error.value))
     ) {
       // Recorded to the microsecond: the clock's further digits are noise.
       const latencyMs = Math.round(durationMs * 1000) / 1000
-      const trial = toTrial(this, exit, latencyMs, finishedMs, overLimit ? limit : undefined)
+      // Still refused for rate limits: the server's limit, not the agent's failure.
+      const last = error !== undefined && !overLimit && retry !== undefined && Policy.isRateLimit(error.value)
+        ? Exit.fail(rateLimited(error.value, retry, this))
+        : exit
+      const trial = toTrial(this, last, latencyMs, finishedMs, overLimit ? limit : undefined)
       this.failed = trial.status === "failed"
       if (counts !== undefined) {
         if (this.failed) counts.failed++
@@ -287,30 +300,41 @@ export class TrialRun<AE, AR> {
           counts.outputTokens += usage.output_tokens
         }
       }
-      if (this.span !== undefined) this.annotate(this.span, trial, exit)
+      if (this.span !== undefined) this.annotate(this.span, trial, last)
       const done = adapted === undefined ? Effect.succeed(trial) : Effect.as(adapted, trial)
       return eventLoopStarved(liveNow) ? Effect.andThen(Effect.yieldNow, done) : done
     }
-    const backoff = Effect.flatMap(jitter, (j) => {
-      const delay = Policy.retryDelayMs(retry, this.attempt, error.value, j)
-      ;(this.delays ??= []).push(delay)
-      config.probe.retries++
-      if (counts !== undefined) counts.retries++
-      const wait = Effect.sleep(delay)
-      return Effect.andThen(
-        this.span === undefined
-          ? wait
-          : childSpan(
-            this.span,
-            spanNames.retryWait,
-            { [attributes.attempt]: this.attempt, [attributes.delayMs]: delay },
-            wait,
-            false
-          ),
-        this.next()
-      )
-    })
+    const backoff = rateLimitWait !== undefined ? this.waitThenNext(rateLimitWait) : this.backoff(retry, error?.value)
     return adapted === undefined ? backoff : Effect.andThen(adapted, backoff)
+  }
+
+  // A retry's backoff: the retries so far count the agent's failures only.
+  backoff(retry: Policy.RetryPolicy | undefined, error: unknown): Effect.Effect<AgentEvalTrial, never, AR> {
+    return Effect.flatMap(jitter, (j) =>
+      this.waitThenNext(
+        retry === undefined ? 0 : Policy.retryDelayMs(retry, this.attempt - this.rateLimitWaits, error, j)
+      ))
+  }
+
+  // The wait before the next attempt (a backoff or a rate limit's), then the attempt.
+  waitThenNext(delay: number): Effect.Effect<AgentEvalTrial, never, AR> {
+    const { config } = this
+    ;(this.delays ??= []).push(delay)
+    config.probe.retries++
+    if (config.counts !== undefined) config.counts.retries++
+    const wait = Effect.sleep(delay)
+    return Effect.andThen(
+      this.span === undefined
+        ? wait
+        : childSpan(
+          this.span,
+          spanNames.retryWait,
+          { [attributes.attempt]: this.attempt, [attributes.delayMs]: delay },
+          wait,
+          false
+        ),
+      this.next()
+    )
   }
 
   // A failed trial's span ends here with the last attempt's failure, so a
