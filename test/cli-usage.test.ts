@@ -291,7 +291,7 @@ describe.concurrent("agent-trials run: budgets", () => {
       assert.lengthOf(readTrials(out), 3)
       const summary = JSON.parse(fs.readFileSync(summaryFile, "utf8"))
       assert.strictEqual(summary.outcome, "max_tokens_reached")
-      assert.deepStrictEqual(summary.usage.budget, { max_cost_usd: null, max_tokens: 250 })
+      assert.deepStrictEqual(summary.usage.budget, { max_cost_usd: null, max_tokens: 250, in_flight_at_stop: 0 })
       // The same budget again: already reached, nothing runs.
       const before = agentRequests(s.received)
       const again = yield* Effect.promise(() => run([...args, "--resume", "--max-tokens", "250"]))

@@ -1,9 +1,14 @@
 /**
  * The spending budgets of a run: `--max-cost USD` and `--max-tokens N`
- * (agent and judges together). They stop a run the way `--max-failures`
- * does: the trial that reaches a budget is recorded, admission stops, the
- * trials in flight are interrupted, and a `--resume` counts what the file's
- * trials already spent.
+ * (agent and judges together). Admission reserves for the calls in flight
+ * (the mean spent per trial so far times the calls in flight, `admitWithin`),
+ * so what was recorded plus what was sent stays within about one trial's
+ * spend of the budget: a trial is admitted only while the recorded spend
+ * plus that reserve is below the budget. When it no longer is,
+ * admission stops and the trials in flight finish and are recorded; a trial
+ * whose record reaches a budget stops the run the way `--max-failures` does
+ * (recorded, the rest in flight interrupted). A `--resume` counts what the
+ * file's trials already spent.
  *
  * @since 0.4.0
  */
@@ -22,7 +27,9 @@ export class BudgetExceeded extends Schema.TaggedError<BudgetExceeded>()("Budget
   message: Schema.String,
   budget: Schema.Literals(["max_cost", "max_tokens"]),
   spent: Schema.Number,
-  limit: Schema.Number
+  limit: Schema.Number,
+  /** The calls in flight when the run stopped (their estimate reserved). */
+  in_flight: Schema.optionalKey(Schema.Number)
 }) {}
 
 /**
@@ -47,8 +54,22 @@ export interface Budgets {
 export class Spent {
   tokens = 0
   cost = 0
+  /** Trials counted (those recorded before a resume too): the means' divisor. */
+  trials = 0
+  /** This run's trials admitted, and counted: the difference is in flight. */
+  admitted = 0
+  settled = 0
+  /** Set when a budget stopped admission or the run: the calls in flight then. */
+  inFlightAtStop: number | undefined = undefined
+  // Set when admission stopped on the reserve, before any record reached a budget.
+  closed: BudgetExceeded | undefined = undefined
+
+  get inFlight(): number {
+    return this.admitted - this.settled
+  }
 
   add(trial: AgentEvalTrial): void {
+    this.trials++
     const agent = Usage.ofTrial(trial)
     if (agent !== undefined) {
       this.tokens += agent.total_tokens
@@ -63,21 +84,47 @@ export class Spent {
 
   /** The first budget reached, if any. */
   reached(budgets: Budgets): BudgetExceeded | undefined {
+    return this.over(budgets, 0)
+  }
+
+  /**
+   * Whether one more trial may start: the recorded spend plus the mean per
+   * trial for each call in flight is still below every budget (so what is
+   * sent stays within one trial's mean of it). Before any trial is counted
+   * there is no mean: at most the parallelism of trials start before the
+   * first is counted.
+   */
+  admits(budgets: Budgets): boolean {
+    if (this.closed !== undefined) return false
+    const closed = this.over(budgets, this.inFlight)
+    if (closed === undefined) return true
+    this.closed = closed
+    this.inFlightAtStop = this.inFlight
+    return false
+  }
+
+  // The first budget that the recorded spend plus `reserve` trials' mean reaches.
+  private over(budgets: Budgets, reserve: number): BudgetExceeded | undefined {
     const resume = "(--resume continues, counting what was spent)"
-    if (budgets.maxCost !== undefined && this.cost >= budgets.maxCost) {
+    const inFlight = this.inFlight
+    const mean = (total: number) => this.trials === 0 ? 0 : total / this.trials
+    const sent = reserve === 0 ? "" : `, and ${reserve} calls in flight (estimated at the mean per trial so far)`
+    if (budgets.maxCost !== undefined && this.cost + mean(this.cost) * reserve >= budgets.maxCost) {
       return new BudgetExceeded({
-        message: `stopped: the trials recorded spent $${round(this.cost)}, reaching --max-cost ${budgets.maxCost} ${resume}`,
+        message: `stopped: the trials recorded spent $${round(this.cost)}${sent}, reaching --max-cost ${budgets.maxCost} ${resume}`,
         budget: "max_cost",
         spent: round(this.cost),
-        limit: budgets.maxCost
+        limit: budgets.maxCost,
+        in_flight: inFlight
       })
     }
-    if (budgets.maxTokens !== undefined && this.tokens >= budgets.maxTokens) {
+    if (budgets.maxTokens !== undefined && this.tokens + mean(this.tokens) * reserve >= budgets.maxTokens) {
       return new BudgetExceeded({
-        message: `stopped: the trials recorded spent ${this.tokens} tokens, reaching --max-tokens ${budgets.maxTokens} ${resume}`,
+        message: `stopped: the trials recorded spent ${this.tokens} tokens${sent}, reaching --max-tokens ${budgets.maxTokens} ${resume}`,
         budget: "max_tokens",
         spent: this.tokens,
-        limit: budgets.maxTokens
+        limit: budgets.maxTokens,
+        in_flight: inFlight
       })
     }
     return undefined
@@ -87,10 +134,36 @@ export class Spent {
 const round = (x: number): number => Math.round(x * 1e9) / 1e9
 
 /**
+ * The units a run admits within its budgets: each is let through only while
+ * `spent.admits` (the recorded spend, plus the mean per trial for the calls
+ * in flight, below every budget), one at a time as the
+ * runner asks for it. When one does not fit, the stream ends: the trials in
+ * flight finish, and `stopOnBudget` then fails with the reason.
+ *
+ * @category combinators
+ * @since 0.5.0
+ */
+export const admitWithin = <A, E, R>(
+  units: Stream.Stream<A, E, R>,
+  budgets: Budgets,
+  spent: Spent
+): Stream.Stream<A, E, R> =>
+  units.pipe(
+    // One at a time: each unit is judged as the runner takes it, not a chunk ahead.
+    Stream.rechunk(1),
+    Stream.takeWhile(() => {
+      if (!spent.admits(budgets)) return false
+      spent.admitted++
+      return true
+    })
+  )
+
+/**
  * Stops `stream` once `spent` (which already counts the trials recorded
  * before) reaches a budget: the trial that reaches it is emitted, then the
- * stream fails with `BudgetExceeded`. A budget already reached stops it
- * before its first trial.
+ * stream fails with `BudgetExceeded`, naming the calls in flight it
+ * interrupts. A budget already reached stops it before its first trial;
+ * admission stopped by `admitWithin` fails it once its trials are in.
  *
  * @category combinators
  * @since 0.4.0
@@ -105,6 +178,10 @@ export const stopOnBudget = <E, R>(
     if (before !== undefined) return Stream.fail(before)
     return stopAfter(stream, (trial) => {
       spent.add(trial)
-      return spent.reached(budgets)
-    })
+      spent.settled++
+      const reached = spent.reached(budgets)
+      // Admission may have stopped first, with more calls in flight: that is the figure kept.
+      if (reached !== undefined) spent.inFlightAtStop ??= spent.inFlight
+      return reached
+    }).pipe(Stream.concat(Stream.suspend(() => spent.closed === undefined ? Stream.empty : Stream.fail(spent.closed))))
   })

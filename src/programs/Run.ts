@@ -217,7 +217,9 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
       return false
     }),
     // An estimate runs the first trials not yet recorded, then stops.
-    (all) => config.estimate === true ? Stream.take(all, config.estimateTrials ?? DEFAULT_ESTIMATE_TRIALS) : all
+    (all) => config.estimate === true ? Stream.take(all, config.estimateTrials ?? DEFAULT_ESTIMATE_TRIALS) : all,
+    // Within the budgets, counting the calls in flight.
+    (all) => budgeted ? Budget.admitWithin(all, budgets, spent) : all
   )
   // The whole run's size, which an estimate projects to.
   const estimateTotal = config.estimate !== true
@@ -257,7 +259,11 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
           parallelism: scoreParallelism,
           judgeParallelism: scorers.some(Stage.isJudge) ? config.judgeParallelism ?? scoreParallelism : undefined
         },
-        usage: { priced: pricing !== undefined, unpriced: pricing?.unpriced() ?? [], budget: budgeted ? budgets : undefined }
+        usage: {
+          priced: pricing !== undefined,
+          unpriced: pricing?.unpriced() ?? [],
+          budget: budgeted ? { ...budgets, inFlightAtStop: spent.inFlightAtStop } : undefined
+        }
       })
       const withDataset = read === undefined || config.tasks === undefined ? made : {
         ...made,

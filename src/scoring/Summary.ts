@@ -86,7 +86,12 @@ export const make = (input: {
   readonly usage?: {
     readonly priced: boolean
     readonly unpriced: ReadonlyArray<string>
-    readonly budget?: { readonly maxCost?: number | undefined; readonly maxTokens?: number | undefined } | undefined
+    readonly budget?: {
+      readonly maxCost?: number | undefined
+      readonly maxTokens?: number | undefined
+      /** When a budget stopped the run: the calls in flight then. */
+      readonly inFlightAtStop?: number | undefined
+    } | undefined
   } | undefined
 }): Summary => {
   const { acc } = input

@@ -149,7 +149,12 @@ export interface UsageSummary {
   /** Models the pricing file does not list (priced at 0). */
   readonly unpriced_models: ReadonlyArray<string>
   /** The budgets the run had (`--max-cost`, `--max-tokens`), null when none. */
-  readonly budget: { readonly max_cost_usd: number | null; readonly max_tokens: number | null } | null
+  readonly budget: {
+    readonly max_cost_usd: number | null
+    readonly max_tokens: number | null
+    /** When a budget stopped the run: the calls in flight then (their estimate reserved, or interrupted). */
+    readonly in_flight_at_stop?: number
+  } | null
 }
 
 /**

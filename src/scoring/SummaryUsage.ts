@@ -34,7 +34,12 @@ export const usageSummary = (tally: UsageTally, options: {
   /** Whether the run priced its usage (`--pricing`), even if no trial reported any. */
   readonly priced?: boolean | undefined
   readonly unpriced?: ReadonlyArray<string> | undefined
-  readonly budget?: { readonly maxCost?: number | undefined; readonly maxTokens?: number | undefined } | undefined
+  readonly budget?: {
+    readonly maxCost?: number | undefined
+    readonly maxTokens?: number | undefined
+    /** When a budget stopped the run: the calls in flight then. */
+    readonly inFlightAtStop?: number | undefined
+  } | undefined
 }): UsageSummary | undefined => {
   const priced = options.priced === true || tally.priced
   if (tally.all.n === 0 && !priced) return undefined
@@ -72,7 +77,11 @@ export const usageSummary = (tally: UsageTally, options: {
     unpriced_models: options.unpriced ?? [],
     budget: budget === undefined || (budget.maxCost === undefined && budget.maxTokens === undefined)
       ? null
-      : { max_cost_usd: budget.maxCost ?? null, max_tokens: budget.maxTokens ?? null }
+      : {
+        max_cost_usd: budget.maxCost ?? null,
+        max_tokens: budget.maxTokens ?? null,
+        ...(budget.inFlightAtStop === undefined ? undefined : { in_flight_at_stop: budget.inFlightAtStop })
+      }
   }
 }
 
@@ -171,7 +180,8 @@ export const usageLines = (u: UsageSummary): ReadonlyArray<string> => {
     lines.push(`    budget: ${[
       u.budget.max_cost_usd === null ? undefined : `--max-cost ${u.budget.max_cost_usd} (spent ${usdText(u.cost_usd)})`,
       u.budget.max_tokens === null ? undefined : `--max-tokens ${u.budget.max_tokens} (spent ${tokensText(u.total_tokens)})`
-    ].filter((x) => x !== undefined).join(", ")}`)
+    ].filter((x) => x !== undefined).join(", ")}` +
+      (u.budget.in_flight_at_stop === undefined ? "" : `; ${u.budget.in_flight_at_stop} calls in flight when it stopped`))
   }
   return lines
 }
