@@ -113,7 +113,13 @@ export const isRateLimit = (error: unknown): boolean => {
   return e._tag === "RateLimited"
 }
 
-/** What a rate-limit wait is counted as, at least, against `rateLimitWaitMax`: `Retry-After: 0` cannot loop forever. */
+/**
+ * What a rate-limit wait is counted as, at least, against `rateLimitWaitMax`:
+ * `Retry-After: 0` cannot loop forever.
+ *
+ * @category retry
+ * @since 0.5.0
+ */
 export const RATE_LIMIT_WAIT_FLOOR_MS = 1000
 
 /**
