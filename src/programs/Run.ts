@@ -162,6 +162,8 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     : { format: format.name, map: Mapping.recorded(config.map), json_path: config.jsonPath ?? null }
   // A versioned source (hf:) says which revision it read before its first task.
   let revision: string | undefined
+  // The commit the trials already recorded were read from: a resume reads that one, or is refused.
+  let priorRevision: string | undefined
   const onSource = (source: Dataset.SourceRead) => {
     revision = source.revision ?? revision
   }
@@ -188,6 +190,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
       const trial = pricing === undefined ? recorded : Pricing.priceTrial(pricing, recorded)
       acc.add(trial, true)
       spent.add(trial)
+      priorRevision ??= RunDefinition.revisionOf(trial)
     }
   }).pipe(Effect.mapError(input))
   yield* sayUnpriced
@@ -207,6 +210,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   let invalidLines = 0
   const units = itemsOf(config, { chosen: true, ids, onSource }).pipe(
     Stream.mapError(sourceError),
+    (items) => RunDefinition.sameRevision(items, config.tasks, () => priorRevision, () => revision),
     Stream.mapArray((items) => {
       for (const item of items) if (item._tag === "Invalid") invalidLines++
       return toUnits(items, config.epochs)

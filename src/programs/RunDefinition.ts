@@ -17,7 +17,7 @@ import * as Choose from "../datasets/Choose.ts"
 import * as Labels from "../scoring/Labels.ts"
 import * as ScorerKinds from "../scoring/ScorerKinds.ts"
 import * as ScorerSpec from "../scoring/Spec.ts"
-import { differences, JSONL_AS_IS, same } from "./internal/runDefinition.ts"
+import { changedModules, differences, fingerprint, JSONL_AS_IS, modulesOf, same, shortSha } from "./internal/runDefinition.ts"
 
 /** A tasks file is told apart by its size and a hash of its first MiB: cheap on any size. */
 const HASHED_BYTES = 1 << 20
@@ -36,6 +36,16 @@ export const Source = Schema.Union([
   Schema.Struct({ tasks: Schema.String, size: Schema.Number, sha256_first_mib: Schema.String })
 ])
 export type Source = typeof Source.Type
+
+/**
+ * A file a run reads its definition from (a `module:`, the pricing file):
+ * the flag that names it, its real path and its content's sha256.
+ *
+ * @category schemas
+ * @since 0.5.0
+ */
+export const Fingerprint = Schema.Struct({ flag: Schema.String, path: Schema.String, sha256: Schema.String })
+export type Fingerprint = typeof Fingerprint.Type
 
 /**
  * The file's content. Every field but `run_id` and `written_at` is compared
@@ -82,7 +92,15 @@ export const RunDefinition = Schema.Struct({
     json_path: Schema.NullOr(Schema.String)
   })),
   /** Which rows of the dataset the run takes: `"all"`, or `--ids`, `--sample`, `--shuffle`, `--seed`, `--limit`. */
-  rows: Choose.Recorded
+  rows: Choose.Recorded,
+  /** `--pricing` (null: none); absent from older definitions (not compared). Another content is refused. */
+  pricing: Schema.optionalKey(Schema.NullOr(Fingerprint)),
+  /**
+   * The `module:` files of the agent, its tools and the scorers, in that
+   * order; absent from older definitions. Another file is refused, a
+   * changed content warned of.
+   */
+  modules: Schema.optionalKey(Schema.Array(Fingerprint))
 })
 export type RunDefinition = typeof RunDefinition.Type
 
@@ -119,6 +137,8 @@ export interface Input {
   readonly synthetic: number
   /** The `--cluster` URL as messages show it, for a run on a cluster. */
   readonly cluster?: string | undefined
+  /** `--pricing FILE`. */
+  readonly pricing?: string | undefined
   readonly cwd: string
 }
 
@@ -185,7 +205,9 @@ export const make = Effect.fn("RunDefinition.make")(function*(input: Input, runI
     group_by: input.groupBy ?? [],
     dataset,
     ...(input.tasks === undefined ? {} : { read: input.read ?? JSONL_AS_IS }),
-    rows: input.rows ?? "all"
+    rows: input.rows ?? "all",
+    pricing: input.pricing === undefined ? null : (yield* fingerprint("--pricing", path.resolve(input.cwd, input.pricing))) ?? null,
+    modules: yield* modulesOf(input, agentKind, scorerKinds, path)
   }
   return definition
 })
@@ -289,8 +311,58 @@ export const check = Effect.fn("RunDefinition.check")(function*(
         `: the trials already recorded are kept as they are, the rest are run from the file as it is now`
     )
   }
+  for (const [was, is] of changedModules(recorded.value, definition)) {
+    yield* Console.error(
+      `agent-trials: --resume: ${was.flag} module ${is.path} has changed since ${out} was started ` +
+        `(content sha256 ${shortSha(was.sha256)} then, ${shortSha(is.sha256)} now): ` +
+        `the trials already recorded are kept as they are, the rest are run with the file as it is now`
+    )
+  }
   return { write: false, runId: recorded.value.run_id } satisfies Checked
 })
+
+/**
+ * The dataset commit a recorded trial was read from (`dataset_revision`,
+ * an `hf:` source's), if it says.
+ *
+ * @category resume
+ * @since 0.5.0
+ */
+export const revisionOf = (trial: { readonly metadata: Record<string, unknown> }): string | undefined =>
+  typeof trial.metadata["dataset_revision"] === "string" ? trial.metadata["dataset_revision"] : undefined
+
+/**
+ * A resumed `hf:` source must read the commit its recorded trials were
+ * read from: a revision that moved since (`@main` with new commits) fails
+ * the stream before its first task with `RunDefinitionError`, naming both
+ * commits. `then` and `now` are read as the first items arrive (the source
+ * says its commit before its first task).
+ *
+ * @category resume
+ * @since 0.5.0
+ */
+export const sameRevision = <A, E, R>(
+  items: Stream.Stream<A, E, R>,
+  tasks: string | undefined,
+  then: () => string | undefined,
+  now: () => string | undefined
+): Stream.Stream<A, E | RunDefinitionError, R> =>
+  Stream.suspend(() => {
+    let checked = false
+    return Stream.mapArrayEffect(items, (chunk) => {
+      if (checked) return Effect.succeed(chunk)
+      checked = true
+      const was = then()
+      const is = now()
+      return was === undefined || is === undefined || was === is ? Effect.succeed(chunk) : Effect.fail(
+        new RunDefinitionError({
+          path: tasks ?? "",
+          message: `--resume: ${tasks} was at commit ${was} when the results were started and is at ${is} now: ` +
+            `resuming would mix two versions of the dataset; start a new --out (with @${was} to read that commit)`
+        })
+      )
+    })
+  })
 
 /**
  * The run id recorded beside `results` (in `RESULTS.run.json`): the run that

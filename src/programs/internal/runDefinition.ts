@@ -4,9 +4,74 @@
  *
  * @internal
  */
+import { Effect, FileSystem, type Path } from "effect"
+import { createHash } from "node:crypto"
 import * as Labels from "../../scoring/Labels.ts"
 import * as SummaryText from "../../scoring/SummaryText.ts"
-import type { RunDefinition, Source } from "../RunDefinition.ts"
+import type * as AgentKinds from "../../agents/AgentKinds.ts"
+import type * as ScorerKinds from "../../scoring/ScorerKinds.ts"
+import * as ScorerSpec from "../../scoring/Spec.ts"
+import type { Fingerprint, Input, RunDefinition, Source } from "../RunDefinition.ts"
+
+/**
+ * A file as a resume compares it: where it really is (symbolic links
+ * followed) and its content's sha256; undefined when it cannot be read
+ * (the run then stops on that file's own error).
+ *
+ * @internal
+ */
+export const fingerprint = (flag: string, file: string): Effect.Effect<Fingerprint | undefined, never, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const real = yield* fs.realPath(file)
+    const bytes = yield* fs.readFile(real)
+    return { flag, path: real, sha256: createHash("sha256").update(bytes).digest("hex") }
+  }).pipe(Effect.orElseSucceed(() => undefined))
+
+const short = (sha: string) => sha.slice(0, 12)
+const pricingText = (p: Fingerprint | null) => p === null ? "no --pricing" : `--pricing ${p.path} (content sha256 ${short(p.sha256)})`
+const modulesText = (ms: ReadonlyArray<Fingerprint>) =>
+  ms.length === 0 ? "no module files" : ms.map((m) => `${m.flag} module ${m.path}`).join(", ")
+const modulePaths = (ms: ReadonlyArray<Fingerprint>) => ms.map((m) => `${m.flag} ${m.path}`)
+
+/**
+ * The module files whose content changed since the run was started, the
+ * same files otherwise: what a resume warns of (`another file` is a
+ * difference, refused).
+ *
+ * @internal
+ */
+export const changedModules = (
+  recorded: RunDefinition,
+  now: RunDefinition
+): ReadonlyArray<readonly [then: Fingerprint, now: Fingerprint]> =>
+  recorded.modules === undefined || now.modules === undefined || !same(modulePaths(recorded.modules), modulePaths(now.modules))
+    ? []
+    : recorded.modules.flatMap((m, i) => m.sha256 === now.modules![i]!.sha256 ? [] : [[m, now.modules![i]!] as const])
+
+/** @internal */
+export const shortSha = short
+
+/**
+ * The fingerprints of the `module:` files of the agent (a --cluster run's
+ * are the workers'), its tools and the scorers, in that order.
+ *
+ * @internal
+ */
+export const modulesOf = (input: Input, agentKind: AgentKinds.AgentKind, kinds: ReadonlyArray<ScorerKinds.ScorerKind>, path: Path.Path) => {
+  const files: Array<readonly [string, string]> = []
+  const agentFile = input.cluster === undefined ? agentKind.input?.(input.agent) : undefined
+  if (agentFile !== undefined) files.push(["--agent", agentFile])
+  for (const tool of input.tools ?? []) if (tool._tag === "ModuleTools") files.push(["--tools", String(tool["file"])])
+  for (const spec of input.scorers) {
+    const parsed = ScorerSpec.parse(spec, kinds)
+    if (typeof parsed !== "string" && parsed._tag === "Module") files.push(["--score", String((parsed as { file?: unknown }).file)])
+  }
+  return Effect.map(
+    Effect.forEach(files, ([flag, file]) => fingerprint(flag, path.resolve(input.cwd, file))),
+    (found) => found.filter((f) => f !== undefined)
+  )
+}
 
 /** @internal */
 export const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
@@ -84,6 +149,14 @@ export const differences = (
   if (readThen !== undefined && readNow !== undefined && !same(readThen, readNow)) out.push([readText(readThen), readText(readNow)])
   if (!same(recorded.rows, now.rows)) {
     out.push([`rows ${SummaryText.rowsText(recorded.rows)}`, `rows ${SummaryText.rowsText(now.rows)}`])
+  }
+  // Prices make the costs and the budgets: another pricing file's content is another run.
+  if (recorded.pricing !== undefined && now.pricing !== undefined && recorded.pricing?.sha256 !== now.pricing?.sha256) {
+    out.push([pricingText(recorded.pricing), pricingText(now.pricing)])
+  }
+  // A `module:` that resolves to another file is another agent, tool or scorer.
+  if (recorded.modules !== undefined && now.modules !== undefined && !same(modulePaths(recorded.modules), modulePaths(now.modules))) {
+    out.push([modulesText(recorded.modules), modulesText(now.modules)])
   }
   return out
 }
