@@ -5,7 +5,7 @@
  * waits are virtual (TestClock); the requests are real.
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
-import { assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import * as HttpAgent from "../src/agents/Http.ts"
@@ -13,7 +13,14 @@ import * as Policy from "../src/runner/Policy.ts"
 import { runTrials } from "../src/runner/Runner.ts"
 import type { AgentEvalTask, AgentEvalTrial } from "../src/domain/Trial.ts"
 import { createHash } from "node:crypto"
+import * as path from "node:path"
+import { describeResult, killAll, readTrials, removeTempDirs, run, tempDir } from "./cli-helpers.ts"
 import { json, serve } from "./http-server.ts"
+
+afterAll(() => {
+  killAll()
+  removeTempDirs()
+})
 
 // A fixed draw in [0, 1) per (task, nth request): the same answers whatever
 // order the requests come in.
@@ -131,4 +138,22 @@ describe("rate limits", () => {
       assert.deepStrictEqual(t3.metadata["retry_delays_ms"], [2000, 2000, 1000])
       assert.strictEqual(s.counts.get("t3"), 4)
     }).pipe(Effect.provide(NodeHttpClient.layerUndici)), { timeout: 60_000 })
+
+  it.live("the CLI with default flags at --parallelism 64: 2,000 trials, 10% of requests refused with 429 + Retry-After: 1, none fails", () =>
+    Effect.gen(function*() {
+      const s = yield* server((id, nth) => draw(id, nth) < 0.1 ? { status: 429, retryAfter: "1" } : { status: 200 })
+      const out = path.join(tempDir(), "out.jsonl")
+      const result = yield* Effect.promise(() =>
+        run(["--synthetic", "2000", "--agent", s.url, "--parallelism", "64", "--out", out, "--no-progress"])
+      )
+      assert.strictEqual(result.code, 0, describeResult(result))
+      const trials = readTrials(out)
+      assert.strictEqual(trials.length, 2000)
+      assert.deepStrictEqual(trials.filter((t) => t.status !== "completed").map((t) => `${t.task_id}: ${JSON.stringify(t.error)}`), [])
+      const refused = trials.filter((t) => (t.metadata["rate_limit_waits"] as number | undefined) !== undefined)
+      assert.isAbove(refused.length, 100, "about 10% of the trials were refused at least once")
+      // Some were refused more times in a row than --retries 2 would have allowed.
+      assert.isTrue(trials.some((t) => (t.metadata["rate_limit_waits"] as number | undefined ?? 0) >= 3))
+      for (const t of trials) assert.strictEqual(t.metadata["attempts"], s.counts.get(t.task_id), t.task_id)
+    }), { timeout: 180_000 })
 })
