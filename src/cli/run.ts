@@ -128,7 +128,7 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         "N",
         Options.Count,
         2,
-        "Retries of retryable failures: timeouts, network errors, HTTP 408/429/5xx (default 2)"
+        "Retries of retryable failures: timeouts, network errors, HTTP 408/429/5xx (default 2); waiting out a Retry-After of a 429 or 503 uses none"
       ),
       backoff: optionFlag(
         "backoff",
