@@ -66,7 +66,9 @@ describe("agent-trials run --resume: what the flags name", () => {
     const other = path.join(dir, "other.mjs")
     fs.writeFileSync(agent, "export const echo = async (task) => `echo ${task.id}`\n")
     fs.writeFileSync(other, "export const echo = async (task) => `other ${task.id}`\n")
-    const args = ["--synthetic", "4", "--agent", `module:${agent}#echo`, "--no-progress", "--out", out]
+    const scorer = path.join(dir, "scorer.mjs")
+    fs.writeFileSync(scorer, "export default (_task, trial) => trial.output?.output_text.startsWith(\"echo\")\n")
+    const args = ["--synthetic", "4", "--agent", `module:${agent}#echo`, "--score", `module:${scorer}`, "--no-progress", "--out", out]
     const first = await run(args)
     assert.strictEqual(first.code, 0, describeResult(first))
 
@@ -84,7 +86,10 @@ describe("agent-trials run --resume: what the flags name", () => {
     fs.symlinkSync(other, agent)
     const moved = await run([...args, "--resume"])
     assert.strictEqual(moved.code, 2, describeResult(moved))
-    assert.include(moved.stderr, `was written with --agent module ${agent}, this run has --agent module ${other}`)
+    assert.include(
+      moved.stderr,
+      `was written with --agent module ${agent}, --score module ${scorer}, this run has --agent module ${other}, --score module ${scorer}`
+    )
     assert.strictEqual(fs.readFileSync(out, "utf8"), before)
   })
 
