@@ -82,6 +82,11 @@ export class Spent {
     }
   }
 
+  /** The budgets as the summary reports them, with the calls in flight when one stopped the run. */
+  of(budgets: Budgets): Budgets & { readonly inFlightAtStop: number | undefined } {
+    return { ...budgets, inFlightAtStop: this.inFlightAtStop }
+  }
+
   /** The first budget reached, if any. */
   reached(budgets: Budgets): BudgetExceeded | undefined {
     return this.over(budgets, 0)

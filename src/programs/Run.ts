@@ -14,7 +14,6 @@ import type { HttpClient } from "effect/http"
 import type { Agent } from "../domain/Agent.ts"
 import * as AgentKinds from "../agents/AgentKinds.ts"
 import * as Choose from "../datasets/Choose.ts"
-import type * as Dataset from "../datasets/Dataset.ts"
 import * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import * as Mapping from "../datasets/Mapping.ts"
 import { checkDistinct } from "../internal/outputs.ts"
@@ -160,13 +159,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   const read = format === undefined || typeof format === "string"
     ? undefined
     : { format: format.name, map: Mapping.recorded(config.map), json_path: config.jsonPath ?? null }
-  // A versioned source (hf:) says which revision it read before its first task.
-  let revision: string | undefined
-  // The commit the trials already recorded were read from: a resume reads that one, or is refused.
-  let priorRevision: string | undefined
-  const onSource = (source: Dataset.SourceRead) => {
-    revision = source.revision ?? revision
-  }
+  const revisions = new RunDefinition.Revisions(config.tasks)
   // Checked before the results file is touched (a refused --retry-failed
   // must not have rewritten it); written once it is ready for appending.
   const definition = yield* RunDefinition.make({
@@ -190,7 +183,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
       const trial = pricing === undefined ? recorded : Pricing.priceTrial(pricing, recorded)
       acc.add(trial, true)
       spent.add(trial)
-      priorRevision ??= RunDefinition.revisionOf(trial)
+      revisions.onPrior(trial)
     }
   }).pipe(Effect.mapError(input))
   yield* sayUnpriced
@@ -208,9 +201,9 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   const scoreProbe = new MutableProbe()
   let skipped = 0
   let invalidLines = 0
-  const units = itemsOf(config, { chosen: true, ids, onSource }).pipe(
+  const units = itemsOf(config, { chosen: true, ids, onSource: revisions.onSource }).pipe(
     Stream.mapError(sourceError),
-    (items) => RunDefinition.sameRevision(items, config.tasks, () => priorRevision, () => revision),
+    (items) => revisions.check(items),
     Stream.mapArray((items) => {
       for (const item of items) if (item._tag === "Invalid") invalidLines++
       return toUnits(items, config.epochs)
@@ -222,7 +215,6 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     }),
     // An estimate runs the first trials not yet recorded, then stops.
     (all) => config.estimate === true ? Stream.take(all, config.estimateTrials ?? DEFAULT_ESTIMATE_TRIALS) : all,
-    // Within the budgets, counting the calls in flight.
     (all) => budgeted ? Budget.admitWithin(all, budgets, spent) : all
   )
   // The whole run's size, which an estimate projects to.
@@ -263,15 +255,11 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
           parallelism: scoreParallelism,
           judgeParallelism: scorers.some(Stage.isJudge) ? config.judgeParallelism ?? scoreParallelism : undefined
         },
-        usage: {
-          priced: pricing !== undefined,
-          unpriced: pricing?.unpriced() ?? [],
-          budget: budgeted ? { ...budgets, inFlightAtStop: spent.inFlightAtStop } : undefined
-        }
+        usage: { priced: pricing !== undefined, unpriced: pricing?.unpriced() ?? [], budget: budgeted ? spent.of(budgets) : undefined }
       })
       const withDataset = read === undefined || config.tasks === undefined ? made : {
         ...made,
-        dataset: { source: config.tasks, ...read, rows, ...(revision === undefined ? {} : { revision }) }
+        dataset: { source: config.tasks, ...read, rows, ...(revisions.now === undefined ? {} : { revision: revisions.now }) }
       }
       const summary = config.estimate !== true ? withDataset : {
         ...withDataset,
@@ -339,7 +327,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
           metadata: {
             ...trial.metadata,
             ...Labels.ofTask(unit.task, labelOptions),
-            ...(revision === undefined ? {} : { dataset_revision: revision })
+            ...(revisions.now === undefined ? {} : { dataset_revision: revisions.now })
           }
         }
       })

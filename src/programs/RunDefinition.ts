@@ -9,18 +9,16 @@
  * @since 0.1.0
  */
 import { Clock, Console, Effect, FileSystem, Path, Schema, Stream } from "effect"
-import { createHash } from "node:crypto"
 import * as AgentKinds from "../agents/AgentKinds.ts"
 import * as ToolSources from "../agents/ToolSources.ts"
 import { writeFileAtomic } from "../internal/atomicFile.ts"
 import * as Choose from "../datasets/Choose.ts"
+import type { SourceRead } from "../datasets/Dataset.ts"
 import * as Labels from "../scoring/Labels.ts"
 import * as ScorerKinds from "../scoring/ScorerKinds.ts"
 import * as ScorerSpec from "../scoring/Spec.ts"
-import { changedModules, differences, fingerprint, JSONL_AS_IS, modulesOf, same, shortSha } from "./internal/runDefinition.ts"
+import { changedModules, differences, fingerprint, JSONL_AS_IS, modulesOf, same, shortSha, sourceOf } from "./internal/runDefinition.ts"
 
-/** A tasks file is told apart by its size and a hash of its first MiB: cheap on any size. */
-const HASHED_BYTES = 1 << 20
 
 /**
  * Where the run's tasks come from.
@@ -212,20 +210,6 @@ export const make = Effect.fn("RunDefinition.make")(function*(input: Input, runI
   return definition
 })
 
-const sourceOf = (input: Input, path: Path.Path): Effect.Effect<Source | undefined, never, FileSystem.FileSystem> => {
-  if (input.tasks === undefined) return Effect.succeed({ synthetic: input.synthetic })
-  if (input.tasks === "-") return Effect.succeed({ stdin: true })
-  if (input.tasks.startsWith("hf:")) return Effect.succeed({ hf: input.tasks })
-  const tasks = path.resolve(input.cwd, input.tasks)
-  return Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const info = yield* fs.stat(tasks)
-    const hash = createHash("sha256")
-    yield* fs.stream(tasks, { bytesToRead: HASHED_BYTES }).pipe(Stream.runForEach((chunk) => Effect.sync(() => hash.update(chunk))))
-    return { tasks, size: Number(info.size), sha256_first_mib: hash.digest("hex") } satisfies Source
-  }).pipe(Effect.orElseSucceed(() => undefined))
-}
-
 export { differences } from "./internal/runDefinition.ts"
 
 const decode = Schema.decodeUnknownExit(Schema.fromJsonString(RunDefinition))
@@ -322,47 +306,54 @@ export const check = Effect.fn("RunDefinition.check")(function*(
 })
 
 /**
- * The dataset commit a recorded trial was read from (`dataset_revision`,
- * an `hf:` source's), if it says.
+ * The commit an `hf:` source is read at (`onSource`: the source says it
+ * before its first task) and, on a resume, the commit the trials already
+ * recorded were read from (`onPrior`: their `dataset_revision`). `check`
+ * fails the source's stream before its first task with
+ * `RunDefinitionError`, naming both, when they differ: a revision that
+ * moved (`@main` with new commits) would mix two versions of the dataset.
  *
  * @category resume
  * @since 0.5.0
  */
-export const revisionOf = (trial: { readonly metadata: Record<string, unknown> }): string | undefined =>
-  typeof trial.metadata["dataset_revision"] === "string" ? trial.metadata["dataset_revision"] : undefined
+export class Revisions {
+  /** The commit this run reads. */
+  now: string | undefined = undefined
+  /** The commit the recorded trials were read from. */
+  then: string | undefined = undefined
+  readonly tasks: string | undefined
 
-/**
- * A resumed `hf:` source must read the commit its recorded trials were
- * read from: a revision that moved since (`@main` with new commits) fails
- * the stream before its first task with `RunDefinitionError`, naming both
- * commits. `then` and `now` are read as the first items arrive (the source
- * says its commit before its first task).
- *
- * @category resume
- * @since 0.5.0
- */
-export const sameRevision = <A, E, R>(
-  items: Stream.Stream<A, E, R>,
-  tasks: string | undefined,
-  then: () => string | undefined,
-  now: () => string | undefined
-): Stream.Stream<A, E | RunDefinitionError, R> =>
-  Stream.suspend(() => {
-    let checked = false
-    return Stream.mapArrayEffect(items, (chunk) => {
-      if (checked) return Effect.succeed(chunk)
-      checked = true
-      const was = then()
-      const is = now()
-      return was === undefined || is === undefined || was === is ? Effect.succeed(chunk) : Effect.fail(
-        new RunDefinitionError({
-          path: tasks ?? "",
-          message: `--resume: ${tasks} was at commit ${was} when the results were started and is at ${is} now: ` +
-            `resuming would mix two versions of the dataset; start a new --out (with @${was} to read that commit)`
-        })
-      )
+  constructor(tasks: string | undefined) {
+    this.tasks = tasks
+  }
+
+  readonly onSource = (source: SourceRead): void => {
+    this.now = source.revision ?? this.now
+  }
+
+  readonly onPrior = (trial: { readonly metadata: Record<string, unknown> }): void => {
+    const revision = trial.metadata["dataset_revision"]
+    if (this.then === undefined && typeof revision === "string") this.then = revision
+  }
+
+  check<A, E, R>(items: Stream.Stream<A, E, R>): Stream.Stream<A, E | RunDefinitionError, R> {
+    return Stream.suspend(() => {
+      let checked = false
+      return Stream.mapArrayEffect(items, (chunk) => {
+        if (checked) return Effect.succeed(chunk)
+        checked = true
+        const { now, tasks, then } = this
+        return then === undefined || now === undefined || then === now ? Effect.succeed(chunk) : Effect.fail(
+          new RunDefinitionError({
+            path: tasks ?? "",
+            message: `--resume: ${tasks} was at commit ${then} when the results were started and is at ${now} now: ` +
+              `resuming would mix two versions of the dataset; start a new --out (with @${then} to read that commit)`
+          })
+        )
+      })
     })
-  })
+  }
+}
 
 /**
  * The run id recorded beside `results` (in `RESULTS.run.json`): the run that

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import { Effect, FileSystem, type Path } from "effect"
+import { Effect, FileSystem, type Path, Stream } from "effect"
 import { createHash } from "node:crypto"
 import * as Labels from "../../scoring/Labels.ts"
 import * as SummaryText from "../../scoring/SummaryText.ts"
@@ -159,4 +159,27 @@ export const differences = (
     out.push([modulesText(recorded.modules), modulesText(now.modules)])
   }
   return out
+}
+
+/** A tasks file is told apart by its size and a hash of its first MiB: cheap on any size. */
+const HASHED_BYTES = 1 << 20
+
+/**
+ * Where a run's tasks come from; undefined when its tasks file cannot be
+ * read (the run then stops on the dataset's own error).
+ *
+ * @internal
+ */
+export const sourceOf = (input: Input, path: Path.Path): Effect.Effect<Source | undefined, never, FileSystem.FileSystem> => {
+  if (input.tasks === undefined) return Effect.succeed({ synthetic: input.synthetic })
+  if (input.tasks === "-") return Effect.succeed({ stdin: true })
+  if (input.tasks.startsWith("hf:")) return Effect.succeed({ hf: input.tasks })
+  const tasks = path.resolve(input.cwd, input.tasks)
+  return Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const info = yield* fs.stat(tasks)
+    const hash = createHash("sha256")
+    yield* fs.stream(tasks, { bytesToRead: HASHED_BYTES }).pipe(Stream.runForEach((chunk) => Effect.sync(() => hash.update(chunk))))
+    return { tasks, size: Number(info.size), sha256_first_mib: hash.digest("hex") } satisfies Source
+  }).pipe(Effect.orElseSucceed(() => undefined))
 }
