@@ -7,6 +7,7 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber, Stream } from "effect"
+import { HttpStatusError } from "../src/domain/HttpErrors.ts"
 import { TestClock } from "effect/testing"
 import * as HttpAgent from "../src/agents/Http.ts"
 import * as Policy from "../src/runner/Policy.ts"
@@ -156,4 +157,27 @@ describe("rate limits", () => {
       assert.isTrue(trials.some((t) => (t.metadata["rate_limit_waits"] as number | undefined ?? 0) >= 3))
       for (const t of trials) assert.strictEqual(t.metadata["attempts"], s.counts.get(t.task_id), t.task_id)
     }), { timeout: 180_000 })
+
+  it.effect("judges and tool loops (Policy.retrySchedule): rate-limit waits use up no retry, and stop at rateLimitWaitMax", () =>
+    Effect.gen(function*() {
+      const refusal = new HttpStatusError({ status: 429, message: "HTTP 429", retryAfterMs: 1000 })
+      // Refused 5 times, then answered: 5 waits of 1 s with --retries 1.
+      let calls = 0
+      const call = Effect.suspend(() => ++calls <= 5 ? Effect.fail(refusal) : Effect.succeed("graded"))
+      const delays: Array<number> = []
+      const retry: Policy.RetryPolicy = { ...Policy.defaultRetry, retries: 1 }
+      const fiber = yield* Effect.forkChild(Effect.retry(call, Policy.retrySchedule(retry, (_, ms) => delays.push(ms))))
+      yield* TestClock.adjust("5 seconds")
+      assert.strictEqual(yield* Fiber.join(fiber), "graded")
+      assert.deepStrictEqual(delays, [1000, 1000, 1000, 1000, 1000])
+
+      // Always refused: waits until 3 s are spent, then the refusal is the failure.
+      let refused = 0
+      const never = Effect.suspend(() => (refused++, Effect.fail(refusal)))
+      const bounded: Policy.RetryPolicy = { ...retry, rateLimitWaitMax: "3 seconds" }
+      const failed = yield* Effect.forkChild(Effect.flip(Effect.retry(never, Policy.retrySchedule(bounded))))
+      yield* TestClock.adjust("1 minute")
+      assert.strictEqual((yield* Fiber.join(failed)).status, 429)
+      assert.strictEqual(refused, 4)
+    }))
 })
