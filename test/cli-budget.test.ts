@@ -87,4 +87,16 @@ describe.concurrent("agent-trials run: budgets with calls in flight", () => {
       assert.strictEqual(summary.outcome, "max_cost_reached")
       assert.isAtMost(summary.usage.cost_usd, budget + COST + 1e-12)
     }), { timeout: 120_000 })
+
+  it.live("a budget of 5 trials at parallelism 64: the first trial runs alone (no mean yet), then at most one trial over", () =>
+    Effect.gen(function*() {
+      const budget = 5 * TOKENS
+      const { received, recorded, summary } = yield* runBudget(["--max-tokens", String(budget)])
+      const what = `${received} requests received, ${recorded.length} trials recorded`
+      assert.isAtMost(received * TOKENS, budget + TOKENS, what)
+      // Everything sent was recorded, and the run went near the budget (admission judges a unit as the runner takes it).
+      assert.strictEqual(received, recorded.length, what)
+      assert.isAtLeast(received * TOKENS, budget - 2 * TOKENS, what)
+      assert.strictEqual(summary.outcome, "max_tokens_reached")
+    }), { timeout: 120_000 })
 })

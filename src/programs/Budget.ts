@@ -12,7 +12,7 @@
  *
  * @since 0.4.0
  */
-import { Schema, Stream } from "effect"
+import { Effect, Latch, Schema, Stream } from "effect"
 import type { AgentEvalTrial } from "../domain/Trial.ts"
 import * as Usage from "../domain/Usage.ts"
 import { stopAfter } from "../internal/stopAfter.ts"
@@ -63,6 +63,8 @@ export class Spent {
   inFlightAtStop: number | undefined = undefined
   // Set when admission stopped on the reserve, before any record reached a budget.
   closed: BudgetExceeded | undefined = undefined
+  /** Open once a trial is counted: until then there is no mean to reserve, and one trial runs alone. */
+  readonly counted: Latch.Latch = Latch.makeUnsafe(false)
 
   get inFlight(): number {
     return this.admitted - this.settled
@@ -80,6 +82,8 @@ export class Spent {
       this.tokens += judge.total_tokens
       this.cost += judge.cost_usd ?? 0
     }
+    // Last: a waiting admission may go on at once, and must see this trial's spend.
+    if (this.trials === 1) this.counted.openUnsafe()
   }
 
   /** The budgets as the summary reports them, with the calls in flight when one stopped the run. */
@@ -96,8 +100,7 @@ export class Spent {
    * Whether one more trial may start: the recorded spend plus the mean per
    * trial for each call in flight is still below every budget (so what is
    * sent stays within one trial's mean of it). Before any trial is counted
-   * there is no mean: at most the parallelism of trials start before the
-   * first is counted.
+   * there is no mean: `admitWithin` lets one trial run alone until then.
    */
   admits(budgets: Budgets): boolean {
     if (this.closed !== undefined) return false
@@ -141,9 +144,10 @@ const round = (x: number): number => Math.round(x * 1e9) / 1e9
 /**
  * The units a run admits within its budgets: each is let through only while
  * `spent.admits` (the recorded spend, plus the mean per trial for the calls
- * in flight, below every budget), one at a time as the
- * runner asks for it. When one does not fit, the stream ends: the trials in
- * flight finish, and `stopOnBudget` then fails with the reason.
+ * in flight, below every budget), one at a time as the runner asks for it;
+ * before any trial is counted, one runs alone. When one does not fit, the
+ * stream ends: the trials in flight finish, and `stopOnBudget` then fails
+ * with the reason.
  *
  * @category combinators
  * @since 0.5.0
@@ -156,11 +160,14 @@ export const admitWithin = <A, E, R>(
   units.pipe(
     // One at a time: each unit is judged as the runner takes it, not a chunk ahead.
     Stream.rechunk(1),
-    Stream.takeWhile(() => {
-      if (!spent.admits(budgets)) return false
-      spent.admitted++
-      return true
-    })
+    Stream.takeWhileEffect(() =>
+      // Nothing counted yet (nor recorded before a resume): the first trial runs alone, giving the mean.
+      Effect.map(spent.trials === 0 && spent.inFlight > 0 ? spent.counted.await : Effect.void, () => {
+        if (!spent.admits(budgets)) return false
+        spent.admitted++
+        return true
+      })
+    )
   )
 
 /**
