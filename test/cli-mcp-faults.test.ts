@@ -13,6 +13,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describeResult, killAll, readTrials, removeTempDirs, run, start, tempDir, waitFor, writeJsonl } from "./cli-helpers.ts"
+import { alive } from "./pids.ts"
 import { serve } from "./http-server.ts"
 import { answer, callTools, firstUser, modelServer } from "./tool-model-server.ts"
 
@@ -37,20 +38,6 @@ const tasksFile = (dir: string, n: number) =>
 
 const pidsOf = (file: string): Array<number> =>
   fs.existsSync(file) ? fs.readFileSync(file, "utf8").trim().split("\n").filter((l) => l !== "").map(Number) : []
-
-// Alive and not a zombie (a zombie has ended; only its exit status is left).
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  try {
-    return fs.readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "")[0] !== "Z"
-  } catch {
-    return false
-  }
-}
 
 // What a tool result says when its MCP server died under it.
 const DIED = /MCP server closed stdout|MCP process exited|MCP transport closed|MCP client scope closed/

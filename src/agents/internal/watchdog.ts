@@ -8,7 +8,13 @@
  *
  * - While the run lives, the run stops the server as before: stdin closed,
  *   then SIGTERM to the group, then SIGKILL to the group (the watchdog
- *   ignores SIGTERM and exits with the server's exit code).
+ *   ignores SIGTERM).
+ * - Whenever the server exits (on its own too, while the run lives), the
+ *   watchdog SIGKILLs the group, itself included, so what the server started
+ *   cannot outlive it with no watchdog left (a SIGKILL of the run before its
+ *   scope closes). The watchdog's own exit is then that SIGKILL: a server's
+ *   exit code other than 0 is written to stderr first, where the run's
+ *   messages quote it.
  * - When the run is gone (the watchdog's parent is no longer `RUN_PID`,
  *   polled every 200 ms; stdin has closed already), the watchdog sends
  *   SIGTERM to the group, then, 2 seconds later, SIGKILL to the group,
@@ -38,7 +44,8 @@ export const script = [
   `const server = spawn(command, args, { stdio: "inherit" })`,
   `server.on("error", (e) => { process.stderr.write("cannot start " + command + ": " + e.message + "\\n"); process.exit(127) })`,
   `server.on("exit", (code, sig) => {`,
-  `  if (orphaned || process.ppid !== Number(runPid)) signal("SIGKILL")`,
+  `  if (code !== 0) process.stderr.write(command + " exited with " + (code === null ? "signal " + sig : "code " + code) + "\\n")`,
+  `  signal("SIGKILL")`,
   `  process.exit(code ?? 128 + (require("node:os").constants.signals[sig] ?? 0))`,
   `})`,
   `setInterval(() => { if (process.ppid !== Number(runPid)) orphan() }, 200)`
