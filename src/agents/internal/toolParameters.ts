@@ -66,10 +66,7 @@ export const parametersOf = (entry: Record<string, unknown>, name: string): Effe
 }
 
 const fromJsonSchema = (schema: Record<string, unknown>, name: string, key: string): Effect.Effect<Parameters, string> =>
-  Effect.map(checked(schema, name, key), (validate) => ({
-    jsonSchema: schema,
-    check: (args: unknown) => validate(args) ? Effect.succeed(args) : Effect.fail(misfit(name, (validate.errors ?? []).map(errorText)))
-  }))
+  Effect.map(checked(schema, name, key), (validate) => ({ jsonSchema: schema, check: ajvCheck(name, validate) }))
 
 const fromEffectSchema = (schema: Schema.Top, name: string, key: string): Effect.Effect<Parameters, string> =>
   Effect.gen(function*() {
@@ -97,20 +94,16 @@ const fromAiSdk = (schema: Record<PropertyKey, unknown>, name: string, key: stri
     const validate = yield* checked(json, name, key)
     const own = schema["validate"]
     if (typeof own !== "function") {
-      return { jsonSchema: json, check: (args) => validate(args) ? Effect.succeed(args) : Effect.fail(misfit(name, (validate.errors ?? []).map(errorText))) }
+      return { jsonSchema: json, check: ajvCheck(name, validate) }
     }
     return {
       jsonSchema: json,
-      check: (args) =>
-        Effect.tryPromise({
-          try: () => Promise.resolve((own as (value: unknown) => unknown).call(schema, args)),
-          catch: (e) => misfit(name, [describe(e, { max: 300, clip: "all" })])
-        }).pipe(Effect.flatMap((result) => {
-          const r = result as { readonly success?: unknown; readonly value?: unknown; readonly error?: unknown }
-          return r?.success === true
-            ? Effect.succeed(r.value)
-            : Effect.fail(misfit(name, [r?.error instanceof Error ? r.error.message : describe(r?.error, { max: 300, clip: "all" })]))
-        }))
+      check: ownCheck(name, (args) => (own as (value: unknown) => unknown).call(schema, args), (result) => {
+        const r = result as { readonly success?: unknown; readonly value?: unknown; readonly error?: unknown }
+        return r?.success === true
+          ? Effect.succeed(r.value)
+          : Effect.fail(misfit(name, [r?.error instanceof Error ? r.error.message : describe(r?.error, { max: 300, clip: "all" })]))
+      })
     }
   })
 
@@ -144,18 +137,32 @@ const fromStandard = (standard: Record<string, unknown>, name: string, key: stri
     if (typeof validate !== "function") return yield* Effect.fail(`${what} has no ~standard.validate function`)
     return {
       jsonSchema: json,
-      check: (args) =>
-        Effect.tryPromise({
-          try: () => Promise.resolve((validate as (value: unknown) => unknown).call(standard, args)),
-          catch: (e) => misfit(name, [describe(e, { max: 300, clip: "all" })])
-        }).pipe(Effect.flatMap((result) => {
-          const issues = (result as { readonly issues?: unknown })?.issues
-          return Array.isArray(issues)
-            ? Effect.fail(misfit(name, issues.map(issueText)))
-            : Effect.succeed((result as { readonly value?: unknown })?.value)
-        }))
+      check: ownCheck(name, (args) => (validate as (value: unknown) => unknown).call(standard, args), (result) => {
+        const issues = (result as { readonly issues?: unknown })?.issues
+        return Array.isArray(issues)
+          ? Effect.fail(misfit(name, issues.map(issueText)))
+          : Effect.succeed((result as { readonly value?: unknown })?.value)
+      })
     }
   })
+
+// The check by ajv, for a schema with no validate function of its own.
+const ajvCheck = (name: string, validate: Effect.Success<ReturnType<typeof checked>>) => (args: unknown): Effect.Effect<unknown, string> =>
+  validate(args) ? Effect.succeed(args) : Effect.fail(misfit(name, (validate.errors ?? []).map(errorText)))
+
+// The check by a schema's own validate function, which may answer at once
+// or with a promise, and may throw or reject (a misfit naming why); `read`
+// turns its answer into the arguments `execute` gets or the misfit.
+const ownCheck = (
+  name: string,
+  validate: (args: unknown) => unknown,
+  read: (result: unknown) => Effect.Effect<unknown, string>
+) =>
+(args: unknown): Effect.Effect<unknown, string> =>
+  Effect.tryPromise({
+    try: () => Promise.resolve(validate(args)),
+    catch: (e) => misfit(name, [describe(e, { max: 300, clip: "all" })])
+  }).pipe(Effect.flatMap(read))
 
 // Compiles the schema (refusing one ajv cannot read) and holds a tool's
 // arguments to be an object.
