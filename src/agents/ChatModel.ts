@@ -13,6 +13,7 @@ import { Duration, Effect, Layer, Redacted, Stream } from "effect"
 import { AiError, LanguageModel, type Prompt, type Response, Tool } from "effect/ai"
 import type { HttpClient } from "effect/http"
 import { troubleOf } from "../domain/internal/completion.ts"
+import { at, field } from "../domain/internal/fields.ts"
 import { chatCompletionsUrl, chatUsage, postJson, preview } from "../domain/internal/post.ts"
 import type { HttpAgentError } from "../domain/HttpErrors.ts"
 import { keySecrets, redactUrl, scrubber, urlSecrets } from "../internal/redact.ts"
@@ -252,8 +253,3 @@ const toAiError = (error: HttpAgentError, where: string): AiError.AiError => {
   })()
   return AiError.make({ module: "ChatModel", method: "generateText", reason })
 }
-
-const field = (value: unknown, name: string): unknown =>
-  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined
-
-const at = (value: unknown, index: number): unknown => Array.isArray(value) ? value[index] : undefined

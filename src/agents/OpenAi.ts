@@ -13,6 +13,7 @@ import { InvalidAgentOutput } from "../domain/Errors.ts"
 import type { AgentEvalTask, AgentOutput } from "../domain/Trial.ts"
 import type { HttpAgentError } from "../domain/HttpErrors.ts"
 import { troubleOf } from "../domain/internal/completion.ts"
+import { at, field } from "../domain/internal/fields.ts"
 import { chatCompletionsUrl, chatUsage, postJson, preview } from "../domain/internal/post.ts"
 import { keySecrets, redactUrl, scrubber, urlSecrets } from "../internal/redact.ts"
 import { userContent } from "./internal/prompt.ts"
@@ -117,11 +118,6 @@ const toOutput = (body: unknown, where: string, model: string): Effect.Effect<Ag
     ...(usage === undefined ? undefined : { usage })
   })
 }
-
-const field = (value: unknown, name: string): unknown =>
-  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined
-
-const at = (value: unknown, index: number): unknown => Array.isArray(value) ? value[index] : undefined
 
 /**
  * `openai:BASE_URL`: the agent kind (with `--model`, and the key from

@@ -10,6 +10,7 @@
  * @internal
  */
 import { preview } from "./post.ts"
+import { field, isObject } from "./fields.ts"
 
 /**
  * Why a body (or an error a model reported) is no answer.
@@ -113,9 +114,3 @@ const previewOf = (value: unknown): string => preview(typeof value === "string" 
 // An empty `error` ("", {}) some proxies add to every body says nothing.
 const isError = (value: unknown): boolean =>
   (typeof value === "string" && value !== "") || (isObject(value) && Object.keys(value).length > 0)
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
-const field = (value: unknown, name: string): unknown =>
-  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined

@@ -10,6 +10,7 @@
 import { Clock, Effect, type Redacted } from "effect"
 import { HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
 import { InvalidAgentOutput } from "../Errors.ts"
+import { field } from "./fields.ts"
 import { HttpBodyError, HttpStatusError, NetworkError, retryAfterMs } from "../HttpErrors.ts"
 import { encodeJson } from "../../internal/jsonBody.ts"
 import { redactUrl } from "../../internal/redact.ts"
@@ -174,9 +175,6 @@ export const chatUsage = (body: unknown, model: string): Usage | undefined => {
   result.model = model
   return result
 }
-
-const field = (value: unknown, name: string): unknown =>
-  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined
 
 const count = (value: unknown): number | undefined =>
   typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : undefined
