@@ -10,6 +10,7 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { describeResult, killAll, readTrials, removeTempDirs, run, tempDir, writeJsonl } from "./cli-helpers.ts"
+import { sentTool, zodObject } from "./sent-tools.ts"
 
 afterAll(() => {
   killAll()
@@ -66,19 +67,9 @@ const once = async (tools: string) => {
 describe("--tools module: declared with Zod or the AI SDK, from the CLI", () => {
   it("Zod parameters: the JSON Schema sent exactly; arguments that do not fit a tool error the model sees", async () => {
     const { sent, trial } = await once("module:test/fixtures/tools-zod.ts")
-    assert.deepStrictEqual(sent, [{
-      type: "function",
-      function: {
-        name: "add",
-        description: "Add two numbers",
-        parameters: {
-          $schema: "http://json-schema.org/draft-07/schema#",
-          type: "object",
-          properties: { a: { type: "number" }, b: { default: 0, type: "number" } },
-          required: ["a"]
-        }
-      }
-    }])
+    assert.deepStrictEqual(sent, [
+      sentTool("add", "Add two numbers", zodObject({ a: { type: "number" }, b: { default: 0, type: "number" } }, ["a"]))
+    ])
     assert.strictEqual(trial.status, "completed")
     assert.strictEqual(
       trial.output!.output_text,
@@ -88,19 +79,9 @@ describe("--tools module: declared with Zod or the AI SDK, from the CLI", () => 
 
   it("an AI SDK tool({ inputSchema: z.object(...) }) set: the JSON Schema sent exactly, arguments checked", async () => {
     const { sent, trial } = await once("module:test/fixtures/tools-zod.ts#sdk")
-    assert.deepStrictEqual(sent, [{
-      type: "function",
-      function: {
-        name: "add",
-        description: "Add two numbers",
-        parameters: {
-          $schema: "http://json-schema.org/draft-07/schema#",
-          type: "object",
-          properties: { a: { type: "number", description: "the first" }, b: { type: "number" } },
-          required: ["a", "b"]
-        }
-      }
-    }])
+    assert.deepStrictEqual(sent, [
+      sentTool("add", "Add two numbers", zodObject({ a: { type: "number", description: "the first" }, b: { type: "number" } }, ["a", "b"]))
+    ])
     const results = trial.output!.trajectory!.filter((s) => s.type === "tool_result")
     assert.deepStrictEqual(results.map((s) => [s.id, s.is_error === true, s.content]), [
       ["c1", true, "the arguments do not fit the parameters of add: /a Invalid input: expected number, received string; /b Invalid input: expected number, received undefined"],

@@ -18,6 +18,7 @@ import * as ChatModel from "../src/agents/ChatModel.ts"
 import * as ModuleTools from "../src/agents/ModuleTools.ts"
 import * as ToolAgent from "../src/agents/ToolAgent.ts"
 import { runTrials } from "../src/runner/Runner.ts"
+import { sentTool, zodObject } from "./sent-tools.ts"
 import { answer, callTools, modelServer } from "./tool-model-server.ts"
 
 const live = <A, E>(effect: Effect.Effect<A, E, any>) =>
@@ -41,15 +42,10 @@ const loop = (tools: unknown, calls: Parameters<typeof callTools>[0]) =>
   })
 
 const weatherSchema = z.object({ city: z.string().describe("the city"), days: z.number().int().min(1).default(1) })
-const weatherJson = {
-  $schema: "http://json-schema.org/draft-07/schema#",
-  type: "object",
-  properties: {
-    city: { type: "string", description: "the city" },
-    days: { default: 1, type: "integer", minimum: 1, maximum: 9007199254740991 }
-  },
-  required: ["city"]
-}
+const weatherJson = zodObject({
+  city: { type: "string", description: "the city" },
+  days: { default: 1, type: "integer", minimum: 1, maximum: 9007199254740991 }
+}, ["city"])
 
 describe("module tools declared with Zod, a Standard Schema or the AI SDK", () => {
   it.effect("a Zod schema as parameters: its JSON Schema sent exactly, arguments checked by Zod, execute gets Zod's output", () =>
@@ -69,10 +65,7 @@ describe("module tools declared with Zod, a Standard Schema or the AI SDK", () =
         { id: "c2", name: "weather", args: { city: "Paris", days: 0 } },
         { id: "c3", name: "weather", args: { city: "Paris" } }
       ])
-      assert.deepStrictEqual(sent[0]!.tools, [{
-        type: "function",
-        function: { name: "weather", description: "The weather of a city", parameters: weatherJson }
-      }])
+      assert.deepStrictEqual(sent[0]!.tools, [sentTool("weather", "The weather of a city", weatherJson)])
       assert.strictEqual(trial.status, "completed")
       const results = trial.output!.trajectory!.filter((s) => s.type === "tool_result")
       assert.deepStrictEqual(results.map((s) => [s.id, s.is_error === true, s.content]), [
@@ -114,27 +107,13 @@ describe("module tools declared with Zod, a Standard Schema or the AI SDK", () =
         { id: "c4", name: "shout", args: { text: "hi", extra: 1 } }
       ])
       assert.deepStrictEqual(sent[0]!.tools, [
-        {
-          type: "function",
-          function: {
-            name: "add",
-            description: "Add two numbers",
-            parameters: {
-              $schema: "http://json-schema.org/draft-07/schema#",
-              type: "object",
-              properties: { a: { type: "number" }, b: { type: "number" } },
-              required: ["a", "b"]
-            }
-          }
-        },
-        {
-          type: "function",
-          function: {
-            name: "shout",
-            description: "Upper-case a text",
-            parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false }
-          }
-        }
+        sentTool("add", "Add two numbers", zodObject({ a: { type: "number" }, b: { type: "number" } }, ["a", "b"])),
+        sentTool("shout", "Upper-case a text", {
+          type: "object",
+          properties: { text: { type: "string" } },
+          required: ["text"],
+          additionalProperties: false
+        })
       ])
       const results = trial.output!.trajectory!.filter((s) => s.type === "tool_result")
       assert.deepStrictEqual(results.map((s) => [s.id, s.is_error === true, s.content]), [
