@@ -4,13 +4,15 @@
  * processes): a trial run through it is the record a local run writes; a
  * worker runs at most its parallelism at once; a message sent twice for one
  * trial is run once; the run's settings (retries, timeout, scorers) travel
- * with the message.
+ * with the message; a one-call `openai:` agent whose server answers 200 with
+ * an error body fails its trial on a worker as it does locally.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Duration, Effect, Fiber, Layer, Stream } from "effect"
 import { TestRunner } from "effect/cluster"
-import { FetchHttpClient } from "effect/http"
+import { FetchHttpClient, type HttpClient } from "effect/http"
 import type { Agent } from "../src/domain/Agent.ts"
+import * as OpenAiAgent from "../src/agents/OpenAi.ts"
 import * as SimAgent from "../src/agents/Sim.ts"
 import * as Worker from "../src/cluster/Worker.ts"
 import { entityId, type Settings, TrialEntity } from "../src/cluster/TrialEntity.ts"
@@ -20,10 +22,11 @@ import * as Scorers from "../src/scoring/Scorers.ts"
 import * as Stage from "../src/scoring/Stage.ts"
 import type { AgentEvalTask, AgentEvalTrial } from "../src/domain/Trial.ts"
 import { rememberSecrets } from "../src/internal/redact.ts"
+import { answer, firstUser, modelServer } from "./tool-model-server.ts"
 
 const settings: Settings = { retries: 0, backoffMs: 1, backoffMaxMs: 1, retryAfterMaxMs: 1, score: [] }
 
-const cluster = (agent: Agent<unknown, never>, options: { readonly parallelism: number; readonly probe?: MutableProbe }) =>
+const cluster = (agent: Agent<unknown, HttpClient.HttpClient>, options: { readonly parallelism: number; readonly probe?: MutableProbe }) =>
   Worker.layer({ agent, parallelism: options.parallelism, cwd: process.cwd(), probe: options.probe }).pipe(
     Layer.provideMerge(TestRunner.layer),
     Layer.provideMerge(FetchHttpClient.layer)
@@ -167,4 +170,33 @@ describe("trial entity", () => {
       assert.deepStrictEqual(good.output?.trajectory?.map((s) => s.arguments ?? s.content), [{ note: "use <redacted>" }, { key: "<redacted>" }])
     }).pipe(Effect.provide(cluster(agent, { parallelism: 2 })))
   })
+
+  it.live("a worker's one-call openai: agent whose server answers 200 with an error body records the trial failed (InvalidAgentOutput), as a local run does", () =>
+    Effect.gen(function*() {
+      // Task 1's call gets a 200 whose body is an error; task 2's an answer.
+      const server = yield* modelServer((_turn, body) =>
+        firstUser(body) === JSON.stringify({ i: 1 })
+          ? { body: { error: { message: "The model `m-1` does not exist", type: "invalid_request_error", code: "model_not_found" } } }
+          : answer("4")
+      )
+      const agent = OpenAiAgent.make({ baseUrl: `${server.base}/v1`, model: "m-1", apiKey: undefined })
+      const tasks = [task(1), task(2)]
+      const remote = yield* Effect.forEach(tasks, (t) => send(t), { concurrency: 2 }).pipe(
+        Effect.provide(cluster(agent, { parallelism: 2 }))
+      )
+      const [bad, good] = remote
+      assert.strictEqual(bad!.status, "failed", JSON.stringify(bad))
+      assert.strictEqual(bad!.error?.type, "InvalidAgentOutput")
+      assert.include(bad!.error?.message, "is an error: (type invalid_request_error")
+      assert.isUndefined(bad!.output)
+      assert.strictEqual(good!.status, "completed")
+      assert.strictEqual(good!.output?.output_text, "4")
+      // The same records as a local run of the same agent.
+      const local = yield* Stream.runCollect(
+        runUnits(Stream.fromIterable(tasks.map((t) => ({ task: t, epoch: 1 }))), agent, { parallelism: 2 })
+      ).pipe(Effect.provide(FetchHttpClient.layer))
+      const byId = new Map(local.map((t) => [t.id, timeless(t)]))
+      for (const trial of remote) assert.deepStrictEqual(timeless(trial), byId.get(trial.id))
+      assert.strictEqual(server.received.length, 4)
+    }))
 })
