@@ -53,16 +53,26 @@ export const recordableOutput = <E>(exit: Exit.Exit<AgentOutput, E>): Exit.Exit<
  * @internal
  */
 export const recordableError = (error: TrialError): TrialError => {
-  const message = scrubRemembered(error.message)
-  if (error.trajectory === undefined) return message === error.message ? error : { ...error, message }
+  const scrubbed = scrubText(error)
+  if (error.trajectory === undefined) return scrubbed
   const checked = writable(error.trajectory, "error.trajectory", scrubRemembered)
   if (checked._tag === "Writable") {
-    return message === error.message && checked.value === error.trajectory
-      ? error
-      : { ...error, message, trajectory: checked.value as TrialError["trajectory"] & {} }
+    return checked.value === error.trajectory
+      ? scrubbed
+      : { ...scrubbed, trajectory: checked.value as TrialError["trajectory"] & {} }
   }
-  const { trajectory: _, ...rest } = error
-  return { ...rest, message: `${message} (its steps are not kept: ${scrubRemembered(describeUnwritable(checked))})` }
+  const { trajectory: _, ...rest } = scrubbed
+  return { ...rest, message: `${scrubbed.message} (its steps are not kept: ${scrubRemembered(describeUnwritable(checked))})` }
+}
+
+// The message and the text a module agent returned (kept beside a schema
+// failure of its steps): the same object when neither held a secret.
+const scrubText = (error: TrialError): TrialError => {
+  const message = scrubRemembered(error.message)
+  const text = error.output_text === undefined ? undefined : scrubRemembered(error.output_text)
+  return message === error.message && text === error.output_text
+    ? error
+    : { ...error, message, ...(text === undefined ? undefined : { output_text: text }) }
 }
 
 const decodeOutput = Schema.decodeUnknownExit(AgentOutput)
