@@ -9,6 +9,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import { InvalidAgentOutput } from "../src/domain/Errors.ts"
 import { rememberSecrets } from "../src/internal/redact.ts"
+import { writable } from "../src/internal/writable.ts"
+import * as Line from "../src/results/internal/line.ts"
 import { runTrials } from "../src/runner/Runner.ts"
 
 const tasks = (n: number) => Stream.fromIterable(Array.from({ length: n }, (_, i) => ({ id: `t${i}`, inputs: {} })))
@@ -26,4 +28,72 @@ describe("a failed trial's output_text", () => {
       assert.deepStrictEqual([trials[0]!.status, error.type, error.output_text], ["failed", "InvalidAgentOutput", "the key is <redacted>"])
       assert.notInclude(JSON.stringify(trials), key)
     }))
+})
+
+describe("an output that throws when read", () => {
+  it.effect("a getter that throws fails that trial alone (InvalidAgentOutput naming where); the others are recorded", () =>
+    Effect.gen(function*() {
+      const trials = yield* Stream.runCollect(runTrials(tasks(3), (task) =>
+        Effect.succeed(
+          task.id === "t1"
+            ? {
+              output_text: "x",
+              response: Object.defineProperty({}, "boom", {
+                enumerable: true,
+                get() {
+                  throw new Error("boom")
+                }
+              })
+            }
+            : { output_text: `answer ${task.id}` }
+        ), { parallelism: 3 }))
+      const byTask = Object.fromEntries(trials.map((t) => [t.task_id, t]))
+      assert.deepStrictEqual(trials.map((t) => t.task_id).sort(), ["t0", "t1", "t2"])
+      assert.deepStrictEqual([byTask["t0"]!.status, byTask["t2"]!.status], ["completed", "completed"])
+      assert.deepStrictEqual([byTask["t1"]!.status, byTask["t1"]!.error?.type, byTask["t1"]!.error?.message], [
+        "failed",
+        "InvalidAgentOutput",
+        "the agent's output cannot be written as JSON: output.response.boom cannot be walked (boom)"
+      ])
+    }))
+
+  it("a Proxy that throws on every read is Unwritable, not a throw", () => {
+    const hostile = new Proxy({}, {
+      ownKeys() {
+        throw new Error("no keys today")
+      }
+    })
+    assert.deepStrictEqual(writable({ output_text: "x", response: hostile }, "output", (s) => s), {
+      _tag: "Unwritable",
+      at: "output.response",
+      why: "cannot be walked (no keys today)"
+    })
+  })
+})
+
+describe("the writer's guard over a record that throws when read", () => {
+  it("a label whose getter throws: the line is a failed UnwritableRecord naming where, not a throw", () => {
+    const trial = {
+      id: "t:trial",
+      task_id: "t",
+      status: "completed" as const,
+      output: { output_text: "x" },
+      metadata: Object.defineProperty(
+        { started_at: "2026-01-01T00:00:00.000Z", finished_at: "2026-01-01T00:00:01.000Z", latency_ms: 1000 },
+        "group",
+        {
+          enumerable: true,
+          get() {
+            throw new Error("boom")
+          }
+        }
+      )
+    }
+    const { trial: written } = Line.of(trial)
+    assert.deepStrictEqual([written.status, written.error?.type, written.error?.message], [
+      "failed",
+      "UnwritableRecord",
+      "the trial's record cannot be written as JSON: record.metadata.group cannot be walked (boom)"
+    ])
+  })
 })

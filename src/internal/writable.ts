@@ -39,14 +39,22 @@ export type Writable =
  */
 export const writable = (value: unknown, at: string, scrub: (text: string) => string): Writable => {
   // Most values are small and clean: checked first without a path or copies.
-  if (clean(value, scrub, 0)) return { _tag: "Writable", value }
+  // A getter or a Proxy may throw under either pass: the walk then names
+  // where, and only that value's trial fails.
+  try {
+    if (clean(value, scrub, 0)) return { _tag: "Writable", value }
+  } catch {
+    // Left to the walk.
+  }
   const walk = new Walk(at, scrub)
   try {
     const out = walk.value(value, "")
     return walk.problem ?? { _tag: "Writable", value: out }
   } catch (e) {
     // Deep enough to exhaust the stack: JSON.stringify would fail the same way.
-    return walk.problem ?? { _tag: "Unwritable", at, why: `cannot be walked (${e instanceof Error ? e.message : String(e)})` }
+    // Where it threw, unless that is too deep to spell.
+    const where = walk.segments.length > 32 ? at : walk.path()
+    return walk.problem ?? { _tag: "Unwritable", at: where, why: `cannot be walked (${scrub(thrown(e))})` }
   }
 }
 
@@ -77,6 +85,14 @@ const clean = (value: unknown, scrub: (text: string) => string, depth: number): 
     }
     default:
       return false
+  }
+}
+
+const thrown = (e: unknown): string => {
+  try {
+    return e instanceof Error ? e.message : String(e)
+  } catch {
+    return "an error that cannot be shown"
   }
 }
 
@@ -152,7 +168,7 @@ class Walk {
       } catch (e) {
         threw = e instanceof Error ? e.message : String(e)
       }
-      out = threw === undefined ? this.value(json, key) : this.fail(`has a toJSON that threw (${threw})`)
+      out = threw === undefined ? this.value(json, key) : this.fail(`has a toJSON that threw (${this.scrub(threw)})`)
     } else {
       out = Array.isArray(value) ? this.array(value) : this.object(object)
     }
@@ -165,8 +181,8 @@ class Walk {
     let copy: Array<unknown> | undefined
     const { segments } = this
     for (let i = 0; i < array.length; i++) {
-      const item = array[i]
       segments.push(i)
+      const item = array[i]
       const out = this.value(item, String(i))
       segments.pop()
       if (this.problem !== undefined) return undefined
@@ -179,8 +195,8 @@ class Walk {
     let copy: Record<string, unknown> | undefined
     const { segments } = this
     for (const key of Object.keys(object)) {
-      const item = object[key]
       segments.push(key)
+      const item = object[key]
       const out = this.value(item, key)
       segments.pop()
       if (this.problem !== undefined) return undefined

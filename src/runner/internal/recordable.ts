@@ -36,7 +36,7 @@ export const recordableOutput = <E>(exit: Exit.Exit<AgentOutput, E>): Exit.Exit<
     return checked.value === exit.value ? exit : Exit.succeed(checked.value as AgentOutput)
   }
   // What the call spent still counts, unless the usage is what cannot be written.
-  const usage = checked.at.startsWith("output.usage") ? undefined : exit.value.usage
+  const usage = checked.at.startsWith("output.usage") ? undefined : usageOf(exit.value)
   return Exit.fail(
     new InvalidAgentOutput({
       message: `the agent's output cannot be written as JSON: ${describeUnwritable(checked)}`,
@@ -73,6 +73,15 @@ const scrubText = (error: TrialError): TrialError => {
   return message === error.message && text === error.output_text
     ? error
     : { ...error, message, ...(text === undefined ? undefined : { output_text: text }) }
+}
+
+// An output whose walk threw may throw again on the way to its usage.
+const usageOf = (output: AgentOutput): AgentOutput["usage"] => {
+  try {
+    return output.usage
+  } catch {
+    return undefined
+  }
 }
 
 const decodeOutput = Schema.decodeUnknownExit(AgentOutput)
