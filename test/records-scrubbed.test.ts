@@ -71,6 +71,26 @@ describe("an output that throws when read", () => {
   })
 })
 
+describe("keys of an object", () => {
+  it.effect("a tool result and an output keyed by a token: the key is scrubbed, __proto__ stays data", () =>
+    Effect.gen(function*() {
+      const key = "sk-SECRET-as-a-key-3"
+      rememberSecrets([key])
+      const response = JSON.parse(`{"${key}": {"ok": 1}, "__proto__": {"polluted": true}, "plain": "v"}`) as object
+      const step = { type: "tool_result" as const, name: "peek", content: { [key]: "found" }, started_at: "2026-01-01T00:00:00.000Z", duration_ms: 0 }
+      const trials = yield* Stream.runCollect(runTrials(tasks(1), () =>
+        Effect.succeed({ output_text: "x", response, trajectory: [step] }), { parallelism: 1 }))
+      const output = trials[0]!.output!
+      assert.strictEqual(trials[0]!.status, "completed")
+      assert.notInclude(JSON.stringify(trials), key)
+      assert.deepStrictEqual(Object.keys(output.response as object), ["<redacted>", "__proto__", "plain"])
+      assert.deepStrictEqual(JSON.parse(JSON.stringify(output.response)), JSON.parse(`{"<redacted>": {"ok": 1}, "__proto__": {"polluted": true}, "plain": "v"}`))
+      assert.strictEqual(Object.getPrototypeOf(output.response), Object.prototype)
+      assert.deepStrictEqual(output.trajectory![0]!.content, { "<redacted>": "found" })
+      assert.strictEqual(({} as Record<string, unknown>)["polluted"], undefined)
+    }))
+})
+
 describe("the writer's guard over a record that throws when read", () => {
   it("a label whose getter throws: the line is a failed UnwritableRecord naming where, not a throw", () => {
     const trial = {

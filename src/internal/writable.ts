@@ -79,7 +79,7 @@ const clean = (value: unknown, scrub: (text: string) => string, depth: number): 
       const object = value as Record<string, unknown>
       if (typeof object["toJSON"] === "function") return false
       for (const key in object) {
-        if (Object.hasOwn(object, key) && !clean(object[key], scrub, depth + 1)) return false
+        if (Object.hasOwn(object, key) && (scrub(key) !== key || !clean(object[key], scrub, depth + 1))) return false
       }
       return true
     }
@@ -122,7 +122,8 @@ class Walk {
   path(depth = this.segments.length): string {
     let out = String(this.segments[0])
     for (let i = 1; i < depth; i++) {
-      const segment = this.segments[i]!
+      const found = this.segments[i]!
+      const segment = typeof found === "number" ? found : this.scrub(found)
       out += typeof segment === "number"
         ? `[${segment}]`
         : /^[A-Za-z_$][\w$]*$/.test(segment)
@@ -192,16 +193,26 @@ class Walk {
   }
 
   object(object: Record<string, unknown>): unknown {
-    let copy: Record<string, unknown> | undefined
     const { segments } = this
-    for (const key of Object.keys(object)) {
+    const keys = Object.keys(object)
+    const values: Array<unknown> = []
+    let changed = false
+    for (const key of keys) {
       segments.push(key)
       const item = object[key]
       const out = this.value(item, key)
       segments.pop()
       if (this.problem !== undefined) return undefined
-      if (out !== item) (copy ??= { ...object })[key] = out
+      values.push(out)
+      changed ||= out !== item || this.scrub(key) !== key
     }
-    return copy ?? object
+    if (!changed) return object
+    // A key may hold a secret too (a tool result keyed by a token). Own
+    // properties defined one by one: a `__proto__` key stays data.
+    const copy: Record<string, unknown> = {}
+    for (let i = 0; i < keys.length; i++) {
+      Object.defineProperty(copy, this.scrub(keys[i]!), { value: values[i], enumerable: true, writable: true, configurable: true })
+    }
+    return copy
   }
 }
