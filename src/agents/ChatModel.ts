@@ -16,7 +16,7 @@ import { troubleOf } from "../domain/internal/completion.ts"
 import { at, field } from "../domain/internal/fields.ts"
 import { chatCompletionsUrl, chatUsage, postJson, preview } from "../domain/internal/post.ts"
 import type { HttpAgentError } from "../domain/HttpErrors.ts"
-import { keySecrets, redactUrl, scrubber, urlSecrets } from "../internal/redact.ts"
+import { keySecrets, redactUrl, scrubber, urlCredentials, urlSecrets } from "../internal/redact.ts"
 import * as ModelTrouble from "./internal/modelTrouble.ts"
 
 /**
@@ -69,7 +69,7 @@ export const make = (options: Options): Effect.Effect<LanguageModel.LanguageMode
     const url = chatCompletionsUrl(options.baseUrl)
     const key = options.apiKey === undefined ? "" : Redacted.value(options.apiKey)
     const bearer = key === "" ? undefined : options.apiKey
-    const scrub = scrubber([...keySecrets(key), ...urlSecrets(url)])
+    const scrub = scrubber([...keySecrets(key), ...urlCredentials(url)], urlSecrets(url))
     const where = scrub(redactUrl(url))
     const client = yield* Effect.context<HttpClient.HttpClient>()
     return yield* LanguageModel.make({

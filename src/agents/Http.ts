@@ -12,7 +12,7 @@ import { InvalidAgentOutput } from "../domain/Errors.ts"
 import { AgentOutput, type AgentEvalTask } from "../domain/Trial.ts"
 import type { HttpAgentError } from "../domain/HttpErrors.ts"
 import { postJson, preview } from "../domain/internal/post.ts"
-import { redactUrl, scrubber, urlSecrets } from "../internal/redact.ts"
+import { redactUrl, scrubber, urlCredentials, urlSecrets } from "../internal/redact.ts"
 import type { AgentKind } from "./Kind.ts"
 
 /**
@@ -69,7 +69,7 @@ export const make = (url: string, options?: Options): Agent<HttpAgentError, Http
   } | undefined
   const scrubFor = (names: ReadonlyArray<string | RegExp>) => {
     if (built?.names !== names) {
-      const scrub = scrubber([...fromUrl, ...credentialValues(headers, names)])
+      const scrub = scrubber([...urlCredentials(url), ...credentialValues(headers, names)], fromUrl)
       built = { names, scrub, where: scrub(redactUrl(url)) }
     }
     return built

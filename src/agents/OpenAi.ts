@@ -15,7 +15,7 @@ import type { HttpAgentError } from "../domain/HttpErrors.ts"
 import { troubleOf } from "../domain/internal/completion.ts"
 import { at, field } from "../domain/internal/fields.ts"
 import { chatCompletionsUrl, chatUsage, postJson, preview } from "../domain/internal/post.ts"
-import { keySecrets, redactUrl, scrubber, urlSecrets } from "../internal/redact.ts"
+import { keySecrets, redactUrl, scrubber, urlCredentials, urlSecrets } from "../internal/redact.ts"
 import { userContent } from "./internal/prompt.ts"
 import * as ChatModel from "./ChatModel.ts"
 import type { AgentKind } from "./Kind.ts"
@@ -64,7 +64,7 @@ export const make = (options: Options): Agent<HttpAgentError, HttpClient.HttpCli
   const url = chatCompletionsUrl(options.baseUrl)
   const key = options.apiKey === undefined ? "" : Redacted.value(options.apiKey)
   const bearer = key === "" ? undefined : options.apiKey
-  const scrub = scrubber([...keySecrets(key), ...urlSecrets(url)])
+  const scrub = scrubber([...keySecrets(key), ...urlCredentials(url)], urlSecrets(url))
   const where = scrub(redactUrl(url))
   return Effect.fn("OpenAiAgent.call")(function*(task: AgentEvalTask) {
     const body = yield* postJson({

@@ -38,7 +38,11 @@ export type Secret = string | { readonly prefix: string; readonly value: string 
  * shorter than 8 characters is not scrubbed on its own (see `Secret`).
  *
  * Every secret is also remembered for `redactText`, which the trace
- * exporter applies to every string it sends.
+ * exporter applies to every string it sends, and for `scrubRemembered`,
+ * which every record's strings go through. `own` secrets (an agent's URL's
+ * user name and ordinary long query values, which a server may echo) are
+ * scrubbed by this scrubber and the trace only: in every record they would
+ * cut a model's name or a word out of other agents' answers.
  *
  * **Example** (Whole tokens only)
  *
@@ -52,9 +56,10 @@ export type Secret = string | { readonly prefix: string; readonly value: string 
  *
  * @internal
  */
-export const scrubber = (secrets: ReadonlyArray<Secret>): (text: string) => string => {
-  for (const secret of secrets) remember(secret)
-  return build(secrets)
+export const scrubber = (secrets: ReadonlyArray<Secret>, own: ReadonlyArray<Secret> = []): (text: string) => string => {
+  for (const secret of secrets) remember(secret, true)
+  for (const secret of own) remember(secret, false)
+  return build(own.length === 0 ? secrets : [...secrets, ...own])
 }
 
 /**
@@ -71,7 +76,7 @@ export const redactText = (text: string): string => {
     const trailing = /[).,;:!?\]]*$/.exec(url)![0]
     return redactUrl(url.slice(0, url.length - trailing.length)) + trailing
   })
-  return scrubRemembered(urlsRedacted)
+  return (tracedScrub ??= build([...traced.values()]))(urlsRedacted)
 }
 
 /**
@@ -93,16 +98,18 @@ export const scrubRemembered = (text: string): string => (rememberedScrub ??= bu
  * @internal
  */
 export const rememberSecrets = (secrets: ReadonlyArray<Secret>): void => {
-  for (const secret of secrets) remember(secret)
+  for (const secret of secrets) remember(secret, true)
 }
 
 /**
  * The secrets a command line brings, for `rememberSecrets` before a command
  * runs: `OPENAI_API_KEY` (the `openai:` agents' and the judges' key),
- * `HF_TOKEN`, and those of every URL in the arguments and in the
+ * `HF_TOKEN`, and the credentials of every URL in the arguments and in the
  * `AGENT_TRIALS_*` variables that stand for them (`--agent`, `--tools
- * mcp:URL`, `--score judge:URL`, `--cluster`). A tool or an agent may echo any
- * of them whether or not this process sends it.
+ * mcp:URL`, `--score judge:URL`, `--cluster`): `urlCredentials`, not the
+ * user name or ordinary values (`postgres`, `?model=Qwen2.5-7B-Instruct`),
+ * which every record would lose. A tool or an agent may echo any of them
+ * whether or not this process sends it.
  *
  * @internal
  */
@@ -114,7 +121,7 @@ export const commandLineSecrets = (
   return [
     ...keySecrets(env["OPENAI_API_KEY"] ?? ""),
     ...keySecrets(env["HF_TOKEN"]?.trim() ?? ""),
-    ...texts.flatMap(urlsIn).flatMap(urlSecrets)
+    ...texts.flatMap(urlsIn).flatMap(urlCredentials)
   ]
 }
 
@@ -128,13 +135,20 @@ const urlInText = /\b[a-z][a-z\d+.-]*:\/\/[^\s"'`<>]+/gi
  */
 export const urlsIn = (text: string): Array<string> => text.includes("://") ? text.match(urlInText) ?? [] : []
 
-// Every secret a scrubber was made for, for `redactText`.
+// The credentials scrubbed from every record (`scrubRemembered`), and every
+// secret any scrubber was made for, which the trace also loses (`redactText`).
 const remembered = new Map<string, Secret>()
 let rememberedScrub: ((text: string) => string) | undefined
+const traced = new Map<string, Secret>()
+let tracedScrub: ((text: string) => string) | undefined
 
-const remember = (secret: Secret): void => {
+const remember = (secret: Secret, everywhere: boolean): void => {
   const id = typeof secret === "string" ? `=${secret}` : `${secret.prefix}\u0000${secret.value}`
-  if (remembered.has(id)) return
+  if (!traced.has(id)) {
+    traced.set(id, secret)
+    tracedScrub = undefined
+  }
+  if (!everywhere || remembered.has(id)) return
   remembered.set(id, secret)
   rememberedScrub = undefined
 }
@@ -241,7 +255,20 @@ export const redactUrl = (url: string): string => {
  *
  * @internal
  */
-export const urlSecrets = (url: string): Array<Secret> => {
+export const urlSecrets = (url: string): Array<Secret> => secretsOf(url, false)
+
+/**
+ * What of `url` is a credential, for every record: the password and the
+ * values of parameters named like one (`api_key`, `token`, `sig`, ...), each
+ * of 8 characters or more on its own and shorter ones after their name. Not
+ * the user name nor other values, which are words of their own
+ * (`postgres://postgres:pw@db?sslmode=verify-full`, `?model=Qwen2.5-7B-Instruct`).
+ *
+ * @internal
+ */
+export const urlCredentials = (url: string): Array<Secret> => secretsOf(url, true)
+
+const secretsOf = (url: string, credentialsOnly: boolean): Array<Secret> => {
   const out: Array<Secret> = []
   // `prefix`, when a short value may be scrubbed after it.
   const add = (text: string, prefix: string | undefined) => {
@@ -257,14 +284,14 @@ export const urlSecrets = (url: string): Array<Secret> => {
     const { query, userinfo } = splitUrl(spelling)
     if (userinfo !== undefined) {
       const colon = userinfo.indexOf(":")
-      add(colon === -1 ? userinfo : userinfo.slice(0, colon), undefined)
+      if (!credentialsOnly) add(colon === -1 ? userinfo : userinfo.slice(0, colon), undefined)
       if (colon !== -1) add(userinfo.slice(colon + 1), userinfo.slice(0, colon + 1))
     }
     // `;` too: some servers split on it, and would echo `key=...` on its own.
     for (const part of query?.split(/[&;]/) ?? []) {
       const eq = part.indexOf("=")
       const credential = eq > 0 && isCredentialName(decodeComponent(part.slice(0, eq)))
-      add(part.slice(eq + 1), credential ? part.slice(0, eq + 1) : undefined)
+      if (credential || !credentialsOnly) add(part.slice(eq + 1), credential ? part.slice(0, eq + 1) : undefined)
     }
   }
   return out

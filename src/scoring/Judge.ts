@@ -17,7 +17,7 @@ import { Duration, Effect, Redacted, Schema } from "effect"
 import type { HttpClient } from "effect/http"
 import { InvalidAgentOutput } from "../domain/Errors.ts"
 import { chatCompletionsUrl, chatUsage, postJson, preview } from "../domain/internal/post.ts"
-import { keySecrets, redactUrl, scrubber, urlSecrets } from "../internal/redact.ts"
+import { keySecrets, redactUrl, scrubber, urlCredentials, urlSecrets } from "../internal/redact.ts"
 import * as Policy from "../runner/Policy.ts"
 import { type AgentEvalTask, type Trajectory, Usage } from "../domain/Trial.ts"
 import * as Trajectories from "../domain/Trajectory.ts"
@@ -117,7 +117,7 @@ export const make = (options: Options): Judge => {
   const url = chatCompletionsUrl(options.baseUrl)
   const key = options.apiKey === undefined ? "" : Redacted.value(options.apiKey)
   const bearer = key === "" ? undefined : options.apiKey
-  const scrub = scrubber([...keySecrets(key), ...urlSecrets(url)])
+  const scrub = scrubber([...keySecrets(key), ...urlCredentials(url)], urlSecrets(url))
   const where = scrub(redactUrl(url))
   const timeoutMs = Duration.toMillis(options.timeout ?? "60 seconds")
   const retry = options.retry ?? Policy.defaultRetry
