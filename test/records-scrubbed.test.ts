@@ -92,7 +92,7 @@ describe("keys of an object", () => {
 })
 
 describe("the writer's guard over a record that throws when read", () => {
-  it("a label whose getter throws: the line is a failed UnwritableRecord naming where, not a throw", () => {
+  it("a label whose getter throws: the label is dropped naming where, the output kept, not a throw", () => {
     const trial = {
       id: "t:trial",
       task_id: "t",
@@ -110,10 +110,10 @@ describe("the writer's guard over a record that throws when read", () => {
       )
     }
     const { trial: written } = Line.of(trial)
-    assert.deepStrictEqual([written.status, written.error?.type, written.error?.message], [
-      "failed",
-      "UnwritableRecord",
-      "the trial's record cannot be written as JSON: record.metadata.group cannot be walked (boom)"
+    assert.deepStrictEqual([written.status, written.output, written.metadata["unrecorded"]], [
+      "completed",
+      { output_text: "x" },
+      ["record.metadata.group cannot be walked (boom): the label is not recorded"]
     ])
   })
 })

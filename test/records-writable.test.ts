@@ -82,7 +82,7 @@ describe("records JSON cannot write", () => {
     assert.strictEqual(fs.readFileSync(out, "utf8"), before)
   })
 
-  it.live("the writer's guard: a record that still cannot be written (a cost of Infinity, a BigInt label, a cycle, a NaN score) is recorded failed naming the field; the batch's other trials as they are", () =>
+  it.live("the writer's guard: a part a later stage made unwritable (a cost of Infinity, a BigInt or cyclic label, a NaN score) is mended where it is, the output and status kept; an output JSON cannot write is a failed record naming the field", () =>
     Effect.gen(function*() {
       const dir = tempDir()
       const out = path.join(dir, "out.jsonl")
@@ -95,11 +95,13 @@ describe("records JSON cannot write", () => {
       })
       const cyclic: Record<string, unknown> = {}
       cyclic["again"] = cyclic
+      const usage = { input_tokens: 1, output_tokens: 1, total_tokens: 2 }
       const bad: Record<number, AgentEvalTrial> = {
-        1: { ...base(1), output: { output_text: "x", usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2, cost_usd: Infinity } } },
+        1: { ...base(1), output: { output_text: "x", usage: { ...usage, cost_usd: Infinity } } },
         3: { ...base(3), metadata: { ...base(3).metadata, group: BigInt(7) } },
         4: { ...base(4), metadata: { ...base(4).metadata, cyclic } },
-        6: { ...base(6), scores: { exact: { value: 1, passed: true }, odd: { value: NaN, passed: false } } }
+        5: { ...base(5), output: { output_text: "x", response: { n: BigInt(5) } } },
+        6: { ...base(6), scores: { exact: { value: 1, passed: true }, odd: { value: NaN, passed: true } } }
       }
       const seen: Array<AgentEvalTrial> = []
       yield* Effect.scoped(Effect.gen(function*() {
@@ -108,15 +110,42 @@ describe("records JSON cannot write", () => {
         yield* writer.flush
       }))
       const trials = readTrials(out)
-      assert.deepStrictEqual(trials.map((t) => t.status), ["completed", "failed", "completed", "failed", "failed", "completed", "failed"])
-      assert.deepStrictEqual(trials.filter((t) => t.status === "failed").map((t) => t.error!.message), [
-        "the trial's record cannot be written as JSON: record.output.usage.cost_usd is Infinity, which JSON cannot hold (it would be written as null)",
-        "the trial's record cannot be written as JSON: record.metadata.group is a BigInt (7n), which JSON cannot hold",
-        "the trial's record cannot be written as JSON: record.metadata.cyclic.again refers back to record.metadata.cyclic (a cycle)",
-        "the trial's record cannot be written as JSON: record.scores.odd.value is NaN, which JSON cannot hold (it would be written as null)"
+      assert.deepStrictEqual(trials.map((t) => t.status), ["completed", "completed", "completed", "completed", "completed", "failed", "completed"])
+      const nulls = "which JSON cannot hold (it would be written as null)"
+      // The paid output kept, the cost dropped and noted.
+      assert.deepStrictEqual(trials[1]!.output, { output_text: "x", usage })
+      assert.deepStrictEqual(trials[1]!.metadata, {
+        ...base(1).metadata,
+        unrecorded: [`record.output.usage.cost_usd is Infinity, ${nulls}: the cost is not recorded`]
+      })
+      // A label that cannot be written is dropped and noted.
+      assert.deepStrictEqual([trials[3]!.output, trials[3]!.metadata], [base(3).output, {
+        ...base(3).metadata,
+        unrecorded: ["record.metadata.group is a BigInt (7n), which JSON cannot hold: the label is not recorded"]
+      }])
+      assert.deepStrictEqual(trials[4]!.metadata["unrecorded"], [
+        "record.metadata.cyclic.again refers back to record.metadata.cyclic (a cycle): the label is not recorded"
       ])
+      // The output itself cannot be written: a failed record naming it.
+      assert.deepStrictEqual([trials[5]!.error?.type, trials[5]!.error?.message, trials[5]!.output], [
+        "UnwritableRecord",
+        "the trial's record cannot be written as JSON: record.output.response.n is a BigInt (5n), which JSON cannot hold",
+        undefined
+      ])
+      // A NaN score is that scorer's error, never a pass; the output and the other score kept.
+      assert.deepStrictEqual([trials[6]!.output, trials[6]!.scores], [base(6).output, {
+        exact: { value: 1, passed: true },
+        odd: {
+          value: 0,
+          passed: false,
+          error: {
+            type: "InvalidScore",
+            message: `the odd scorer's score cannot be recorded: record.scores.odd.value is NaN, ${nulls}`,
+            occurred_at: "2026-01-01T00:00:01.000Z"
+          }
+        }
+      }])
       assert.deepStrictEqual(trials[2], base(2))
-      assert.deepStrictEqual(trials[1]!.metadata, base(1).metadata)
       // What the summary counts is what the file holds.
       assert.deepStrictEqual(seen, trials)
     }).pipe(Effect.provide(NodeServices.layer)))

@@ -2,20 +2,24 @@
  * A trial record as the line a results file holds: JSON that reads back as
  * the same `AgentEvalTrial`. The runner already refuses an agent's output
  * that JSON cannot write; this is the writer's last guard, for anything a
- * later stage added (a label, a score, a cost): a record that cannot be
+ * later stage added (a label, a score, a cost): a part that cannot be
  * written (a cycle, a BigInt, a `toJSON` that throws; a number the Schema
  * types, a cost or a score, that is not finite, which JSON would write as
- * `null` and `--resume` could not read back) is recorded as a failed trial
- * naming the field, never dropped and never written half.
+ * `null` and `--resume` could not read back) is mended where it is
+ * (`repair.ts`: the output and status kept, the part named); only what
+ * cannot be mended (the output itself) makes the record a failed trial
+ * naming the field. Never dropped, never written half.
  *
  * @internal
  */
 import type { AgentEvalTrial, Trajectory, Usage } from "../../domain/Trial.ts"
 import { describeUnwritable, writable } from "../../internal/writable.ts"
+import { mend, type Problem } from "./repair.ts"
 
 /**
  * The line for `trial` (without its newline), and the record it holds: the
- * trial itself, or the failed record that replaces one JSON cannot write.
+ * trial itself, the trial with what cannot be written mended, or the failed
+ * record that replaces one whose output JSON cannot write.
  *
  * **Example** (A cost that is not finite)
  *
@@ -27,24 +31,40 @@ import { describeUnwritable, writable } from "../../internal/writable.ts"
  *   output: { output_text: "x", usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2, cost_usd: Infinity } },
  *   metadata: { started_at: "2026-01-01T00:00:00.000Z", finished_at: "2026-01-01T00:00:01.000Z", latency_ms: 1000 }
  * })
- * trial.status // "failed": UnwritableRecord, record.output.usage.cost_usd is Infinity, ...
+ * trial.status // "completed": the cost dropped, metadata.unrecorded says why
  * ```
  *
  * @internal
  */
 export const of = (trial: AgentEvalTrial): { readonly text: string; readonly trial: AgentEvalTrial } => {
+  let current = trial
+  // Each round mends one part a later stage added (a score, a cost, a label);
+  // a record has a handful of them.
+  for (let round = 0; round < 64; round++) {
+    const checked = check(current)
+    if (checked.problem === undefined) return { text: checked.text!, trial: current }
+    const mended = mend(current, checked.problem)
+    if (mended === undefined) {
+      const replaced = unwritable(trial, `the trial's record cannot be written as JSON: ${describeUnwritable(checked.problem)}`)
+      return { text: JSON.stringify(replaced), trial: replaced }
+    }
+    current = mended
+  }
+  const replaced = unwritable(trial, "the trial's record cannot be written as JSON: too many parts cannot be written")
+  return { text: JSON.stringify(replaced), trial: replaced }
+}
+
+const check = (trial: AgentEvalTrial): { readonly text?: string; readonly problem?: Problem } => {
   let text: string | undefined
   try {
     text = JSON.stringify(trial)
   } catch {
-    text = undefined
+    return { problem: walkProblem(trial) }
   }
   // JSON writes a number that is not finite as `null`: where the Schema
   // wants a number, that line would not read back.
-  const problem = text === undefined ? walkProblem(trial) : nonFinite(trial)
-  if (problem === undefined) return { text: text ?? JSON.stringify(trial), trial }
-  const replaced = unwritable(trial, `the trial's record cannot be written as JSON: ${describeUnwritable(problem)}`)
-  return { text: JSON.stringify(replaced), trial: replaced }
+  const problem = nonFinite(trial)
+  return problem === undefined ? { text } : { problem }
 }
 
 // Why JSON.stringify threw, by the walk that names the field.
@@ -53,7 +73,6 @@ const walkProblem = (trial: AgentEvalTrial): { readonly at: string; readonly why
   return checked._tag === "Unwritable" ? checked : { at: "record", why: "cannot be written as JSON" }
 }
 
-type Problem = { readonly at: string; readonly why: string }
 
 // The first number a record's Schema types that is not finite: the latency,
 // every usage's counts and cost, each score's value, each step's duration.
