@@ -7,6 +7,7 @@
  * @since 0.4.0
  */
 import { Effect, FileSystem, Schema } from "effect"
+import { schemaFailure } from "../domain/internal/failure.ts"
 import type { AgentEvalTrial, Score, Usage } from "../domain/Trial.ts"
 
 /**
@@ -212,10 +213,8 @@ const parse = (file: string, text: string): Effect.Effect<unknown, InvalidPricin
       }))
 
 const describeFailure = (reason: unknown, value: unknown): string => {
-  const message = String((reason as { error?: { message?: unknown } }).error?.message ?? "not a pricing file")
-  const [problem = "", at] = message.split("\n  at ")
-  if (at === undefined) return `expected an object with models: { MODEL: { input, output, cached_input } }; ${problem.toLowerCase()}`
-  const path = [...at.matchAll(/\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]/g)].map((m) => m[1] ?? m[2]!)
+  const { path, problem } = schemaFailure(reason, "not a pricing file")
+  if (path === undefined) return `expected an object with models: { MODEL: { input, output, cached_input } }; ${problem.toLowerCase()}`
   const field = path.join(".")
   if (problem === "Expected no excess property") {
     const expected = path.length <= 1 ? "models" : "input, output, cached_input"

@@ -12,6 +12,7 @@ import type { Agent, TrialContext } from "../Agent.ts"
 import { AgentError, InvalidAgentOutput } from "../Errors.ts"
 import { AgentOutput, type AgentEvalTask } from "../Trial.ts"
 import { describe as describeCause, preview } from "../../internal/describe.ts"
+import { schemaFailure } from "./failure.ts"
 
 /** @internal */
 export type Callable = (task: AgentEvalTask, context: { readonly signal: AbortSignal; readonly trial: TrialContext }) => unknown
@@ -119,11 +120,8 @@ export const toAgentOutput = (value: unknown): Exit.Exit<AgentOutput, InvalidAge
 // `: field usage.input_tokens: Expected ...` when the Schema's failure is
 // inside the object (a wrong type at the top level says it all already).
 const fieldAtFault = (reason: unknown): string => {
-  const message = String((reason as { error?: { message?: unknown } } | undefined)?.error?.message ?? "")
-  const [problem, at] = message.split("\n  at ")
-  if (at === undefined || problem === undefined) return ""
-  const field = [...at.matchAll(/\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]/g)].map((m) => m[1] ?? m[2]).join(".")
-  return `: field ${field}: ${problem}`
+  const { path, problem } = schemaFailure(reason)
+  return path === undefined ? "" : `: field ${path.join(".")}: ${problem}`
 }
 
 // `{ output_text, metadata: undefined }` is what JavaScript callers often

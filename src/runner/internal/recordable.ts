@@ -10,6 +10,7 @@
  */
 import { Exit, Schema } from "effect"
 import { InvalidAgentOutput } from "../../domain/Errors.ts"
+import { schemaFailure } from "../../domain/internal/failure.ts"
 import { AgentOutput, type TrialError } from "../../domain/Trial.ts"
 import { scrubRemembered } from "../../internal/redact.ts"
 import { describeUnwritable, writable } from "../../internal/writable.ts"
@@ -90,10 +91,7 @@ const decodeOutput = Schema.decodeUnknownExit(AgentOutput)
 const misfit = (output: unknown): string | undefined => {
   const exit = decodeOutput(output)
   if (exit._tag === "Success") return undefined
-  const message = String((exit.cause.reasons[0] as { error?: { message?: unknown } } | undefined)?.error?.message ?? "")
-  const [problem = "", at] = message.split("\n  at ")
-  const field = at === undefined
-    ? ""
-    : [...at.matchAll(/\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]/g)].map((m) => m[1] ?? m[2]).join(".")
+  const { path, problem } = schemaFailure(exit.cause.reasons[0])
+  const field = path?.join(".") ?? ""
   return `${field === "" ? "output" : `output.${field}`}: ${problem}`
 }
