@@ -42,7 +42,10 @@ export const writable = (value: unknown, at: string, scrub: (text: string) => st
   // A getter or a Proxy may throw under either pass: the walk then names
   // where, and only that value's trial fails.
   try {
-    if (clean(value, scrub, 0)) return { _tag: "Writable", value }
+    const keys: Array<string> = []
+    // The keys scrubbed at once: a secret is a whole token, and a line
+    // break between two keys is an edge as the end of a string is.
+    if (clean(value, scrub, 0, keys) && (keys.length === 0 || scrubbedAlike(keys, scrub))) return { _tag: "Writable", value }
   } catch {
     // Left to the walk.
   }
@@ -60,7 +63,7 @@ export const writable = (value: unknown, at: string, scrub: (text: string) => st
 
 // Whether `value` is written as it is, strings unchanged by `scrub`; `false`
 // when unsure (deep, or a `toJSON`), which leaves it to the walk.
-const clean = (value: unknown, scrub: (text: string) => string, depth: number): boolean => {
+const clean = (value: unknown, scrub: (text: string) => string, depth: number, keys: Array<string>): boolean => {
   switch (typeof value) {
     case "string":
       return scrub(value) === value
@@ -73,19 +76,26 @@ const clean = (value: unknown, scrub: (text: string) => string, depth: number): 
       if (value === null) return true
       if (depth >= 4) return false
       if (Array.isArray(value)) {
-        for (let i = 0; i < value.length; i++) if (!clean(value[i], scrub, depth + 1)) return false
+        for (let i = 0; i < value.length; i++) if (!clean(value[i], scrub, depth + 1, keys)) return false
         return true
       }
       const object = value as Record<string, unknown>
       if (typeof object["toJSON"] === "function") return false
       for (const key in object) {
-        if (Object.hasOwn(object, key) && (scrub(key) !== key || !clean(object[key], scrub, depth + 1))) return false
+        if (!Object.hasOwn(object, key)) continue
+        if (!clean(object[key], scrub, depth + 1, keys)) return false
+        keys.push(key)
       }
       return true
     }
     default:
       return false
   }
+}
+
+const scrubbedAlike = (keys: ReadonlyArray<string>, scrub: (text: string) => string): boolean => {
+  const joined = keys.join("\n")
+  return scrub(joined) === joined
 }
 
 const thrown = (e: unknown): string => {
