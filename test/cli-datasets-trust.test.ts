@@ -124,6 +124,17 @@ describe("agent-trials run: the rows a file holds", () => {
     assert.isTrue(!fs.existsSync(out) || readTrials(out).length === 0)
   })
 
+  it("--json-path data over {\"data\": [], \"data\": [...]}: exit 2 naming the key given twice, no trial run", async () => {
+    const dir = tempDir()
+    const file = path.join(dir, "twice.json")
+    fs.writeFileSync(file, `{"data": [], "data": [{"id": "b", "q": "1"}]}`)
+    const out = path.join(dir, "out.jsonl")
+    const r = await run(["--tasks", file, "--json-path", "data", ...sim, "--out", out])
+    assert.strictEqual(r.code, 2, describeResult(r))
+    assert.include(r.stderr, `${file}: --json-path data: the key "data" is given twice at the top level (at byte 13): keep one`)
+    assert.isTrue(!fs.existsSync(out) || readTrials(out).length === 0)
+  })
+
   it("the progress total and --estimate know a CSV file's rows and a JSON file's records at --json-path", async () => {
     const dir = tempDir()
     const csv = path.join(dir, "q.csv")

@@ -4,7 +4,7 @@
  * disagrees with its row groups is refused; CSV line endings are read per
  * record; a 100,000-column header is checked in one pass and a message names
  * at most 20 columns; `__proto__`, `constructor` and `prototype` are data;
- * `--json-path` to an object or to a key given twice is refused; and CSV and
+ * `--json-path` to an object or to a key given twice (whatever its values) is refused; and CSV and
  * JSON files are counted for the progress total and `--estimate`.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
@@ -134,13 +134,33 @@ describe("JSON: what --json-path names", () => {
       assert.isUndefined(yield* count(file, "data"))
     }))
 
-  it.live("a key given twice on the path: refused naming the path (not the records of both arrays)", () =>
+  it.live("a key given twice on the path: refused naming the key and where, whatever its two values hold; not counted", () =>
     Effect.gen(function*() {
-      const file = fileWith("twice.json", `{"data": [{"id": "a"}, {"id": "b"}], "data": [{"id": "c"}]}`)
-      assert.include(yield* messageOf(file, { jsonPath: "data" }), `${file}: --json-path data names two arrays of records (a key given twice in its object, after record 2)`)
-      const deeper = fileWith("deeper.json", `{"a": {"b": [{"id": "a"}]}, "a": {"b": [{"id": "c"}]}}`)
-      assert.include(yield* messageOf(deeper, { jsonPath: "a.b" }), "--json-path a.b names two arrays of records")
-      assert.isUndefined(yield* count(file, "data"))
+      const b = `[{"id": "b"}]`
+      // Both arrays, one empty (either side), one not an array (either side): each is exit 2, never the records of one.
+      const shapes = [
+        `{"data": [{"id": "a"}, {"id": "x"}], "data": ${b}}`,
+        `{"data": [], "data": ${b}}`,
+        `{"data": [{"id": "a"}], "data": []}`,
+        `{"data": 5, "data": ${b}}`,
+        `{"data": ${b}, "data": {}}`
+      ]
+      for (const [i, shape] of shapes.entries()) {
+        const file = fileWith(`twice-${i}.json`, shape)
+        assert.include(yield* messageOf(file, { jsonPath: "data" }), `${file}: --json-path data: the key "data" is given twice at the top level (at byte `, shape)
+        assert.isUndefined(yield* count(file, "data"), shape)
+      }
+      // At every level of the path: the outer key, or the inner one, given twice.
+      const outer = fileWith("outer.json", `{"a": {"b": [{"id": "a"}]}, "x": {"a": 1}, "a": {"c": []}}`)
+      assert.include(yield* messageOf(outer, { jsonPath: "a.b" }), `${outer}: --json-path a.b: the key "a" is given twice at the top level (at byte 43): keep one`)
+      assert.isUndefined(yield* count(outer, "a.b"))
+      const inner = fileWith("inner.json", `{"a": {"b": [], "c": {"b": 1}, "b": [{"id": "c"}]}}`)
+      assert.include(yield* messageOf(inner, { jsonPath: "a.b" }), `${inner}: --json-path a.b: the key "b" is given twice in a (at byte `)
+      assert.isUndefined(yield* count(inner, "a.b"))
+      // The same key elsewhere (inside records, off the path) is data: read and counted.
+      const fine = fileWith("fine.json", `{"x": {"data": 1, "data": 2}, "data": [{"id": "a", "data": 1}, {"id": "b", "data": [], "data": 2}]}`)
+      assert.deepStrictEqual(tasksOf(yield* read(fine, { jsonPath: "data" })).map((t) => t.id), ["a", "b"])
+      assert.strictEqual(yield* count(fine, "data"), 2)
     }))
 })
 
