@@ -40,7 +40,11 @@ const hub = () =>
 
 const localOf = (cache: string) => path.join(cache, "hf", "owner", "big", sha("4"), ...FILE.split("/"))
 
-const resolveWith = (endpoint: string, cache: string, bounds: { readonly timeoutMs?: number; readonly maxDownload?: number } = {}) =>
+const resolveWith = (
+  endpoint: string,
+  cache: string,
+  bounds: { readonly timeoutMs?: number; readonly maxDownload?: number; readonly maxInfo?: number } = {}
+) =>
   Hub.resolve(SPEC, Hub.parseSpec(SPEC) as Hub.HubRef, { endpoint, token: undefined, cacheDir: cache, ...bounds }).pipe(
     Effect.provide(layer)
   )
@@ -158,6 +162,24 @@ describe("a body too slow, too large or too short", () => {
       assert.include(error.message, `has 150000 of ${whole.length} bytes: run again to resume it`)
       assert.isFalse(fs.existsSync(localOf(cache)))
       assert.strictEqual(fs.statSync(`${localOf(cache)}.part`).size, 150_000)
+      const resolved = yield* resolveWith(server.endpoint, cache)
+      assert.deepStrictEqual(new Uint8Array(fs.readFileSync(resolved.files[0]!.local)), whole)
+    })))
+})
+
+describe("the dataset info answer", () => {
+  it.live("larger than the cap (1 MB here, 64 MB by default): stopped, naming the URL and the cap; under the default it reads", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const server = yield* serveHub({
+        "owner/big": { refs: { main: { sha: sha("4"), files: new Map([[FILE, whole]]) } }, infoPadding: 4_000_000 }
+      })
+      const cache = cacheDir()
+      const error = yield* failureOf(resolveWith(server.endpoint, cache, { maxInfo: 1_000_000 }))
+      assert.include(
+        error.message,
+        `the answer of ${server.endpoint}/api/datasets/owner/big/revision/main is larger than 1 MB (1000000 bytes), too large for a dataset info: stopped`
+      )
+      assert.strictEqual(server.count(`/datasets/owner/big/resolve/${sha("4")}/${FILE}`), 0)
       const resolved = yield* resolveWith(server.endpoint, cache)
       assert.deepStrictEqual(new Uint8Array(fs.readFileSync(resolved.files[0]!.local)), whole)
     })))
