@@ -31,7 +31,7 @@
  *
  * @since 0.1.0
  */
-import { Console, Effect, FileSystem, Schema, Stream } from "effect"
+import { Console, type Duration, Effect, FileSystem, Schema, Stream } from "effect"
 import type * as Dataset from "../datasets/Dataset.ts"
 import type * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import type * as Mapping from "../datasets/Mapping.ts"
@@ -90,6 +90,9 @@ export interface ReportConfig {
   readonly map?: Mapping.Mapping | undefined
   readonly jsonPath?: string | undefined
   readonly cacheDir?: string | undefined
+  /** `--hub-timeout`, `--max-download`: the bounds of an `hf:` download, as `run` has them. */
+  readonly hubTimeout?: Duration.Duration | undefined
+  readonly maxDownload?: number | undefined
   /** Where relative paths are resolved; the process's working directory when undefined. */
   readonly cwd?: string | undefined
   /** The formats the task file's format is chosen from; `DatasetFormats.builtIn` when undefined. */

@@ -14,7 +14,7 @@
  *
  * @since 0.1.0
  */
-import { Clock, Console, Effect, Exit, FileSystem, Option, Path, type Redacted, Schema, Stream } from "effect"
+import { Clock, Console, type Duration, Effect, Exit, FileSystem, Option, Path, type Redacted, Schema, Stream } from "effect"
 import type * as Dataset from "../datasets/Dataset.ts"
 import type * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import type * as Mapping from "../datasets/Mapping.ts"
@@ -51,6 +51,9 @@ export interface ScoreConfig {
   readonly map?: Mapping.Mapping | undefined
   readonly jsonPath?: string | undefined
   readonly cacheDir?: string | undefined
+  /** `--hub-timeout`, `--max-download`: the bounds of an `hf:` download, as `run` has them. */
+  readonly hubTimeout?: Duration.Duration | undefined
+  readonly maxDownload?: number | undefined
   /** The formats the task file's format is chosen from; `DatasetFormats.builtIn` when undefined. */
   readonly datasets?: ReadonlyArray<DatasetFormats.DatasetFormat> | undefined
   /** The stores the input and `out` are kept in, each chosen by its name; `ResultsStores.builtIn` when undefined. */
