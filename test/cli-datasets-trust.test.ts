@@ -108,7 +108,7 @@ describe("agent-trials run: hf: downloads bounded", () => {
 })
 
 describe("agent-trials score and report: hf: tasks under the same bounds as run", () => {
-  it.live("--max-download and --hub-timeout, and AGENT_TRIALS_MAX_DOWNLOAD, bound score's and report's download of the tasks", () =>
+  it.live("--max-download and --hub-timeout, and AGENT_TRIALS_MAX_DOWNLOAD, bound score's and report's download of the tasks: exit 1, as run", () =>
     Effect.scoped(Effect.gen(function*() {
       const server = yield* hub()
       const dir = tempDir()
@@ -125,7 +125,7 @@ describe("agent-trials score and report: hf: tasks under the same bounds as run"
       const scored = yield* Effect.promise(() =>
         run([results, "--score", "exact", ...tasks("score-cache"), "--max-download", "100B", "--out", path.join(dir, "s.jsonl")], { command: "score", env })
       )
-      assert.notStrictEqual(scored.code, 0, describeResult(scored))
+      assert.strictEqual(scored.code, 1, describeResult(scored))
       assert.include(scored.stderr, tooLarge)
 
       server.behaveNext(FILE, { _tag: "Chunked" })
@@ -133,14 +133,14 @@ describe("agent-trials score and report: hf: tasks under the same bounds as run"
       const reported = yield* Effect.promise(() =>
         run([results, "--html", html, ...tasks("report-cache")], { command: "report", env: { ...env, AGENT_TRIALS_MAX_DOWNLOAD: "100B" } })
       )
-      assert.notStrictEqual(reported.code, 0, describeResult(reported))
+      assert.strictEqual(reported.code, 1, describeResult(reported))
       assert.include(reported.stderr, tooLarge)
 
       server.behaveNext(FILE, { _tag: "Silent" })
       const stalled = yield* Effect.promise(() =>
         run([results, "--html", html, ...tasks("stall-cache"), "--hub-timeout", "1s"], { command: "report", env })
       )
-      assert.notStrictEqual(stalled.code, 0, describeResult(stalled))
+      assert.strictEqual(stalled.code, 1, describeResult(stalled))
       assert.include(stalled.stderr, `download from ${server.endpoint}/datasets/owner/qa/resolve/${sha("a")}/${FILE} stalled: no byte for 1s (--hub-timeout)`)
       assert.isFalse(fs.existsSync(html))
     })))

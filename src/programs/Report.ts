@@ -203,7 +203,8 @@ export const write = Effect.fn("Report.write")(function*(input: {
     yield* checkSummary({ file: input.summaryFile, summary: s, results: input.results, counts: result.acc.thisRun })
   }
   if (input.tasks !== undefined) {
-    const matched = yield* fillTasks(result.rows, input.tasks).pipe(Effect.mapError((e) => bad(e.message)))
+    // A download that failed on the way (stalled, too large) is no bad input: exit 1, as run's.
+    const matched = yield* fillTasks(result.rows, input.tasks).pipe(Effect.mapError((e) => e.transient === true ? e : bad(e.message)))
     // A bad task line's record (InvalidTask) has no task to match.
     if (matched === 0 && result.rows.some((row) => row.error?.type !== "InvalidTask")) {
       const source = input.source ?? { name: "the tasks", how: "", items: input.tasks }

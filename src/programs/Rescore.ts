@@ -160,8 +160,9 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
   }
   const source = yield* Recorded.tasksOf({ ...config, results: config.input }).pipe(Effect.mapError((e) => bad(e.message)))
   if (source.warning !== undefined) yield* Console.error(`agent-trials: warning: ${source.warning}; scoring without references`)
+  // A download that failed on the way (stalled, too large) is no bad input: exit 1, as run's.
   const tasks = source.tasks === undefined ? undefined : yield* readTasks(source.tasks.items).pipe(
-    Effect.mapError((e) => bad(e.message))
+    Effect.mapError((e) => e.transient === true ? e : bad(e.message))
   )
   // Tasks none of whose ids is a trial's would score every trial without its reference: refused before anything is written.
   if (source.tasks !== undefined && tasks !== undefined) {
