@@ -107,6 +107,45 @@ describe("agent-trials run: hf: downloads bounded", () => {
     })))
 })
 
+describe("agent-trials score and report: hf: tasks under the same bounds as run", () => {
+  it.live("--max-download and --hub-timeout, and AGENT_TRIALS_MAX_DOWNLOAD, bound score's and report's download of the tasks: exit 1, as run", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const server = yield* hub()
+      const dir = tempDir()
+      const env = { HF_ENDPOINT: server.endpoint }
+      const results = path.join(dir, "out.jsonl")
+      const ran = yield* Effect.promise(() => run(["--tasks", "hf:owner/qa", "--cache-dir", path.join(dir, "run-cache"), ...sim, "--out", results], { env }))
+      assert.strictEqual(ran.code, 0, describeResult(ran))
+      // Each reads into a cache of its own, so each downloads; the Hub declares no size.
+      server.linkedSize.set(FILE, null)
+      const tasks = (cache: string) => ["--tasks", "hf:owner/qa", "--cache-dir", path.join(dir, cache)]
+      const tooLarge = `is larger than --max-download 100 B (no size declared)`
+
+      server.behaveNext(FILE, { _tag: "Chunked" })
+      const scored = yield* Effect.promise(() =>
+        run([results, "--score", "exact", ...tasks("score-cache"), "--max-download", "100B", "--out", path.join(dir, "s.jsonl")], { command: "score", env })
+      )
+      assert.strictEqual(scored.code, 1, describeResult(scored))
+      assert.include(scored.stderr, tooLarge)
+
+      server.behaveNext(FILE, { _tag: "Chunked" })
+      const html = path.join(dir, "r.html")
+      const reported = yield* Effect.promise(() =>
+        run([results, "--html", html, ...tasks("report-cache")], { command: "report", env: { ...env, AGENT_TRIALS_MAX_DOWNLOAD: "100B" } })
+      )
+      assert.strictEqual(reported.code, 1, describeResult(reported))
+      assert.include(reported.stderr, tooLarge)
+
+      server.behaveNext(FILE, { _tag: "Silent" })
+      const stalled = yield* Effect.promise(() =>
+        run([results, "--html", html, ...tasks("stall-cache"), "--hub-timeout", "1s"], { command: "report", env })
+      )
+      assert.strictEqual(stalled.code, 1, describeResult(stalled))
+      assert.include(stalled.stderr, `download from ${server.endpoint}/datasets/owner/qa/resolve/${sha("a")}/${FILE} stalled: no byte for 1s (--hub-timeout)`)
+      assert.isFalse(fs.existsSync(html))
+    })))
+})
+
 describe("agent-trials run: the rows a file holds", () => {
   it("a Parquet footer whose row count disagrees with its row groups: exit 2 naming the file and both counts, no trial run", async () => {
     const dir = tempDir()
@@ -121,6 +160,17 @@ describe("agent-trials run: the rows a file holds", () => {
     const r = await run(["--tasks", file, ...sim, "--out", out])
     assert.strictEqual(r.code, 2, describeResult(r))
     assert.include(r.stderr, `${file}: the footer says 7 rows but its row groups hold 5`)
+    assert.isTrue(!fs.existsSync(out) || readTrials(out).length === 0)
+  })
+
+  it("--json-path data over {\"data\": [], \"data\": [...]}: exit 2 naming the key given twice, no trial run", async () => {
+    const dir = tempDir()
+    const file = path.join(dir, "twice.json")
+    fs.writeFileSync(file, `{"data": [], "data": [{"id": "b", "q": "1"}]}`)
+    const out = path.join(dir, "out.jsonl")
+    const r = await run(["--tasks", file, "--json-path", "data", ...sim, "--out", out])
+    assert.strictEqual(r.code, 2, describeResult(r))
+    assert.include(r.stderr, `${file}: --json-path data: the key "data" is given twice at the top level (at byte 13): keep one`)
     assert.isTrue(!fs.existsSync(out) || readTrials(out).length === 0)
   })
 

@@ -4,7 +4,7 @@
  * disagrees with its row groups is refused; CSV line endings are read per
  * record; a 100,000-column header is checked in one pass and a message names
  * at most 20 columns; `__proto__`, `constructor` and `prototype` are data;
- * `--json-path` to an object or to a key given twice is refused; and CSV and
+ * `--json-path` to an object or to a key given twice (whatever its values) is refused; and CSV and
  * JSON files are counted for the progress total and `--estimate`.
  */
 import * as NodeServices from "@effect/platform-node/NodeServices"
@@ -16,6 +16,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import type * as Dataset from "../src/datasets/Dataset.ts"
 import * as DatasetFormats from "../src/datasets/DatasetFormats.ts"
+import { repeated } from "../src/datasets/internal/repeated.ts"
 import * as Mapping from "../src/datasets/Mapping.ts"
 import type { AgentEvalTask } from "../src/domain/Trial.ts"
 import { removeTempDirs, tempDir } from "./cli-helpers.ts"
@@ -96,6 +97,23 @@ describe("CSV: a header of 100,000 columns", () => {
       assert.include(message, "and 10 more")
     }))
 
+  it("the duplicate finder reads each name once: at most 2n + 4 reads of a 100,000-name header (no indexOf per column)", () => {
+    const twice = [...names, ...names.slice(0, 30), "c5"]
+    // The iterator reads `length` and the index per name, and Symbol.iterator once.
+    const bound = 2 * twice.length + 4
+    let reads = 0
+    const counted = new Proxy(twice, {
+      get: (target, key, receiver) => {
+        // Stopped at once past the bound, so a quadratic finder fails here rather than running for minutes.
+        if (++reads > bound) throw new Error(`more than ${bound} reads of a ${twice.length}-name header: not linear`)
+        return Reflect.get(target, key, receiver)
+      }
+    })
+    assert.deepStrictEqual(repeated(counted), names.slice(0, 30))
+    assert.isAtMost(reads, bound)
+    assert.isAtLeast(reads, twice.length)
+  })
+
   it.live("--map naming a column that is not there lists 20 of the 100,000 and how many more", () =>
     Effect.gen(function*() {
       const file = fileWith("wide.csv", `${names.join(",")}\n${names.map(() => "x").join(",")}\n`)
@@ -134,13 +152,33 @@ describe("JSON: what --json-path names", () => {
       assert.isUndefined(yield* count(file, "data"))
     }))
 
-  it.live("a key given twice on the path: refused naming the path (not the records of both arrays)", () =>
+  it.live("a key given twice on the path: refused naming the key and where, whatever its two values hold; not counted", () =>
     Effect.gen(function*() {
-      const file = fileWith("twice.json", `{"data": [{"id": "a"}, {"id": "b"}], "data": [{"id": "c"}]}`)
-      assert.include(yield* messageOf(file, { jsonPath: "data" }), `${file}: --json-path data names two arrays of records (a key given twice in its object, after record 2)`)
-      const deeper = fileWith("deeper.json", `{"a": {"b": [{"id": "a"}]}, "a": {"b": [{"id": "c"}]}}`)
-      assert.include(yield* messageOf(deeper, { jsonPath: "a.b" }), "--json-path a.b names two arrays of records")
-      assert.isUndefined(yield* count(file, "data"))
+      const b = `[{"id": "b"}]`
+      // Both arrays, one empty (either side), one not an array (either side): each is exit 2, never the records of one.
+      const shapes = [
+        `{"data": [{"id": "a"}, {"id": "x"}], "data": ${b}}`,
+        `{"data": [], "data": ${b}}`,
+        `{"data": [{"id": "a"}], "data": []}`,
+        `{"data": 5, "data": ${b}}`,
+        `{"data": ${b}, "data": {}}`
+      ]
+      for (const [i, shape] of shapes.entries()) {
+        const file = fileWith(`twice-${i}.json`, shape)
+        assert.include(yield* messageOf(file, { jsonPath: "data" }), `${file}: --json-path data: the key "data" is given twice at the top level (at byte `, shape)
+        assert.isUndefined(yield* count(file, "data"), shape)
+      }
+      // At every level of the path: the outer key, or the inner one, given twice.
+      const outer = fileWith("outer.json", `{"a": {"b": [{"id": "a"}]}, "x": {"a": 1}, "a": {"c": []}}`)
+      assert.include(yield* messageOf(outer, { jsonPath: "a.b" }), `${outer}: --json-path a.b: the key "a" is given twice at the top level (at byte 43): keep one`)
+      assert.isUndefined(yield* count(outer, "a.b"))
+      const inner = fileWith("inner.json", `{"a": {"b": [], "c": {"b": 1}, "b": [{"id": "c"}]}}`)
+      assert.include(yield* messageOf(inner, { jsonPath: "a.b" }), `${inner}: --json-path a.b: the key "b" is given twice in a (at byte `)
+      assert.isUndefined(yield* count(inner, "a.b"))
+      // The same key elsewhere (inside records, off the path) is data: read and counted.
+      const fine = fileWith("fine.json", `{"x": {"data": 1, "data": 2}, "data": [{"id": "a", "data": 1}, {"id": "b", "data": [], "data": 2}]}`)
+      assert.deepStrictEqual(tasksOf(yield* read(fine, { jsonPath: "data" })).map((t) => t.id), ["a", "b"])
+      assert.strictEqual(yield* count(fine, "data"), 2)
     }))
 })
 

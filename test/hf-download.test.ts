@@ -2,10 +2,11 @@
  * Issue 37, items 7 and 8: a Hub download is bounded and never half-kept.
  * Against the fake Hub on 127.0.0.1 (test/fixtures/hub-server.ts) through
  * the real undici client and the real file system: a CDN that sends
- * headers and then nothing, or no headers (TestClock drives
- * `--hub-timeout`), one that trickles a byte at a time, a body larger than
- * the Hub declares or than `--max-download`, a body cut short with a clean
- * end, and two fibers filling one cache entry at once.
+ * headers and then nothing, or no headers, or one that trickles a byte
+ * per 20 ms (TestClock drives `--hub-timeout`; the test lets each byte
+ * out), a body larger than the Hub declares or than `--max-download`, a
+ * body cut short with a clean end, and two fibers filling one cache entry
+ * at once.
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeServices from "@effect/platform-node/NodeServices"
@@ -18,7 +19,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as Hub from "../src/datasets/internal/hub.ts"
 import { DatasetError } from "../src/datasets/Source.ts"
-import { content, serveHub, sha } from "./fixtures/hub-server.ts"
+import { content, drip, serveHub, sha } from "./fixtures/hub-server.ts"
 
 const dirs: Array<string> = []
 afterAll(() => {
@@ -40,7 +41,11 @@ const hub = () =>
 
 const localOf = (cache: string) => path.join(cache, "hf", "owner", "big", sha("4"), ...FILE.split("/"))
 
-const resolveWith = (endpoint: string, cache: string, bounds: { readonly timeoutMs?: number; readonly maxDownload?: number } = {}) =>
+const resolveWith = (
+  endpoint: string,
+  cache: string,
+  bounds: { readonly timeoutMs?: number; readonly maxDownload?: number; readonly maxInfo?: number } = {}
+) =>
   Hub.resolve(SPEC, Hub.parseSpec(SPEC) as Hub.HubRef, { endpoint, token: undefined, cacheDir: cache, ...bounds }).pipe(
     Effect.provide(layer)
   )
@@ -56,6 +61,13 @@ const failureOf = (effect: Effect.Effect<unknown, DatasetError>) =>
 // request to be held, then move the TestClock a second at a time until the
 // resolution ends; the test time it took is returned.
 const realSleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
+// A condition on the world outside the test's clock (a socket, a file), polled in real time; the
+// bound only ends a test that would otherwise hang, it decides nothing.
+const untilReal = (done: () => boolean, what: string) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 3000 && !done(); i++) yield* realSleep(5)
+    assert.isTrue(done(), `waited 15 s (real) for ${what}`)
+  })
 const endUnderTestClock = <A, E>(fiber: Fiber.Fiber<A, E>, held: () => boolean) =>
   Effect.gen(function*() {
     for (let i = 0; i < 500 && !held(); i++) yield* realSleep(10)
@@ -105,19 +117,40 @@ describe("--hub-timeout: every wait on the Hub is bounded (TestClock)", () => {
 })
 
 describe("a body too slow, too large or too short", () => {
-  it.live("a byte every 20 ms (under 1 KB/s over a 1 s timeout) ends the download; the .part keeps what came, and a run after resumes it", () =>
+  it.effect("a byte every 20 ms of test time (under 1 KB/s over a 1 s timeout) ends the download; the .part keeps what came, and a run after resumes it (TestClock)", () =>
     Effect.scoped(Effect.gen(function*() {
       const server = yield* hub()
       const cache = cacheDir()
-      server.behaveNext(FILE, { _tag: "Trickle", everyMs: 20 })
-      const error = yield* failureOf(resolveWith(server.endpoint, cache, { timeoutMs: 1000 }))
+      const tap = drip()
+      server.behaveNext(FILE, { _tag: "Drip", drip: tap })
+      const fiber = yield* Effect.forkChild(failureOf(resolveWith(server.endpoint, cache, { timeoutMs: 1000 })))
+      const part = `${localOf(cache)}.part`
+      const partSize = () => fs.existsSync(part) ? fs.statSync(part).size : -1
+      // Real time only for the socket: wait (bounded) for the answer's headers, then for each byte to
+      // reach the .part (counted by the reader before it is written) before the next 20 ms of test time.
+      yield* untilReal(() => server.count(`/cdn/owner/big/${sha("4")}/${FILE}`) === 1 && partSize() === 0, "the headers of the answer")
+      let sent = 0
+      while (fiber.pollUnsafe() === undefined && sent < 200) {
+        tap.send(1)
+        sent++
+        yield* untilReal(() => partSize() === sent || fiber.pollUnsafe() !== undefined, `byte ${sent} in the .part`)
+        yield* TestClock.adjust("20 millis")
+      }
+      assert.isDefined(fiber.pollUnsafe(), `the download still runs after ${sent} bytes at one per 20 ms of test time`)
+      const error = yield* Fiber.join(fiber)
       assert.strictEqual(error.transient, true)
-      assert.match(error.message, /is too slow: \d+ bytes in 1s \(--hub-timeout\), under 1 KB\/s; \d+ B received/)
-      const kept = fs.statSync(`${localOf(cache)}.part`).size
-      assert.isAbove(kept, 0)
-      assert.isBelow(kept, 1024)
+      // One window of 1 s at a byte per 20 ms: 50 bytes, 49 or 50 counted in it; not a stall.
+      const m = /is too slow: (49|50) bytes in 1s \(--hub-timeout\), under 1 KB\/s; \d+ B received \((\d+) bytes\), kept to resume/.exec(error.message)
+      assert.isNotNull(m, error.message)
+      // The .part holds what the message says came, and it came in about 1 s of test time.
+      const kept = fs.statSync(part).size
+      assert.strictEqual(kept, Number(m![2]))
+      assert.isAtLeast(kept, 49)
+      assert.isAtMost(kept, 51)
       const resolved = yield* resolveWith(server.endpoint, cache, { timeoutMs: 1000 })
       assert.deepStrictEqual(new Uint8Array(fs.readFileSync(resolved.files[0]!.local)), whole)
+      // Resumed from the bytes kept: a Range request after them.
+      assert.strictEqual(server.requestsOf(`/cdn/owner/big/${sha("4")}/${FILE}`).at(-1)?.headers.range, `bytes=${kept}-`)
     })))
 
   it.live("more bytes than the Hub declares (x-linked-size, no Content-Length): stopped, the .part removed, nothing cached", () =>
@@ -158,6 +191,24 @@ describe("a body too slow, too large or too short", () => {
       assert.include(error.message, `has 150000 of ${whole.length} bytes: run again to resume it`)
       assert.isFalse(fs.existsSync(localOf(cache)))
       assert.strictEqual(fs.statSync(`${localOf(cache)}.part`).size, 150_000)
+      const resolved = yield* resolveWith(server.endpoint, cache)
+      assert.deepStrictEqual(new Uint8Array(fs.readFileSync(resolved.files[0]!.local)), whole)
+    })))
+})
+
+describe("the dataset info answer", () => {
+  it.live("larger than the cap (1 MB here, 64 MB by default): stopped, naming the URL and the cap; under the default it reads", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const server = yield* serveHub({
+        "owner/big": { refs: { main: { sha: sha("4"), files: new Map([[FILE, whole]]) } }, infoPadding: 4_000_000 }
+      })
+      const cache = cacheDir()
+      const error = yield* failureOf(resolveWith(server.endpoint, cache, { maxInfo: 1_000_000 }))
+      assert.include(
+        error.message,
+        `the answer of ${server.endpoint}/api/datasets/owner/big/revision/main is larger than 1 MB (1000000 bytes), too large for a dataset info: stopped`
+      )
+      assert.strictEqual(server.count(`/datasets/owner/big/resolve/${sha("4")}/${FILE}`), 0)
       const resolved = yield* resolveWith(server.endpoint, cache)
       assert.deepStrictEqual(new Uint8Array(fs.readFileSync(resolved.files[0]!.local)), whole)
     })))

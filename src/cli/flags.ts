@@ -98,7 +98,7 @@ export const statisticsFlags = {
   )
 }
 
-// How a --tasks file is read: run, score and report take the same flags.
+// How a --tasks file is read (an hf: one downloaded): run, score and report take the same flags.
 export const datasetFlags = (formats: ReadonlyArray<DatasetFormats.DatasetFormat>) => ({
   format: optionFlag("format", "NAME", DatasetFormats.FormatName(formats), undefined, DatasetFormats.help(formats)),
   map: optionFlag(
@@ -110,7 +110,21 @@ export const datasetFlags = (formats: ReadonlyArray<DatasetFormats.DatasetFormat
       "(default: the id column, else row-N; reference, answer or target the reference; the other columns inputs)"
   ),
   jsonPath: optionalString("json-path", "The key of a .json file's array of records, dotted for deeper ones (default: the top level)"),
-  cacheDir: optionalString("cache-dir", "Where hf: downloads are kept (default $XDG_CACHE_HOME/agent-trials, else ~/.cache/agent-trials)")
+  cacheDir: optionalString("cache-dir", "Where hf: downloads are kept (default $XDG_CACHE_HOME/agent-trials, else ~/.cache/agent-trials)"),
+  hubTimeout: optionFlag(
+    "hub-timeout",
+    "DURATION",
+    Options.Duration,
+    undefined,
+    "hf: no answer headers, or no byte of a body, for this long ends the request, as does a body under 1 KB/s over it (default 60s)"
+  ),
+  maxDownload: optionFlag(
+    "max-download",
+    "SIZE",
+    Options.ByteSize,
+    undefined,
+    "hf: the most a downloaded file may be when the Hub declares no size, like 500MB (default 10GB)"
+  )
 })
 
 export const scoreFromEnv = (specs: ReadonlyArray<string>) =>

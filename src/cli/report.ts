@@ -53,6 +53,8 @@ export const reportCommand = Command.make(
       map: flags.map,
       jsonPath: Option.getOrUndefined(flags.jsonPath),
       cacheDir: Option.getOrUndefined(flags.cacheDir),
+      hubTimeout: flags.hubTimeout,
+      maxDownload: flags.maxDownload,
       summary: Option.getOrUndefined(flags.summary)
     }).pipe(Effect.mapError(exitFor((e) => e instanceof Report.ReportInputError)))
     yield* Console.log(

@@ -50,20 +50,6 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
           "hf:OWNER/NAME[@REVISION][?config=C&split=S] reads a Hugging Face Hub dataset"
       ),
       ...datasetFlags(kinds.datasets),
-      hubTimeout: optionFlag(
-        "hub-timeout",
-        "DURATION",
-        Options.Duration,
-        undefined,
-        "hf: no answer headers, or no byte of a body, for this long ends the request, as does a body under 1 KB/s over it (default 60s)"
-      ),
-      maxDownload: optionFlag(
-        "max-download",
-        "SIZE",
-        Options.ByteSize,
-        undefined,
-        "hf: the most a downloaded file may be when the Hub declares no size, like 500MB (default 10GB)"
-      ),
       ids: optionalString("ids", "Run only the task ids this file lists, one a line (# starts a comment)"),
       limit: optionFlag("limit", "N", Options.RowCount, undefined, "Run only the first N rows (after --ids and --shuffle)"),
       sample: optionFlag(

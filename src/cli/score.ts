@@ -70,6 +70,8 @@ export const makeScoreCommand = (kinds: Kinds.Kinds) =>
         map: flags.map,
         jsonPath: Option.getOrUndefined(flags.jsonPath),
         cacheDir: Option.getOrUndefined(flags.cacheDir),
+      hubTimeout: flags.hubTimeout,
+      maxDownload: flags.maxDownload,
         resume: flags.resume,
         parallelism: flags.parallelism,
         judgeModel: Option.getOrUndefined(flags.judgeModel),

@@ -11,6 +11,7 @@
 import { Effect, type FileSystem, Stream } from "effect"
 import { fileBytes, stdinBytes } from "./internal/file.ts"
 import { setOwn } from "./internal/own.ts"
+import { repeated } from "./internal/repeated.ts"
 import * as Mapping from "./Mapping.ts"
 import * as Rows from "./Rows.ts"
 import { DatasetError, type DatasetFormat, type Item, type ReadOptions, type Services } from "./Source.ts"
@@ -28,17 +29,6 @@ interface ParserCore {
     push: (record: { readonly record: ReadonlyArray<string>; readonly info: { readonly lines: number } }) => void,
     close: () => void
   ) => (Error & { readonly lines?: number }) | undefined
-}
-
-// The names that occur more than once, in order of their second occurrence: one pass over a Set.
-const repeated = (names: ReadonlyArray<string>): Array<string> => {
-  const seen = new Set<string>()
-  const twice = new Set<string>()
-  for (const name of names) {
-    if (seen.has(name)) twice.add(name)
-    else seen.add(name)
-  }
-  return [...twice]
 }
 
 const parserCore = (Parser: typeof import("csv-parse").Parser, delimiter: string): ParserCore =>

@@ -9,6 +9,7 @@
  */
 import { Effect, type FileSystem, Stream } from "effect"
 import { fileBytes, stdinBytes } from "./internal/file.ts"
+import { twiceMessage, watcher } from "./internal/pathKeys.ts"
 import * as Rows from "./Rows.ts"
 import { DatasetError, type DatasetFormat, type Item, type ReadOptions, type Services } from "./Source.ts"
 
@@ -40,6 +41,15 @@ export const fromJson = (path: string, options: ReadOptions): Stream.Stream<Item
     let firstByte: number | undefined
     let pending: Array<Rows.Row> = []
     let error: DatasetError | undefined
+    const jsonPath = options.jsonPath
+    if (jsonPath !== undefined) {
+      // A key on the path given twice, whatever its values hold (JSON.parse would keep the last).
+      const watch = watcher(jsonPath.split("."))
+      parser.onToken = ({ offset, token, value }) => {
+        const twice = watch(token, value, offset)
+        if (twice !== undefined) error ??= new DatasetError({ path: name, message: twiceMessage(name, jsonPath, twice) })
+      }
+    }
     parser.onValue = ({ key, value }) => {
       if (error !== undefined) return
       // A key, not an index: the path holds an object, whose values would be read as records.
@@ -47,14 +57,6 @@ export const fromJson = (path: string, options: ReadOptions): Stream.Stream<Item
         error = new DatasetError({
           path: name,
           message: `${name}: ${at} is an object (keys ${JSON.stringify(key)}, ...), not an array of records: name the key of the array`
-        })
-        return
-      }
-      // The index starting again: a second array at the path, a key given twice (JSON.parse would keep the last).
-      if (key === 0 && records > 0) {
-        error = new DatasetError({
-          path: name,
-          message: `${name}: ${at} names two arrays of records (a key given twice in its object, after record ${records}): keep one`
         })
         return
       }
@@ -136,10 +138,16 @@ export const countRecords = (path: string, jsonPath: string | undefined): Effect
     const parser = new JSONParser({ paths: [jsonPath === undefined ? "$.*" : `$.${jsonPath}.*`], keepStack: false })
     let records = 0
     let unusable = false
-    // As `fromJson` reads them: an object's values, or a second array at the path, are no count.
+    // As `fromJson` reads them: an object's values, or a key on the path given twice, are no count.
     parser.onValue = ({ key }) => {
-      if (typeof key === "string" || (key === 0 && records > 0)) unusable = true
+      if (typeof key === "string") unusable = true
       else records++
+    }
+    if (jsonPath !== undefined) {
+      const watch = watcher(jsonPath.split("."))
+      parser.onToken = ({ offset, token, value }) => {
+        if (watch(token, value, offset) !== undefined) unusable = true
+      }
     }
     yield* Stream.runForEach(bytes, (chunk) => Effect.try(() => parser.isEnded ? undefined : parser.write(chunk)))
     if (!parser.isEnded) yield* Effect.try(() => parser.end())

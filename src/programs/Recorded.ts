@@ -2,7 +2,8 @@
  * What a results file's run recorded, for the commands that read the file
  * later (`score`, `report`, `compare`): its definition (`RESULTS.run.json`),
  * and its tasks. `--tasks FILE` is read with `--format`, `--map` and
- * `--json-path` as `run` reads it; a flag not given takes what the run
+ * `--json-path` as `run` reads it (an `hf:` one under `--hub-timeout` and
+ * `--max-download`); a flag not given takes what the run
  * recorded when FILE is the run's own tasks file. Without `--tasks`, the
  * tasks the definition names are read as the run read them: its tasks
  * file (bad lines skipped: the run recorded them), its Hub dataset, or its
@@ -11,7 +12,7 @@
  *
  * @since 0.4.0
  */
-import { Effect, FileSystem, Path, Result, Schema, Stream } from "effect"
+import { type Duration, Effect, FileSystem, Path, Result, Schema, Stream } from "effect"
 import * as Dataset from "../datasets/Dataset.ts"
 import * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import * as Mapping from "../datasets/Mapping.ts"
@@ -64,6 +65,9 @@ export interface TasksInput {
   readonly map?: Mapping.Mapping | undefined
   readonly jsonPath?: string | undefined
   readonly cacheDir?: string | undefined
+  /** `--hub-timeout`, `--max-download`: the bounds of an `hf:` download, as `run` has them. */
+  readonly hubTimeout?: Duration.Duration | undefined
+  readonly maxDownload?: number | undefined
   /** The formats to choose from; `DatasetFormats.builtIn` when undefined. */
   readonly datasets?: ReadonlyArray<DatasetFormats.DatasetFormat> | undefined
   readonly cwd: string
@@ -156,7 +160,11 @@ const read = (
     return {
       name,
       how,
-      items: DatasetFormats.read(file, { onInvalid, format, map, jsonPath, cacheDir: input.cacheDir }, input.datasets)
+      items: DatasetFormats.read(
+        file,
+        { onInvalid, format, map, jsonPath, cacheDir: input.cacheDir, hubTimeout: input.hubTimeout, maxDownload: input.maxDownload },
+        input.datasets
+      )
     }
   })
 

@@ -31,7 +31,7 @@
  *
  * @since 0.1.0
  */
-import { Console, Effect, FileSystem, Schema, Stream } from "effect"
+import { Console, type Duration, Effect, FileSystem, Schema, Stream } from "effect"
 import type * as Dataset from "../datasets/Dataset.ts"
 import type * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import type * as Mapping from "../datasets/Mapping.ts"
@@ -90,6 +90,9 @@ export interface ReportConfig {
   readonly map?: Mapping.Mapping | undefined
   readonly jsonPath?: string | undefined
   readonly cacheDir?: string | undefined
+  /** `--hub-timeout`, `--max-download`: the bounds of an `hf:` download, as `run` has them. */
+  readonly hubTimeout?: Duration.Duration | undefined
+  readonly maxDownload?: number | undefined
   /** Where relative paths are resolved; the process's working directory when undefined. */
   readonly cwd?: string | undefined
   /** The formats the task file's format is chosen from; `DatasetFormats.builtIn` when undefined. */
@@ -200,7 +203,8 @@ export const write = Effect.fn("Report.write")(function*(input: {
     yield* checkSummary({ file: input.summaryFile, summary: s, results: input.results, counts: result.acc.thisRun })
   }
   if (input.tasks !== undefined) {
-    const matched = yield* fillTasks(result.rows, input.tasks).pipe(Effect.mapError((e) => bad(e.message)))
+    // A download that failed on the way (stalled, too large) is no bad input: exit 1, as run's.
+    const matched = yield* fillTasks(result.rows, input.tasks).pipe(Effect.mapError((e) => e.transient === true ? e : bad(e.message)))
     // A bad task line's record (InvalidTask) has no task to match.
     if (matched === 0 && result.rows.some((row) => row.error?.type !== "InvalidTask")) {
       const source = input.source ?? { name: "the tasks", how: "", items: input.tasks }

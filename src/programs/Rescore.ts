@@ -14,7 +14,7 @@
  *
  * @since 0.1.0
  */
-import { Clock, Console, Effect, Exit, FileSystem, Option, Path, type Redacted, Schema, Stream } from "effect"
+import { Clock, Console, type Duration, Effect, Exit, FileSystem, Option, Path, type Redacted, Schema, Stream } from "effect"
 import type * as Dataset from "../datasets/Dataset.ts"
 import type * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import type * as Mapping from "../datasets/Mapping.ts"
@@ -51,6 +51,9 @@ export interface ScoreConfig {
   readonly map?: Mapping.Mapping | undefined
   readonly jsonPath?: string | undefined
   readonly cacheDir?: string | undefined
+  /** `--hub-timeout`, `--max-download`: the bounds of an `hf:` download, as `run` has them. */
+  readonly hubTimeout?: Duration.Duration | undefined
+  readonly maxDownload?: number | undefined
   /** The formats the task file's format is chosen from; `DatasetFormats.builtIn` when undefined. */
   readonly datasets?: ReadonlyArray<DatasetFormats.DatasetFormat> | undefined
   /** The stores the input and `out` are kept in, each chosen by its name; `ResultsStores.builtIn` when undefined. */
@@ -157,8 +160,9 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
   }
   const source = yield* Recorded.tasksOf({ ...config, results: config.input }).pipe(Effect.mapError((e) => bad(e.message)))
   if (source.warning !== undefined) yield* Console.error(`agent-trials: warning: ${source.warning}; scoring without references`)
+  // A download that failed on the way (stalled, too large) is no bad input: exit 1, as run's.
   const tasks = source.tasks === undefined ? undefined : yield* readTasks(source.tasks.items).pipe(
-    Effect.mapError((e) => bad(e.message))
+    Effect.mapError((e) => e.transient === true ? e : bad(e.message))
   )
   // Tasks none of whose ids is a trial's would score every trial without its reference: refused before anything is written.
   if (source.tasks !== undefined && tasks !== undefined) {

@@ -18,12 +18,14 @@ import { Effect, FileSystem, Path, Redacted, Stream } from "effect"
 import { HttpClient } from "effect/http"
 import * as NodePath from "node:path"
 import { preview } from "../../domain/internal/post.ts"
+import { formatBytes } from "../../internal/byteSize.ts"
 import { keySecrets, redactUrl, scrubber } from "../../internal/redact.ts"
 import type { DatasetError } from "../Source.ts"
 import { download, type HubFile } from "./download.ts"
 import {
   type Context,
   DEFAULT_MAX_DOWNLOAD,
+  DEFAULT_MAX_INFO,
   DEFAULT_TIMEOUT_MS,
   describe,
   fail,
@@ -56,6 +58,8 @@ export interface HubOptions {
   readonly timeoutMs?: number | undefined
   /** `--max-download` in bytes: the most a file without a declared size may be (10 GB by default). */
   readonly maxDownload?: number | undefined
+  /** The bytes a dataset info answer may have, read into memory (64 MB by default). */
+  readonly maxInfo?: number | undefined
 }
 
 /** @internal */
@@ -244,6 +248,7 @@ export const resolve = (
       client: base.pipe(HttpClient.withScope, HttpClient.followRedirects(10)),
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       maxDownload: options.maxDownload ?? DEFAULT_MAX_DOWNLOAD,
+      maxInfo: options.maxInfo ?? DEFAULT_MAX_INFO,
       // Also remembered for the trace exporter: a span quoting a header or body cannot carry the token.
       scrub: scrubber(keySecrets(token)),
       sent: token !== ""
@@ -296,7 +301,12 @@ function fetchInfo(ctx: Context, revision: string, optional = false): Effect.Eff
     const chunks: Array<Uint8Array> = []
     yield* Effect.raceFirst(
       response.stream.pipe(
-        Stream.runForEach((chunk) => Effect.andThen(Effect.sync(() => chunks.push(chunk)), received(flow, chunk))),
+        Stream.runForEach((chunk) =>
+          // Held in memory to parse: past the cap the answer is not a dataset info, and reading ends.
+          flow.bytes + chunk.length > ctx.maxInfo
+            ? fail(ctx, `the answer of ${redactUrl(url)} is larger than ${formatBytes(ctx.maxInfo)} (${ctx.maxInfo} bytes), too large for a dataset info: stopped; check HF_ENDPOINT`, true)
+            : Effect.andThen(Effect.sync(() => chunks.push(chunk)), received(flow, chunk))
+        ),
         Effect.catchTag("HttpClientError", (error) => fail(ctx, `the answer of ${redactUrl(url)} stopped: ${describe(error)}`, true))
       ),
       watch(ctx, url, flow, 0, "answer")

@@ -19,6 +19,8 @@ import { DatasetError } from "../Source.ts"
 export const DEFAULT_TIMEOUT_MS = 60_000
 /** `--max-download`'s default: above any one Parquet shard the Hub writes, below a full disk. @internal */
 export const DEFAULT_MAX_DOWNLOAD = 10e9
+/** The most a dataset info answer may be: far above any real one (a few KB per file listed), far below memory. @internal */
+export const DEFAULT_MAX_INFO = 64e6
 /** A body slower than this over a whole `--hub-timeout` ends. @internal */
 export const MIN_BYTES_PER_SECOND = 1024
 
@@ -37,6 +39,8 @@ export interface Context {
   readonly sent: boolean
   readonly timeoutMs: number
   readonly maxDownload: number
+  /** The bytes an info answer (JSON, held in memory) may have. */
+  readonly maxInfo: number
 }
 
 /** @internal */
