@@ -58,9 +58,21 @@ export class TasksError extends Schema.TaggedError<TasksError>()("TasksError", {
  * @category models
  * @since 0.4.0
  */
-export interface TasksInput {
+export interface TasksInput extends TasksRead {
   readonly results: string
   readonly tasks: string | undefined
+  readonly cwd: string
+}
+
+/**
+ * How `score` and `report` read a task file, as `run` reads it: one
+ * definition of the dataset options their configs share.
+ *
+ * @category models
+ * @since 0.6.0
+ */
+export interface TasksRead {
+  /** `--format`, `--map`, `--json-path`, `--cache-dir`: how the tasks are read, as `run` reads them. */
   readonly format?: string | undefined
   readonly map?: Mapping.Mapping | undefined
   readonly jsonPath?: string | undefined
@@ -68,9 +80,8 @@ export interface TasksInput {
   /** `--hub-timeout`, `--max-download`: the bounds of an `hf:` download, as `run` has them. */
   readonly hubTimeout?: Duration.Duration | undefined
   readonly maxDownload?: number | undefined
-  /** The formats to choose from; `DatasetFormats.builtIn` when undefined. */
+  /** The formats the task file's format is chosen from; `DatasetFormats.builtIn` when undefined. */
   readonly datasets?: ReadonlyArray<DatasetFormats.DatasetFormat> | undefined
-  readonly cwd: string
 }
 
 /**

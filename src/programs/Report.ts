@@ -31,10 +31,8 @@
  *
  * @since 0.1.0
  */
-import { Console, type Duration, Effect, FileSystem, Schema, Stream } from "effect"
+import { Console, Effect, FileSystem, Schema, Stream } from "effect"
 import type * as Dataset from "../datasets/Dataset.ts"
-import type * as DatasetFormats from "../datasets/DatasetFormats.ts"
-import type * as Mapping from "../datasets/Mapping.ts"
 import { MAX_EPOCHS } from "../domain/Errors.ts"
 import { checkDistinct, writeOutput } from "../internal/outputs.ts"
 import * as ResultsStores from "../results/ResultsStores.ts"
@@ -72,7 +70,7 @@ export class ReportWriteError extends Schema.TaggedError<ReportWriteError>()("Re
  * @category models
  * @since 0.1.0
  */
-export interface ReportConfig {
+export interface ReportConfig extends Recorded.TasksRead {
   /** The results file (JSONL). */
   readonly results: string
   /** Where the HTML goes. */
@@ -85,18 +83,8 @@ export interface ReportConfig {
    * undefined (`Recorded.tasksOf`).
    */
   readonly tasks?: string | undefined
-  /** `--format`, `--map`, `--json-path`, `--cache-dir`: how `tasks` is read, as `run` reads it. */
-  readonly format?: string | undefined
-  readonly map?: Mapping.Mapping | undefined
-  readonly jsonPath?: string | undefined
-  readonly cacheDir?: string | undefined
-  /** `--hub-timeout`, `--max-download`: the bounds of an `hf:` download, as `run` has them. */
-  readonly hubTimeout?: Duration.Duration | undefined
-  readonly maxDownload?: number | undefined
   /** Where relative paths are resolved; the process's working directory when undefined. */
   readonly cwd?: string | undefined
-  /** The formats the task file's format is chosen from; `DatasetFormats.builtIn` when undefined. */
-  readonly datasets?: ReadonlyArray<DatasetFormats.DatasetFormat> | undefined
   /** The run's summary (`run --summary FILE`): outcome, wall time, parallelism, peaks, epochs, scorers; checked to be of `results`. */
   readonly summary?: string | undefined
 }

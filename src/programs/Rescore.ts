@@ -14,10 +14,8 @@
  *
  * @since 0.1.0
  */
-import { Clock, Console, type Duration, Effect, Exit, FileSystem, Option, Path, type Redacted, Schema, Stream } from "effect"
+import { Clock, Console, Effect, Exit, FileSystem, Option, Path, type Redacted, Schema, Stream } from "effect"
 import type * as Dataset from "../datasets/Dataset.ts"
-import type * as DatasetFormats from "../datasets/DatasetFormats.ts"
-import type * as Mapping from "../datasets/Mapping.ts"
 import { checkDistinct, writeOutput } from "../internal/outputs.ts"
 import { MutableProbe } from "../runner/internal/probe.ts"
 import * as Read from "../results/Read.ts"
@@ -39,23 +37,13 @@ import * as Recorded from "./Recorded.ts"
  * @category models
  * @since 0.1.0
  */
-export interface ScoreConfig {
+export interface ScoreConfig extends Recorded.TasksRead {
   /** The results file to score. */
   readonly input: string
   readonly score: ReadonlyArray<string>
   readonly out: string
   /** The task file; the tasks the results file's run definition names when undefined (`Recorded.tasksOf`). */
   readonly tasks: string | undefined
-  /** `--format`, `--map`, `--json-path`, `--cache-dir`: how `tasks` is read, as `run` reads it. */
-  readonly format?: string | undefined
-  readonly map?: Mapping.Mapping | undefined
-  readonly jsonPath?: string | undefined
-  readonly cacheDir?: string | undefined
-  /** `--hub-timeout`, `--max-download`: the bounds of an `hf:` download, as `run` has them. */
-  readonly hubTimeout?: Duration.Duration | undefined
-  readonly maxDownload?: number | undefined
-  /** The formats the task file's format is chosen from; `DatasetFormats.builtIn` when undefined. */
-  readonly datasets?: ReadonlyArray<DatasetFormats.DatasetFormat> | undefined
   /** The stores the input and `out` are kept in, each chosen by its name; `ResultsStores.builtIn` when undefined. */
   readonly stores?: ReadonlyArray<ResultsStores.ResultsStore> | undefined
   /** The kinds `score`'s specs are of; `ScorerKinds.builtIn` when undefined. */
