@@ -90,6 +90,14 @@ export const redactText = (text: string): string => {
 export const scrubRemembered = (text: string): string => (rememberedScrub ??= build([...remembered.values()]))(text)
 
 /**
+ * Whether `scrubRemembered` would remove nothing (no secret remembered), so
+ * a hot path may skip calling it on every string.
+ *
+ * @internal
+ */
+export const remembersNothing = (): boolean => (rememberedScrub ??= build([...remembered.values()])) === unchanged
+
+/**
  * Adds `secrets` to what `scrubRemembered` and `redactText` remove, without
  * making a scrubber: the process's own keys (`OPENAI_API_KEY`, `HF_TOKEN`)
  * and the secrets of URLs given on its command line, which a tool may echo
@@ -178,7 +186,7 @@ const build = (secrets: ReadonlyArray<Secret>): (text: string) => string => {
       add(jsonEscaped(prefix) + jsonEscaped(value), jsonEscaped(prefix) + REDACTED)
     }
   }
-  if (replacements.size === 0) return (text) => text
+  if (replacements.size === 0) return unchanged
   // Longest first, so a secret that contains another is removed whole.
   const forms = [...replacements.keys()].sort((a, b) => b.length - a.length)
   const pattern = new RegExp(
@@ -188,6 +196,9 @@ const build = (secrets: ReadonlyArray<Secret>): (text: string) => string => {
   )
   return (text) => text.replace(pattern, (match) => replacements.get(match) ?? REDACTED)
 }
+
+// The scrub of no secrets: `remembersNothing` knows it by its identity.
+const unchanged = (text: string): string => text
 
 const jsonEscaped = (text: string): string => JSON.stringify(text).slice(1, -1)
 

@@ -22,7 +22,7 @@ export type Writable =
 
 /**
  * Checks `value` (found at `at`, a path such as `output`) for what JSON
- * cannot write, scrubbing each string with `scrub` on the way.
+ * cannot write, scrubbing each string with `scrub` on the way (none when undefined: no secret to remove).
  *
  * **Example** (A cycle named by its path)
  *
@@ -37,19 +37,22 @@ export type Writable =
  *
  * @internal
  */
-export const writable = (value: unknown, at: string, scrub: (text: string) => string): Writable => {
+export const writable = (value: unknown, at: string, scrub: ((text: string) => string) | undefined): Writable => {
   // Most values are small and clean: checked first without a path or copies.
   // A getter or a Proxy may throw under either pass: the walk then names
   // where, and only that value's trial fails.
   try {
-    const keys: Array<string> = []
     // The keys scrubbed at once: a secret is a whole token, and a line
-    // break between two keys is an edge as the end of a string is.
-    if (clean(value, scrub, 0, keys) && (keys.length === 0 || scrubbedAlike(keys, scrub))) return { _tag: "Writable", value }
+    // break between two keys is an edge as the end of a string is. Without
+    // a scrub (no secret to remove) nothing is gathered.
+    const keys: Array<string> | undefined = scrub === undefined ? undefined : []
+    if (clean(value, scrub, 0, keys) && (keys === undefined || keys.length === 0 || scrubbedAlike(keys, scrub!))) {
+      return { _tag: "Writable", value }
+    }
   } catch {
     // Left to the walk.
   }
-  const walk = new Walk(at, scrub)
+  const walk = new Walk(at, scrub ?? unchanged)
   try {
     const out = walk.value(value, "")
     return walk.problem ?? { _tag: "Writable", value: out }
@@ -57,16 +60,21 @@ export const writable = (value: unknown, at: string, scrub: (text: string) => st
     // Deep enough to exhaust the stack: JSON.stringify would fail the same way.
     // Where it threw, unless that is too deep to spell.
     const where = walk.segments.length > 32 ? at : walk.path()
-    return walk.problem ?? { _tag: "Unwritable", at: where, why: `cannot be walked (${scrub(thrown(e))})` }
+    return walk.problem ?? { _tag: "Unwritable", at: where, why: `cannot be walked (${walk.scrub(thrown(e))})` }
   }
 }
 
 // Whether `value` is written as it is, strings unchanged by `scrub`; `false`
 // when unsure (deep, or a `toJSON`), which leaves it to the walk.
-const clean = (value: unknown, scrub: (text: string) => string, depth: number, keys: Array<string>): boolean => {
+const clean = (
+  value: unknown,
+  scrub: ((text: string) => string) | undefined,
+  depth: number,
+  keys: Array<string> | undefined
+): boolean => {
   switch (typeof value) {
     case "string":
-      return scrub(value) === value
+      return scrub === undefined || scrub(value) === value
     case "number":
       return Number.isFinite(value)
     case "boolean":
@@ -84,7 +92,7 @@ const clean = (value: unknown, scrub: (text: string) => string, depth: number, k
       for (const key in object) {
         if (!Object.hasOwn(object, key)) continue
         if (!clean(object[key], scrub, depth + 1, keys)) return false
-        keys.push(key)
+        keys?.push(key)
       }
       return true
     }
@@ -92,6 +100,8 @@ const clean = (value: unknown, scrub: (text: string) => string, depth: number, k
       return false
   }
 }
+
+const unchanged = (text: string): string => text
 
 const scrubbedAlike = (keys: ReadonlyArray<string>, scrub: (text: string) => string): boolean => {
   const joined = keys.join("\n")

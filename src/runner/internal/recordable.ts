@@ -12,7 +12,7 @@ import { Exit, Schema } from "effect"
 import { InvalidAgentOutput } from "../../domain/Errors.ts"
 import { schemaFailure } from "../../domain/internal/failure.ts"
 import { AgentOutput, type TrialError } from "../../domain/Trial.ts"
-import { scrubRemembered } from "../../internal/redact.ts"
+import { remembersNothing, scrubRemembered } from "../../internal/redact.ts"
 import { describeUnwritable, writable } from "../../internal/writable.ts"
 
 /**
@@ -26,7 +26,8 @@ import { describeUnwritable, writable } from "../../internal/writable.ts"
  */
 export const recordableOutput = <E>(exit: Exit.Exit<AgentOutput, E>): Exit.Exit<AgentOutput, E | InvalidAgentOutput> => {
   if (exit._tag === "Failure") return exit
-  const checked = writable(exit.value, "output", scrubRemembered)
+  // No secret remembered (a library run without keys): no string to scrub.
+  const checked = writable(exit.value, "output", remembersNothing() ? undefined : scrubRemembered)
   if (checked._tag === "Writable") {
     // Counts and steps an agent made itself (a tool loop's usage from a
     // server's numbers) must read back too: a cost is priced from them.
