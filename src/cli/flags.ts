@@ -127,6 +127,22 @@ export const datasetFlags = (formats: ReadonlyArray<DatasetFormats.DatasetFormat
   )
 })
 
+// The values the dataset flags parse to.
+type DatasetFlagValues = {
+  readonly [K in keyof ReturnType<typeof datasetFlags>]: ReturnType<typeof datasetFlags>[K] extends Flag.Flag<infer A> ? A
+    : never
+}
+
+// The dataset flags' values as run's, score's and report's configs take them.
+export const datasetOptions = (flags: DatasetFlagValues) => ({
+  format: flags.format,
+  map: flags.map,
+  jsonPath: Option.getOrUndefined(flags.jsonPath),
+  cacheDir: Option.getOrUndefined(flags.cacheDir),
+  hubTimeout: flags.hubTimeout,
+  maxDownload: flags.maxDownload
+})
+
 export const scoreFromEnv = (specs: ReadonlyArray<string>) =>
   specs.length > 0
     ? Effect.succeed(specs)

@@ -9,7 +9,7 @@ import * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import * as Options from "../programs/Options.ts"
 import * as Report from "../programs/Report.ts"
 import { exitFor, reportErrors } from "./errors.ts"
-import { datasetFlags, optionFlag } from "./flags.ts"
+import { datasetFlags, datasetOptions, optionFlag } from "./flags.ts"
 
 /**
  * `report RESULTS.jsonl --html FILE [--max-rows N] [--tasks FILE] [--summary
@@ -49,12 +49,7 @@ export const reportCommand = Command.make(
       html: flags.html,
       maxRows: flags.maxRows,
       tasks: Option.getOrUndefined(flags.tasks),
-      format: flags.format,
-      map: flags.map,
-      jsonPath: Option.getOrUndefined(flags.jsonPath),
-      cacheDir: Option.getOrUndefined(flags.cacheDir),
-      hubTimeout: flags.hubTimeout,
-      maxDownload: flags.maxDownload,
+      ...datasetOptions(flags),
       summary: Option.getOrUndefined(flags.summary)
     }).pipe(Effect.mapError(exitFor((e) => e instanceof Report.ReportInputError)))
     yield* Console.log(

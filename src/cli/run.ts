@@ -15,6 +15,7 @@ import { exitFor, reportErrors } from "./errors.ts"
 import {
   agentFlag,
   datasetFlags,
+  datasetOptions,
   expectedToolsFlag,
   judgeModelFlag,
   modelFlag,
@@ -253,12 +254,7 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         model: Option.isSome(flags.model)
       }, {
         tasks: Option.getOrUndefined(flags.tasks),
-        format: flags.format,
-        map: flags.map,
-        jsonPath: Option.getOrUndefined(flags.jsonPath),
-        cacheDir: Option.getOrUndefined(flags.cacheDir),
-        hubTimeout: flags.hubTimeout,
-        maxDownload: flags.maxDownload,
+        ...datasetOptions(flags),
         ids: Option.getOrUndefined(flags.ids),
         limit: flags.limit,
         sample: flags.sample,

@@ -10,7 +10,7 @@ import * as Kinds from "../programs/Kinds.ts"
 import * as Options from "../programs/Options.ts"
 import * as Rescore from "../programs/Rescore.ts"
 import { exitFor, reportErrors } from "./errors.ts"
-import { datasetFlags, expectedToolsFlag, judgeModelFlag, optionalString, optionFlag, scoreDescription, scoreFlag, scoreFromEnv, statisticsFlags, switchFlag } from "./flags.ts"
+import { datasetFlags, datasetOptions, expectedToolsFlag, judgeModelFlag, optionalString, optionFlag, scoreDescription, scoreFlag, scoreFromEnv, statisticsFlags, switchFlag } from "./flags.ts"
 
 /**
  * `score RESULTS.jsonl --score SPEC... --out SCORED.jsonl [--tasks FILE]
@@ -66,12 +66,7 @@ export const makeScoreCommand = (kinds: Kinds.Kinds) =>
         score: yield* scoreFromEnv(flags.score),
         out: flags.out,
         tasks: Option.getOrUndefined(flags.tasks),
-        format: flags.format,
-        map: flags.map,
-        jsonPath: Option.getOrUndefined(flags.jsonPath),
-        cacheDir: Option.getOrUndefined(flags.cacheDir),
-      hubTimeout: flags.hubTimeout,
-      maxDownload: flags.maxDownload,
+        ...datasetOptions(flags),
         resume: flags.resume,
         parallelism: flags.parallelism,
         judgeModel: Option.getOrUndefined(flags.judgeModel),

@@ -59,8 +59,23 @@ export type OnInvalid = "fail" | "skip"
  * @category models
  * @since 0.3.0
  */
-export interface ReadOptions {
+export interface ReadOptions extends DatasetFlags {
   readonly onInvalid: OnInvalid
+  /**
+   * Told what was read when it is known before the first task: the
+   * revision (commit) of a Hub dataset, for the summary and the records.
+   */
+  readonly onSource?: ((read: SourceRead) => void) | undefined
+}
+
+/**
+ * The flags of how a dataset is read, as `run`, `score` and `report` take
+ * them: declared once here, for their configs and the readers alike.
+ *
+ * @category models
+ * @since 0.6.0
+ */
+export interface DatasetFlags {
   /** `--map`: how a row becomes a task; the default rules when undefined (`Mapping`). */
   readonly map?: Mapping | undefined
   /** `--json-path`: the dotted key of a JSON file's array of records; the top level when undefined. */
@@ -71,11 +86,6 @@ export interface ReadOptions {
   readonly hubTimeout?: Duration.Duration | undefined
   /** `--max-download`: the most bytes a downloaded file without a declared size may be; 10 GB when undefined. */
   readonly maxDownload?: number | undefined
-  /**
-   * Told what was read when it is known before the first task: the
-   * revision (commit) of a Hub dataset, for the summary and the records.
-   */
-  readonly onSource?: ((read: SourceRead) => void) | undefined
 }
 
 /**

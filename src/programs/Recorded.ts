@@ -12,10 +12,11 @@
  *
  * @since 0.4.0
  */
-import { type Duration, Effect, FileSystem, Path, Result, Schema, Stream } from "effect"
+import { Effect, FileSystem, Path, Result, Schema, Stream } from "effect"
 import * as Dataset from "../datasets/Dataset.ts"
 import * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import * as Mapping from "../datasets/Mapping.ts"
+import type * as Source from "../datasets/Source.ts"
 import { redactText } from "../internal/redact.ts"
 import * as RunDefinition from "./RunDefinition.ts"
 
@@ -71,15 +72,9 @@ export interface TasksInput extends TasksRead {
  * @category models
  * @since 0.6.0
  */
-export interface TasksRead {
-  /** `--format`, `--map`, `--json-path`, `--cache-dir`: how the tasks are read, as `run` reads them. */
+export interface TasksRead extends Source.DatasetFlags {
+  /** `--format`: the format the tasks are read as; by the file's name when undefined. */
   readonly format?: string | undefined
-  readonly map?: Mapping.Mapping | undefined
-  readonly jsonPath?: string | undefined
-  readonly cacheDir?: string | undefined
-  /** `--hub-timeout`, `--max-download`: the bounds of an `hf:` download, as `run` has them. */
-  readonly hubTimeout?: Duration.Duration | undefined
-  readonly maxDownload?: number | undefined
   /** The formats the task file's format is chosen from; `DatasetFormats.builtIn` when undefined. */
   readonly datasets?: ReadonlyArray<DatasetFormats.DatasetFormat> | undefined
 }

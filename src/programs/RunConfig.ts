@@ -12,7 +12,7 @@ import * as Kinds from "./Kinds.ts"
 import type { OutputFormat } from "./Output.ts"
 import * as Choose from "../datasets/Choose.ts"
 import type * as Dataset from "../datasets/Dataset.ts"
-import type * as Mapping from "../datasets/Mapping.ts"
+import type * as Source from "../datasets/Source.ts"
 import * as Results from "../results/Results.ts"
 import type * as Options from "./Options.ts"
 import * as Policy from "../runner/Policy.ts"
@@ -26,20 +26,10 @@ import type * as Gates from "../scoring/Gates.ts"
  * @category models
  * @since 0.1.0
  */
-export interface RunConfig extends RemoteConfig {
+export interface RunConfig extends RemoteConfig, Source.DatasetFlags {
   readonly tasks: string | undefined
   /** `--format`: the dataset format of `tasks`; by its name when undefined (`DatasetFormats.formatOf`). */
   readonly format?: string | undefined
-  /** `--map`: how a row of `tasks` becomes a task; the default rules when undefined. */
-  readonly map?: Mapping.Mapping | undefined
-  /** `--json-path`: the key of a JSON file's array of records. */
-  readonly jsonPath?: string | undefined
-  /** `--cache-dir`: where `hf:` downloads are kept; the user's cache directory when undefined. */
-  readonly cacheDir?: string | undefined
-  /** `--hub-timeout`: the longest wait on the Hub for headers or a byte of a body; 60 s when undefined. */
-  readonly hubTimeout?: Duration.Duration | undefined
-  /** `--max-download`: the most bytes a Hub file without a declared size may be; 10 GB when undefined. */
-  readonly maxDownload?: number | undefined
   /** `--limit`: the first N rows (after `--ids`, `--shuffle`). */
   readonly limit?: number | undefined
   /** `--sample`: a seeded uniform sample of N rows. */
