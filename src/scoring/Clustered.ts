@@ -25,7 +25,6 @@
  *
  * @since 0.1.0
  */
-import type { Score } from "../domain/Trial.ts"
 import * as Statistics from "./Statistics.ts"
 import * as StudentT from "./StudentT.ts"
 
@@ -223,7 +222,7 @@ export interface ScorerStats extends Statistics.ScorerStats {
  * @since 0.1.0
  */
 export interface ScoreAccumulator {
-  readonly add: (score: Score, cluster?: string) => void
+  readonly add: (score: Statistics.Observation, cluster?: string) => void
   /** A trial that failed before it could be scored: not passed, no value. */
   readonly addFailedTrial: (cluster?: string) => void
   /** No more trials of `cluster` will come (see {@link Accumulator.close}). */

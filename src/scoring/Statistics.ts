@@ -16,7 +16,6 @@
  *
  * @since 0.1.0
  */
-import type { Score } from "../domain/Trial.ts"
 import * as StudentT from "./StudentT.ts"
 
 /**
@@ -174,13 +173,28 @@ export interface ScorerStats extends Omit<Moments, "n"> {
 }
 
 /**
+ * What an accumulator reads of one score: its value, its verdict, and
+ * whether the scorer failed (a score with an `error` is counted, not
+ * measured). A trial's `Score` is one; the numbers here need nothing else of
+ * it.
+ *
+ * @category models
+ * @since 0.6.0
+ */
+export interface Observation {
+  readonly value: number
+  readonly passed: boolean
+  readonly error?: unknown
+}
+
+/**
  * A constant-space accumulator of one scorer's scores.
  *
  * @category models
  * @since 0.1.0
  */
 export interface Accumulator {
-  readonly add: (score: Score) => void
+  readonly add: (score: Observation) => void
   /** A trial that failed before it could be scored: not passed, no value. */
   readonly addFailedTrial: () => void
   readonly snapshot: () => ScorerStats
