@@ -1,8 +1,8 @@
 /**
  * The layout's rules (issue 22), over the real import graph of src/:
  *
- * 1. Imports point down: internal <- domain <- runner <- {agents, datasets,
- *    scoring, results} <- {report, cluster} <- programs <- cli. A folder
+ * 1. Imports point down: internal <- domain <- statistics <- runner <- {agents,
+ *    datasets, scoring, results} <- summary <- {report, cluster} <- programs <- cli. A folder
  *    imports its own files and the folders below it; folders on one level
  *    do not import each other. Type imports count: a type is a dependency.
  * 2. No import cycles between files, except a public module and its own
@@ -26,8 +26,10 @@ const root = path.resolve(import.meta.dirname, "..", "src")
 const LEVELS: ReadonlyArray<ReadonlyArray<string>> = [
   ["internal"],
   ["domain"],
+  ["statistics"],
   ["runner"],
   ["agents", "datasets", "scoring", "results"],
+  ["summary"],
   ["report", "cluster"],
   ["programs"],
   ["cli"]
@@ -199,6 +201,8 @@ describe("the layout of src/", () => {
 
   it("reads the real graph: every folder of the layout has files, and imports were found", () => {
     for (const folder of levelOf.keys()) {
+      // Issue 38 fills these two by moves; until then they may be empty.
+      if (["statistics", "summary"].includes(folder)) continue
       assert.isTrue([...graph.keys()].some((file) => file.startsWith(`${folder}/`)), `no file in src/${folder}/`)
     }
     assert.isAbove([...graph.values()].reduce((n, node) => n + node.imports.size, 0), 200)
