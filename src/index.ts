@@ -190,7 +190,7 @@ export * as ModuleScorer from "./scoring/ModuleScorer.ts"
  * rates), pass@k, and the paired difference of two runs.
  * @since 0.1.0
  */
-export * as Statistics from "./scoring/Statistics.ts"
+export * as Statistics from "./statistics/Statistics.ts"
 
 /**
  * Clustered values (the epochs of a task): the cluster-robust (CR1) standard
@@ -198,14 +198,14 @@ export * as Statistics from "./scoring/Statistics.ts"
  * effect, and a pass rate's Wilson interval on the effective sample size.
  * @since 0.1.0
  */
-export * as Clustered from "./scoring/Clustered.ts"
+export * as Clustered from "./statistics/Clustered.ts"
 
 /**
  * pass@k and pass^k (every one of k draws passes) over tasks, with their
  * Student t intervals over tasks.
  * @since 0.1.0
  */
-export * as PassAtK from "./scoring/PassAtK.ts"
+export * as PassAtK from "./statistics/PassAtK.ts"
 
 /**
  * What a trial record says about how its statistics are grouped: the run's
@@ -221,7 +221,7 @@ export * as Labels from "./scoring/Labels.ts"
  * minimum detectable effect at 80% power.
  * @since 0.1.0
  */
-export * as Significance from "./scoring/Significance.ts"
+export * as Significance from "./statistics/Significance.ts"
 
 /**
  * `--fail-under NAME=X[@lower]`: quality gates on a scorer's mean or the pass
@@ -299,7 +299,7 @@ export * as Html from "./report/Html.ts"
  * Student's t distribution: its CDF and quantile.
  * @since 0.1.0
  */
-export * as StudentT from "./scoring/StudentT.ts"
+export * as StudentT from "./statistics/StudentT.ts"
 
 /**
  * A simulated agent with deterministic latencies and failures.

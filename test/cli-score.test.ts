@@ -7,7 +7,7 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as Statistics from "../src/scoring/Statistics.ts"
+import * as Statistics from "../src/statistics/Statistics.ts"
 import {
   assertExactlyOnce,
   describeResult,

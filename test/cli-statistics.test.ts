@@ -11,7 +11,7 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as StudentT from "../src/scoring/StudentT.ts"
+import * as StudentT from "../src/statistics/StudentT.ts"
 import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 import { describeResult, killAll, readTrials, removeTempDirs, repoRoot, run, tempDir, writeJsonl } from "./cli-helpers.ts"
 
@@ -38,7 +38,7 @@ const writeTasks = (dir: string) =>
 const round4 = (x: number) => Math.round(x * 1e4) / 1e4
 
 // CR1 by the formula, over the values of one scorer by cluster key, written
-// here apart from src/scoring/Clustered.ts (two sums over the trials, not
+// here apart from src/statistics/Clustered.ts (two sums over the trials, not
 // its one-pass shifted sums).
 const cr1 = (values: ReadonlyArray<{ readonly x: number; readonly cluster: string }>) => {
   const n = values.length

@@ -8,8 +8,8 @@
  * z = norm.ppf(0.975)).
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as Clustered from "../src/scoring/Clustered.ts"
-import * as Statistics from "../src/scoring/Statistics.ts"
+import * as Clustered from "../src/statistics/Clustered.ts"
+import * as Statistics from "../src/statistics/Statistics.ts"
 
 const close = (actual: number | null | undefined, expected: number, tolerance = 1e-12, what = "") => {
   assert.isNumber(actual, what)

@@ -13,7 +13,7 @@ import { Effect } from "effect"
 import * as path from "node:path"
 import * as Compare from "../src/programs/Compare.ts"
 import type { AgentEvalTrial, Usage } from "../src/domain/Trial.ts"
-import * as Statistics from "../src/scoring/Statistics.ts"
+import * as Statistics from "../src/statistics/Statistics.ts"
 import { removeTempDirs, tempDir, writeJsonl } from "./cli-helpers.ts"
 
 afterAll(removeTempDirs)

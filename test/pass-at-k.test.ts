@@ -6,8 +6,8 @@
  * 2.7764451051977934, tables 2.776).
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as PassAtK from "../src/scoring/PassAtK.ts"
-import * as Statistics from "../src/scoring/Statistics.ts"
+import * as PassAtK from "../src/statistics/PassAtK.ts"
+import * as Statistics from "../src/statistics/Statistics.ts"
 
 const close = (actual: number | null | undefined, expected: number, tolerance = 1e-12, what = "") => {
   assert.isNumber(actual, what)

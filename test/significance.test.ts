@@ -8,9 +8,9 @@
  * tail when p = 1/2) and `scipy.stats.t.ppf`.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as Significance from "../src/scoring/Significance.ts"
-import * as Statistics from "../src/scoring/Statistics.ts"
-import * as StudentT from "../src/scoring/StudentT.ts"
+import * as Significance from "../src/statistics/Significance.ts"
+import * as Statistics from "../src/statistics/Statistics.ts"
+import * as StudentT from "../src/statistics/StudentT.ts"
 
 const relative = (actual: number | null, expected: number, tolerance: number, what = "") => {
   assert.isNumber(actual, what)

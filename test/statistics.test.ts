@@ -5,8 +5,8 @@
  * binomials) and against the summary's equal-n pass@k.
  */
 import { assert, describe, it } from "@effect/vitest"
-import * as Statistics from "../src/scoring/Statistics.ts"
-import * as StudentT from "../src/scoring/StudentT.ts"
+import * as Statistics from "../src/statistics/Statistics.ts"
+import * as StudentT from "../src/statistics/StudentT.ts"
 import { passAtK as histogramPassAtK } from "../src/scoring/Summary.ts"
 import type { Score } from "../src/domain/Trial.ts"
 

@@ -8,7 +8,7 @@
  * @internal
  */
 import { Effect } from "effect"
-import * as Significance from "../scoring/Significance.ts"
+import * as Significance from "../statistics/Significance.ts"
 import type { CompareOptions, Comparison, FileInfo, PassComparison, RecordedPass, ScorerComparison, Verdict } from "../report/CompareModel.ts"
 import { groupsOf } from "./CompareGroups.ts"
 import { clusterKey, Paired, type PairedChange, type Unit, valueIn } from "./ComparePaired.ts"

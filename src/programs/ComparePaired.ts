@@ -8,10 +8,10 @@
  *
  * @internal
  */
-import * as Clustered from "../scoring/Clustered.ts"
-import * as Significance from "../scoring/Significance.ts"
-import type * as Statistics from "../scoring/Statistics.ts"
-import * as StudentT from "../scoring/StudentT.ts"
+import * as Clustered from "../statistics/Clustered.ts"
+import * as Significance from "../statistics/Significance.ts"
+import type * as Statistics from "../statistics/Statistics.ts"
+import * as StudentT from "../statistics/StudentT.ts"
 import type { FileTally } from "./CompareTally.ts"
 
 /** @internal */

@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import type * as Statistics from "../scoring/Statistics.ts"
+import type * as Statistics from "../statistics/Statistics.ts"
 import type * as Summary from "../scoring/Summary.ts"
 
 /**

@@ -11,7 +11,7 @@
  *
  * @internal
  */
-import type * as Clustered from "../scoring/Clustered.ts"
+import type * as Clustered from "../statistics/Clustered.ts"
 import type * as Summary from "../scoring/Summary.ts"
 import * as Html from "./Html.ts"
 import * as Svg from "./Svg.ts"

@@ -8,7 +8,7 @@
  *
  * @internal
  */
-import * as PassAtK from "../scoring/PassAtK.ts"
+import * as PassAtK from "../statistics/PassAtK.ts"
 import * as Summary from "../scoring/Summary.ts"
 import type * as Aggregate from "./Aggregate.ts"
 import * as Html from "./Html.ts"

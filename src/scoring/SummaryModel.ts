@@ -4,9 +4,9 @@
  *
  * @since 0.1.0
  */
-import type * as Clustered from "./Clustered.ts"
+import type * as Clustered from "../statistics/Clustered.ts"
 import type * as Labels from "./Labels.ts"
-import type * as Statistics from "./Statistics.ts"
+import type * as Statistics from "../statistics/Statistics.ts"
 
 /**
  * The summary as written by `--summary FILE`.

@@ -6,15 +6,15 @@
  *
  * @since 0.1.0
  */
-import * as Clustered from "./Clustered.ts"
+import * as Clustered from "../statistics/Clustered.ts"
 import * as Labels from "./Labels.ts"
 import type { AgentEvalTrial, TrialStatus } from "../domain/Trial.ts"
-import { LatencyHistogram } from "./Histogram.ts"
+import { LatencyHistogram } from "../statistics/Histogram.ts"
 import { firstMessage } from "./internal/firstMessage.ts"
 import { TrajectoryTally } from "./TrajectoryTally.ts"
 import { UsageTally } from "./UsageTally.ts"
 
-export { LatencyHistogram } from "./Histogram.ts"
+export { LatencyHistogram } from "../statistics/Histogram.ts"
 
 /**
  * Which scorers a run's trials carry, and which decide whether a trial

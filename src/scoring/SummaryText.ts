@@ -7,7 +7,7 @@
 import { significant } from "../internal/figures.ts"
 import { CONTROLS, mark } from "../internal/htmlText.ts"
 import type * as Labels from "./Labels.ts"
-import type * as Statistics from "./Statistics.ts"
+import type * as Statistics from "../statistics/Statistics.ts"
 import { trajectoryLines } from "./SummaryTrajectory.ts"
 import { estimateLines, usageLines } from "./SummaryUsage.ts"
 import type { DatasetRows, DatasetSummary, PassAtKSummary, ScoreSummary, ScoringSummary, Summary } from "./SummaryModel.ts"

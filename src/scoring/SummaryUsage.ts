@@ -4,7 +4,7 @@
  *
  * @since 0.4.0
  */
-import * as StudentT from "./StudentT.ts"
+import * as StudentT from "../statistics/StudentT.ts"
 import type { EstimateFigure, EstimateSummary, PerTrial, UsageSummary, UsageTotals } from "./SummaryModel.ts"
 import type { Moments, SideTally, UsageTally } from "./UsageTally.ts"
 

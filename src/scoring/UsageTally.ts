@@ -8,7 +8,7 @@
  */
 import type { AgentEvalTrial, Usage } from "../domain/Trial.ts"
 import * as Usages from "../domain/Usage.ts"
-import { LatencyHistogram } from "./Histogram.ts"
+import { LatencyHistogram } from "../statistics/Histogram.ts"
 
 /**
  * One side's totals (the agent's, or the judges').
