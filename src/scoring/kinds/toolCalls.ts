@@ -6,7 +6,7 @@
 import { Effect, Result } from "effect"
 import type { ScorerKind, SpecBase } from "../Kind.ts"
 import { options } from "../internal/specOptions.ts"
-import * as Labels from "../Labels.ts"
+import { parsePath } from "../../domain/internal/taskPath.ts"
 import * as PathScorers from "../PathScorers.ts"
 
 /**
@@ -41,7 +41,7 @@ export const kind: ScorerKind<ToolCallsSpec> = {
     if (typeof o === "string") return bad(o)
     const path = o["expected"] as string | undefined
     if (path !== undefined) {
-      const checked = Labels.parsePath(path)
+      const checked = parsePath(path)
       if (Result.isFailure(checked)) return bad(`expected=PATH: ${checked.failure}`)
     }
     const text = o["threshold"] as string | undefined
