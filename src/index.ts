@@ -213,7 +213,7 @@ export * as PassAtK from "./statistics/PassAtK.ts"
  * groups (`--group-by`), read off the task by dotted paths.
  * @since 0.1.0
  */
-export * as Labels from "./scoring/Labels.ts"
+export * as Labels from "./summary/Labels.ts"
 
 /**
  * Tests of a comparison: the paired t test's p-value, McNemar's exact test
@@ -228,7 +228,7 @@ export * as Significance from "./statistics/Significance.ts"
  * rate (or the lower bound of its 95% interval), judged on the run's summary.
  * @since 0.1.0
  */
-export * as Gates from "./scoring/Gates.ts"
+export * as Gates from "./summary/Gates.ts"
 
 /**
  * The scoring stage: every finished trial scored by every scorer, at most
@@ -311,7 +311,7 @@ export * as SimAgent from "./agents/Sim.ts"
  * The end-of-run summary, accumulated in constant space.
  * @since 0.1.0
  */
-export * as Summary from "./scoring/Summary.ts"
+export * as Summary from "./summary/Summary.ts"
 
 /**
  * Traces and metrics of runs, Effect-native: spans for the caller's tracer,
@@ -379,7 +379,7 @@ export * as Usage from "./domain/Usage.ts"
  * cost of a usage under it.
  * @since 0.4.0
  */
-export * as Pricing from "./scoring/Pricing.ts"
+export * as Pricing from "./summary/Pricing.ts"
 
 /**
  * The spending budgets of a run (`--max-cost`, `--max-tokens`) and the

@@ -10,7 +10,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import type * as Aggregate from "../src/report/Aggregate.ts"
 import * as Html from "../src/report/Html.ts"
-import type * as Summary from "../src/scoring/Summary.ts"
+import type * as Summary from "../src/summary/Summary.ts"
 import { describeResult, killAll, readTrials, removeTempDirs, run, tempDir, writeJsonl } from "./cli-helpers.ts"
 
 afterAll(() => {

@@ -15,7 +15,7 @@ import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 import { scrubber } from "../src/internal/redact.ts"
 import { MutableProbe } from "../src/runner/internal/probe.ts"
 import { runTrials } from "../src/runner/Runner.ts"
-import * as Summary from "../src/scoring/Summary.ts"
+import * as Summary from "../src/summary/Summary.ts"
 import { describeResult, killAll, readTrials, removeTempDirs, run, tempDir, writeJsonl } from "./cli-helpers.ts"
 import { tasksStream } from "./fixtures.ts"
 

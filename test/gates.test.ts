@@ -7,9 +7,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Result, Schema } from "effect"
 import * as Options from "../src/programs/Options.ts"
-import * as Gates from "../src/scoring/Gates.ts"
+import * as Gates from "../src/summary/Gates.ts"
 import type * as Clustered from "../src/statistics/Clustered.ts"
-import type { ScoringSummary } from "../src/scoring/Summary.ts"
+import type { ScoringSummary } from "../src/summary/Summary.ts"
 
 const EXPECTED = "expected NAME=X or NAME=X@lower with X a number (for example accuracy=0.8 or passed=0.7@lower)"
 

@@ -1,12 +1,12 @@
 /**
- * What a record says of its statistics (src/scoring/Labels.ts): paths into
+ * What a record says of its statistics (src/summary/Labels.ts): paths into
  * a task, values as text, the labels `run` writes, and how readers key
  * clusters and groups off them; and the option Schemas of their flags.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Exit, Result, Schema } from "effect"
 import * as Options from "../src/programs/Options.ts"
-import * as Labels from "../src/scoring/Labels.ts"
+import * as Labels from "../src/summary/Labels.ts"
 import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 
 const task = {

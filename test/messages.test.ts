@@ -18,7 +18,7 @@ import { LineTooLong, MaxLineBytes, splitLines, V8_MAX_STRING_LENGTH } from "../
 import * as Results from "../src/results/Results.ts"
 import { MutableProbe } from "../src/runner/internal/probe.ts"
 import { runTrials } from "../src/runner/Runner.ts"
-import * as Summary from "../src/scoring/Summary.ts"
+import * as Summary from "../src/summary/Summary.ts"
 import type { AgentEvalTask, AgentEvalTrial } from "../src/domain/Trial.ts"
 import { describeResult, killAll, readTrials, removeTempDirs, repoRoot, run, tempDir, writeJsonl } from "./cli-helpers.ts"
 import { LIMIT } from "./fixtures/small-lines.ts"

@@ -18,7 +18,7 @@ import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 import { rememberSecrets } from "../src/internal/redact.ts"
 import * as Results from "../src/results/Results.ts"
 import { runTrials } from "../src/runner/Runner.ts"
-import * as Pricing from "../src/scoring/Pricing.ts"
+import * as Pricing from "../src/summary/Pricing.ts"
 import { describeResult, killAll, parseSummary, readTrials, removeTempDirs, run, tempDir } from "./cli-helpers.ts"
 
 afterAll(() => {

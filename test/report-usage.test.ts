@@ -17,8 +17,8 @@ import * as path from "node:path"
 import * as Report from "../src/programs/Report.ts"
 import type * as Aggregate from "../src/report/Aggregate.ts"
 import { MutableProbe } from "../src/runner/internal/probe.ts"
-import * as Summary from "../src/scoring/Summary.ts"
-import { tokensText, usdText } from "../src/scoring/SummaryUsage.ts"
+import * as Summary from "../src/summary/Summary.ts"
+import { tokensText, usdText } from "../src/summary/Usage.ts"
 import type { AgentEvalTrial, Score, Usage } from "../src/domain/Trial.ts"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-trials-report-usage-"))

@@ -20,7 +20,7 @@ import * as Report from "../src/programs/Report.ts"
 import * as PageGroups from "../src/report/PageGroups.ts"
 import * as Svg from "../src/report/Svg.ts"
 import { Timeline } from "../src/report/Timeline.ts"
-import * as Summary from "../src/scoring/Summary.ts"
+import * as Summary from "../src/summary/Summary.ts"
 import type * as Clustered from "../src/statistics/Clustered.ts"
 import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 

@@ -7,7 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Statistics from "../src/statistics/Statistics.ts"
 import * as StudentT from "../src/statistics/StudentT.ts"
-import { passAtK as histogramPassAtK } from "../src/scoring/Summary.ts"
+import { passAtK as histogramPassAtK } from "../src/summary/Summary.ts"
 import type { Score } from "../src/domain/Trial.ts"
 
 const close = (actual: number | null | undefined, expected: number, tolerance = 1e-9, what = "") => {

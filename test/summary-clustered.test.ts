@@ -17,7 +17,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { MutableProbe } from "../src/runner/internal/probe.ts"
-import * as Summary from "../src/scoring/Summary.ts"
+import * as Summary from "../src/summary/Summary.ts"
 import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 
 const at = "2026-01-01T00:00:00.000Z"

@@ -7,8 +7,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { MutableProbe } from "../src/runner/internal/probe.ts"
-import * as Summary from "../src/scoring/Summary.ts"
-import * as SummaryText from "../src/scoring/SummaryText.ts"
+import * as Summary from "../src/summary/Summary.ts"
+import * as SummaryText from "../src/summary/Text.ts"
 import type { AgentEvalTrial, TrajectoryStep } from "../src/domain/Trial.ts"
 
 const AT = "2026-01-01T00:00:00.000Z"

@@ -9,7 +9,7 @@ import { MutableProbe } from "../src/runner/internal/probe.ts"
 import * as Progress from "../src/programs/Progress.ts"
 import { MAX_EPOCHS } from "../src/domain/Errors.ts"
 import * as Aggregate from "../src/report/Aggregate.ts"
-import * as Summary from "../src/scoring/Summary.ts"
+import * as Summary from "../src/summary/Summary.ts"
 import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 
 const mulberry32 = (seed: number) => () => {

@@ -18,8 +18,8 @@ import * as Usages from "../src/domain/Usage.ts"
 import * as Budget from "../src/programs/Budget.ts"
 import { MutableProbe } from "../src/runner/internal/probe.ts"
 import { runTrials } from "../src/runner/Runner.ts"
-import * as Pricing from "../src/scoring/Pricing.ts"
-import * as Summary from "../src/scoring/Summary.ts"
+import * as Pricing from "../src/summary/Pricing.ts"
+import * as Summary from "../src/summary/Summary.ts"
 import { tasksStream } from "./fixtures.ts"
 
 class Overloaded extends Data.TaggedError("Overloaded")<{

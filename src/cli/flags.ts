@@ -12,7 +12,7 @@ import * as AgentSpecOption from "../agents/AgentSpecOption.ts"
 import * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import type * as Kinds from "../programs/Kinds.ts"
 import * as Options from "../programs/Options.ts"
-import * as Gates from "../scoring/Gates.ts"
+import * as Gates from "../summary/Gates.ts"
 import * as ScorerKinds from "../scoring/ScorerKinds.ts"
 
 // Every run flag falls back to AGENT_TRIALS_<FLAG>, then to its default; the

@@ -11,7 +11,7 @@
 import { Effect, FileSystem, Schema, Stream } from "effect"
 import { MutableProbe } from "../runner/internal/probe.ts"
 import * as ResultsStores from "../results/ResultsStores.ts"
-import * as Summary from "../scoring/Summary.ts"
+import * as Summary from "../summary/Summary.ts"
 import type { AgentEvalTrial } from "../domain/Trial.ts"
 import { Aggregate } from "../report/Aggregate.ts"
 import { FileUsage, NO_USAGE, type TaskUsage } from "./CompareUsageTally.ts"

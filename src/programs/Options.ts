@@ -34,4 +34,4 @@ export {
 } from "../internal/options.ts"
 export { ToolSpec } from "../agents/ToolSpecOption.ts"
 export { MappingFromString as Mapping } from "../datasets/Mapping.ts"
-export { PassK, StderrCluster, TaskPath } from "../scoring/StatisticsOptions.ts"
+export { PassK, StderrCluster, TaskPath } from "../summary/Options.ts"

@@ -9,7 +9,7 @@
  */
 import type { Effect, FileSystem, Path, Stream } from "effect"
 import type * as Dataset from "../datasets/Dataset.ts"
-import type * as Summary from "../scoring/Summary.ts"
+import type * as Summary from "../summary/Summary.ts"
 
 /**
  * What an output is made from.

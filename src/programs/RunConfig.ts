@@ -17,7 +17,7 @@ import * as Results from "../results/Results.ts"
 import type * as Options from "./Options.ts"
 import * as Policy from "../runner/Policy.ts"
 import { type Remote, type RemoteConfig, RunInputError } from "../runner/Remote.ts"
-import type * as Gates from "../scoring/Gates.ts"
+import type * as Gates from "../summary/Gates.ts"
 
 /**
  * Everything `run` needs, after flags and environment are read: each option

@@ -21,9 +21,9 @@
 import { MAX_EPOCHS } from "../domain/Errors.ts"
 import * as Trajectories from "../domain/Trajectory.ts"
 import * as Usages from "../domain/Usage.ts"
-import * as Labels from "../scoring/Labels.ts"
-import * as Summary from "../scoring/Summary.ts"
-import { tokensText, usdText } from "../scoring/SummaryUsage.ts"
+import * as Labels from "../summary/Labels.ts"
+import * as Summary from "../summary/Summary.ts"
+import { tokensText, usdText } from "../summary/Usage.ts"
 import type { AgentEvalTrial, TrialStatus } from "../domain/Trial.ts"
 import { Timeline } from "./Timeline.ts"
 

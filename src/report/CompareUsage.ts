@@ -7,7 +7,7 @@
  *
  * @internal
  */
-import { usdText, tokensText } from "../scoring/SummaryUsage.ts"
+import { usdText, tokensText } from "../summary/Usage.ts"
 import { aligned, pValue } from "./CompareCells.ts"
 import type { Comparison, UsageChange, UsageComparison } from "./CompareModel.ts"
 import * as Html from "./Html.ts"

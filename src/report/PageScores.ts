@@ -9,7 +9,7 @@
  * @internal
  */
 import * as PassAtK from "../statistics/PassAtK.ts"
-import * as Summary from "../scoring/Summary.ts"
+import * as Summary from "../summary/Summary.ts"
 import type * as Aggregate from "./Aggregate.ts"
 import * as Html from "./Html.ts"
 import * as Svg from "./Svg.ts"

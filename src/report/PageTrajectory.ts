@@ -8,7 +8,7 @@
  *
  * @internal
  */
-import type * as Summary from "../scoring/Summary.ts"
+import type * as Summary from "../summary/Summary.ts"
 import * as Html from "./Html.ts"
 import * as Svg from "./Svg.ts"
 

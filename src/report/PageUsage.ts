@@ -10,8 +10,8 @@
  *
  * @internal
  */
-import type * as Summary from "../scoring/Summary.ts"
-import { tokensText, usdText } from "../scoring/SummaryUsage.ts"
+import type * as Summary from "../summary/Summary.ts"
+import { tokensText, usdText } from "../summary/Usage.ts"
 import * as Html from "./Html.ts"
 
 // A side's tokens by kind, as the summary's text says them.

@@ -6,8 +6,8 @@
  */
 import { Effect, FileSystem, type Path, Stream } from "effect"
 import { createHash } from "node:crypto"
-import * as Labels from "../../scoring/Labels.ts"
-import * as SummaryText from "../../scoring/SummaryText.ts"
+import * as Labels from "../../summary/Labels.ts"
+import * as SummaryText from "../../summary/Text.ts"
 import type * as AgentKinds from "../../agents/AgentKinds.ts"
 import type * as ScorerKinds from "../../scoring/ScorerKinds.ts"
 import * as ScorerSpec from "../../scoring/Spec.ts"

@@ -5,7 +5,7 @@
  * @since 0.4.0
  */
 import * as StudentT from "../statistics/StudentT.ts"
-import type { EstimateFigure, EstimateSummary, PerTrial, UsageSummary, UsageTotals } from "./SummaryModel.ts"
+import type { EstimateFigure, EstimateSummary, PerTrial, UsageSummary, UsageTotals } from "./Model.ts"
 import type { Moments, SideTally, UsageTally } from "./UsageTally.ts"
 
 // Costs to 1e-9 USD (a nano-dollar): finer than any price, coarser than float noise.

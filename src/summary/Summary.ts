@@ -15,10 +15,10 @@ import * as Clustered from "../statistics/Clustered.ts"
 import * as Labels from "./Labels.ts"
 import * as PassAtK from "../statistics/PassAtK.ts"
 import type * as Statistics from "../statistics/Statistics.ts"
-import type { PassAtKSummary, ScoreSummary, ScoringSummary, Summary, TrajectorySummary, UsageSummary } from "./SummaryModel.ts"
-import { Accumulator } from "./SummaryTally.ts"
-import { trajectorySummary } from "./SummaryTrajectory.ts"
-import { usageSummary } from "./SummaryUsage.ts"
+import type { PassAtKSummary, ScoreSummary, ScoringSummary, Summary, TrajectorySummary, UsageSummary } from "./Model.ts"
+import { Accumulator } from "./Tally.ts"
+import { trajectorySummary } from "./Trajectory.ts"
+import { usageSummary } from "./Usage.ts"
 
 export type {
   EstimateFigure,
@@ -32,13 +32,13 @@ export type {
   TrajectorySummary,
   UsageSummary,
   UsageTotals
-} from "./SummaryModel.ts"
-export type { GroupTally, ScoringOptions } from "./SummaryTally.ts"
-export { Accumulator, LatencyHistogram, passAtK, ScoreTally } from "./SummaryTally.ts"
-export { clusterText, format, formatScore } from "./SummaryText.ts"
-export { estimateSummary, usageSummary } from "./SummaryUsage.ts"
+} from "./Model.ts"
+export type { GroupTally, ScoringOptions } from "./Tally.ts"
+export { Accumulator, LatencyHistogram, passAtK, ScoreTally } from "./Tally.ts"
+export { clusterText, format, formatScore } from "./Text.ts"
+export { estimateSummary, usageSummary } from "./Usage.ts"
 export { Distribution, Moments, SideTally, UsageTally } from "./UsageTally.ts"
-export { trajectoryLines, trajectorySummary } from "./SummaryTrajectory.ts"
+export { trajectoryLines, trajectorySummary } from "./Trajectory.ts"
 export { CountHistogram, type ToolCounts, TrajectoryTally } from "./TrajectoryTally.ts"
 
 const withTotal = (c: { completed: number; failed: number; partial: number }) => ({

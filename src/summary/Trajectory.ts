@@ -5,7 +5,7 @@
  *
  * @since 0.5.0
  */
-import type { PerTrialCount, TrajectorySummary } from "./SummaryModel.ts"
+import type { PerTrialCount, TrajectorySummary } from "./Model.ts"
 import type { CountHistogram, TrajectoryTally } from "./TrajectoryTally.ts"
 
 const perTrial = (h: CountHistogram): PerTrialCount => ({

@@ -8,9 +8,9 @@ import { significant } from "../internal/figures.ts"
 import { CONTROLS, mark } from "../internal/htmlText.ts"
 import type * as Labels from "./Labels.ts"
 import type * as Statistics from "../statistics/Statistics.ts"
-import { trajectoryLines } from "./SummaryTrajectory.ts"
-import { estimateLines, usageLines } from "./SummaryUsage.ts"
-import type { DatasetRows, DatasetSummary, PassAtKSummary, ScoreSummary, ScoringSummary, Summary } from "./SummaryModel.ts"
+import { trajectoryLines } from "./Trajectory.ts"
+import { estimateLines, usageLines } from "./Usage.ts"
+import type { DatasetRows, DatasetSummary, PassAtKSummary, ScoreSummary, ScoringSummary, Summary } from "./Model.ts"
 
 /**
  * `score`'s summary as text.
