@@ -338,21 +338,21 @@ export * as EffectAiAgent from "./agents/EffectAi.ts"
  * An agent that acts: the tool loop over a model and the tools of `--tools` sources.
  * @since 0.5.0
  */
-export * as ToolAgent from "./agents/ToolAgent.ts"
+export * as ToolAgent from "./agents/tools/Agent.ts"
 
 /**
  * The tool loop: ask the model, run its tool calls, feed the results back,
  * record every step.
  * @since 0.5.0
  */
-export * as ToolLoop from "./agents/ToolLoop.ts"
+export * as ToolLoop from "./agents/tools/Loop.ts"
 
 /**
  * The registry of tool sources (`--tools SPEC`): a module's tools, an MCP
  * server over stdio or HTTP.
  * @since 0.5.0
  */
-export * as ToolSources from "./agents/ToolSources.ts"
+export * as ToolSources from "./agents/tools/Sources.ts"
 
 /**
  * Trajectories: the path an agent that acts took (model turns, tool calls,

@@ -11,7 +11,7 @@ import { Effect, Exit, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as ToolSources from "../src/agents/ToolSources.ts"
+import * as ToolSources from "../src/agents/tools/Sources.ts"
 import { removeTempDirs, repoRoot, tempDir, waitFor } from "./cli-helpers.ts"
 
 afterAll(() => removeTempDirs())

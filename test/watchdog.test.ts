@@ -1,5 +1,5 @@
 /**
- * The watchdog of stdio MCP servers (src/agents/internal/watchdog.ts), with
+ * The watchdog of stdio MCP servers (src/agents/tools/internal/watchdog.ts), with
  * real processes: a server that starts a long-lived child and then exits on
  * its own, while the run (this test process) lives, takes that child with
  * it. Otherwise a SIGKILL of the run before its scope closes the dead
@@ -8,7 +8,7 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Redacted } from "effect"
 import { spawn } from "node:child_process"
-import * as Watchdog from "../src/agents/internal/watchdog.ts"
+import * as Watchdog from "../src/agents/tools/internal/watchdog.ts"
 import { waitFor } from "./cli-helpers.ts"
 import { alive } from "./pids.ts"
 

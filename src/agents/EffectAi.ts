@@ -11,8 +11,8 @@ import { Effect, Layer } from "effect"
 import type { LanguageModel } from "effect/ai"
 import { loadValue } from "../internal/loadExport.ts"
 import type { AgentKind } from "./Kind.ts"
-import * as ToolAgent from "./ToolAgent.ts"
-import type { Requirements } from "./ToolSource.ts"
+import * as ToolAgent from "./tools/Agent.ts"
+import type { Requirements } from "./tools/Source.ts"
 
 type EffectAiSpec = { readonly _tag: "EffectAi"; readonly file: string; readonly exportName: string | undefined }
 

@@ -10,7 +10,7 @@ import type { Duration, Effect, Redacted } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Agent } from "../domain/Agent.ts"
 import type { RetryPolicy } from "../runner/Policy.ts"
-import type { McpServerFailed, Requirements, Spec as ToolSpec } from "./ToolSource.ts"
+import type { McpServerFailed, Requirements, Spec as ToolSpec } from "./tools/Source.ts"
 
 /**
  * A parsed `--agent` spec: its kind's tag and the kind's own fields.

@@ -19,7 +19,7 @@ import { keySecrets, redactUrl, scrubber, urlCredentials, urlSecrets } from "../
 import { userContent } from "./internal/prompt.ts"
 import * as ChatModel from "./ChatModel.ts"
 import type { AgentKind } from "./Kind.ts"
-import * as ToolAgent from "./ToolAgent.ts"
+import * as ToolAgent from "./tools/Agent.ts"
 
 /**
  * Options of a chat completions agent.

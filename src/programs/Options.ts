@@ -32,6 +32,6 @@ export {
   TokenCount,
   Usd
 } from "../internal/options.ts"
-export { ToolSpec } from "../agents/ToolSpecOption.ts"
+export { ToolSpec } from "../agents/tools/SpecOption.ts"
 export { MappingFromString as Mapping } from "../datasets/Mapping.ts"
 export { PassK, StderrCluster, TaskPath } from "../summary/Options.ts"

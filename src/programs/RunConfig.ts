@@ -7,7 +7,7 @@
  */
 import type { Duration, Redacted } from "effect"
 import type * as AgentKinds from "../agents/AgentKinds.ts"
-import type * as ToolSources from "../agents/ToolSources.ts"
+import type * as ToolSources from "../agents/tools/Sources.ts"
 import * as Kinds from "./Kinds.ts"
 import type { OutputFormat } from "./Output.ts"
 import * as Choose from "../datasets/Choose.ts"

@@ -10,7 +10,7 @@
  */
 import { Clock, Console, Effect, FileSystem, Path, Schema, Stream } from "effect"
 import * as AgentKinds from "../agents/AgentKinds.ts"
-import * as ToolSources from "../agents/ToolSources.ts"
+import * as ToolSources from "../agents/tools/Sources.ts"
 import { writeFileAtomic } from "../internal/atomicFile.ts"
 import * as Choose from "../datasets/Choose.ts"
 import type { SourceRead } from "../datasets/Dataset.ts"

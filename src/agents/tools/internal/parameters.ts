@@ -18,8 +18,8 @@
  */
 import { Effect, Schema } from "effect"
 import { Tool } from "effect/ai"
-import { compile, errorText } from "../../internal/jsonSchema.ts"
-import { describe } from "../../internal/describe.ts"
+import { compile, errorText } from "../../../internal/jsonSchema.ts"
+import { describe } from "../../../internal/describe.ts"
 
 /**
  * A tool's parameters: the JSON Schema sent, and the check of a call's

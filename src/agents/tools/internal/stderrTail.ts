@@ -9,7 +9,7 @@
  */
 import { Deferred, Duration, Effect, Layer, Stream } from "effect"
 import * as Spawner from "effect/process/ChildProcessSpawner"
-import { redactText } from "../../internal/redact.ts"
+import { redactText } from "../../../internal/redact.ts"
 
 const MAX_LINES = 10
 const MAX_LINE = 300

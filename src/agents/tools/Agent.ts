@@ -9,11 +9,11 @@
  */
 import { Context, type Duration, Effect, Layer, Schema } from "effect"
 import type { LanguageModel } from "effect/ai"
-import type { Agent } from "../domain/Agent.ts"
-import type { RetryPolicy } from "../runner/Policy.ts"
+import type { Agent } from "../../domain/Agent.ts"
+import type { RetryPolicy } from "../../runner/Policy.ts"
 import { DEFAULT_TIMEOUT } from "./internal/mcp.ts"
-import * as ToolLoop from "./ToolLoop.ts"
-import * as ToolSources from "./ToolSources.ts"
+import * as ToolLoop from "./Loop.ts"
+import * as ToolSources from "./Sources.ts"
 
 /**
  * A trial's tools could not be connected (`--mcp-per-trial`).

@@ -6,15 +6,15 @@
  * @since 0.5.0
  */
 import { Effect } from "effect"
-import { redactUrl } from "../internal/redact.ts"
-import * as McpHttpTools from "./McpHttpTools.ts"
-import * as McpStdioTools from "./McpStdioTools.ts"
-import * as ModuleTools from "./ModuleTools.ts"
-import type { Tools } from "./ToolLoop.ts"
-import type { ConnectOptions, McpServerFailed, Requirements, Spec, ToolSource } from "./ToolSource.ts"
+import { redactUrl } from "../../internal/redact.ts"
+import * as McpHttpTools from "./McpHttp.ts"
+import * as McpStdioTools from "./McpStdio.ts"
+import * as ModuleTools from "./Module.ts"
+import type { Tools } from "./Loop.ts"
+import type { ConnectOptions, McpServerFailed, Requirements, Spec, ToolSource } from "./Source.ts"
 
-export type { ConnectOptions, Requirements, Spec, ToolSource } from "./ToolSource.ts"
-export { McpServerFailed } from "./ToolSource.ts"
+export type { ConnectOptions, Requirements, Spec, ToolSource } from "./Source.ts"
+export { McpServerFailed } from "./Source.ts"
 
 /**
  * The sources this package has, in the order messages list them.

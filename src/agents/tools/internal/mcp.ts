@@ -13,9 +13,9 @@
  */
 import { Cause, Context, Duration, Effect, Exit, Layer, Scope, Semaphore, Stream } from "effect"
 import { McpClient, type McpClientError } from "effect/ai"
-import { packageVersion } from "../../internal/packageVersion.ts"
-import type { Tools } from "../ToolLoop.ts"
-import { McpServerFailed, type Requirements } from "../ToolSource.ts"
+import { packageVersion } from "../../../internal/packageVersion.ts"
+import type { Tools } from "../Loop.ts"
+import { McpServerFailed, type Requirements } from "../Source.ts"
 import * as StderrTail from "./stderrTail.ts"
 
 /**

@@ -4,9 +4,9 @@
  * @since 0.5.0
  */
 import { McpClient, McpProtocol } from "effect/ai"
-import { redactUrl } from "../internal/redact.ts"
+import { redactUrl } from "../../internal/redact.ts"
 import { clientInfo, connect, DEFAULT_TIMEOUT } from "./internal/mcp.ts"
-import type { ToolSource } from "./ToolSource.ts"
+import type { ToolSource } from "./Source.ts"
 
 type HttpSpec = { readonly _tag: "McpHttp"; readonly url: string }
 

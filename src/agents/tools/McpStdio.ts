@@ -12,7 +12,7 @@
 import { McpClient, McpProtocol } from "effect/ai"
 import { clientInfo, connect, DEFAULT_TIMEOUT } from "./internal/mcp.ts"
 import * as Watchdog from "./internal/watchdog.ts"
-import type { ToolSource } from "./ToolSource.ts"
+import type { ToolSource } from "./Source.ts"
 
 type StdioSpec = { readonly _tag: "McpStdio"; readonly command: string; readonly args: ReadonlyArray<string> }
 

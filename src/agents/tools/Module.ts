@@ -20,10 +20,10 @@
  */
 import { Effect, Layer, Schema } from "effect"
 import { Tool, Toolkit } from "effect/ai"
-import { loadValue } from "../internal/loadExport.ts"
-import { parametersOf } from "./internal/toolParameters.ts"
-import type { Tools } from "./ToolLoop.ts"
-import type { ToolSource } from "./ToolSource.ts"
+import { loadValue } from "../../internal/loadExport.ts"
+import { parametersOf } from "./internal/parameters.ts"
+import type { Tools } from "./Loop.ts"
+import type { ToolSource } from "./Source.ts"
 
 type ModuleSpec = { readonly _tag: "ModuleTools"; readonly file: string; readonly exportName: string | undefined }
 

@@ -9,7 +9,7 @@
 import { type Duration, type Effect, Schema, type Scope } from "effect"
 import type { HttpClient } from "effect/http"
 import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
-import type { Tools } from "./ToolLoop.ts"
+import type { Tools } from "./Loop.ts"
 
 /**
  * A parsed `--tools` spec: its source's tag and the source's own fields.

@@ -21,14 +21,14 @@
  */
 import { Cause, Clock, Effect, Exit, Option, Schema, Stream } from "effect"
 import { AiError, LanguageModel, Prompt, Response, type Toolkit } from "effect/ai"
-import { describe } from "../internal/describe.ts"
-import type { AgentEvalTask, AgentOutput, TrajectoryStep } from "../domain/Trial.ts"
-import { Trajectory, Usage } from "../domain/Trial.ts"
-import * as Trajectories from "../domain/Trajectory.ts"
-import * as Usages from "../domain/Usage.ts"
-import * as Policy from "../runner/Policy.ts"
-import * as ModelTrouble from "./internal/modelTrouble.ts"
-import { userContent } from "./internal/prompt.ts"
+import { describe } from "../../internal/describe.ts"
+import type { AgentEvalTask, AgentOutput, TrajectoryStep } from "../../domain/Trial.ts"
+import { Trajectory, Usage } from "../../domain/Trial.ts"
+import * as Trajectories from "../../domain/Trajectory.ts"
+import * as Usages from "../../domain/Usage.ts"
+import * as Policy from "../../runner/Policy.ts"
+import * as ModelTrouble from "../internal/modelTrouble.ts"
+import { userContent } from "../internal/prompt.ts"
 
 /**
  * The loop reached `max_turns` model turns without an answer.

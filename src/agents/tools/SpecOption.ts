@@ -4,8 +4,8 @@
  * @since 0.5.0
  */
 import { Result, Schema } from "effect"
-import { fromString } from "../internal/options.ts"
-import * as ToolSources from "./ToolSources.ts"
+import { fromString } from "../../internal/options.ts"
+import * as ToolSources from "./Sources.ts"
 
 /**
  * A `--tools` spec of a built-in source: `module:PATH[#export]`,
