@@ -272,7 +272,7 @@ export * as ReportAggregate from "./report/Aggregate.ts"
  * in flight over time, failures by type, and the table of trials.
  * @since 0.1.0
  */
-export * as ReportPage from "./report/Page.ts"
+export * as ReportPage from "./report/page/Page.ts"
 
 /**
  * Throughput and calls in flight over time in a fixed number of buckets
@@ -286,7 +286,7 @@ export * as Timeline from "./report/Timeline.ts"
  * charts (shared by the report, compare and the benchmark).
  * @since 0.1.0
  */
-export * as Svg from "./report/Svg.ts"
+export * as Svg from "./report/svg/Svg.ts"
 
 /**
  * A self-contained HTML page: shell with inline CSS and script, escaping,

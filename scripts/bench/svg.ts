@@ -4,7 +4,7 @@
  * baselines and the raw pool are orders of magnitude away from the rest.
  */
 import { type ApproachName, approachNames, catalog } from "./catalog.ts"
-import * as Svg from "../../src/report/Svg.ts"
+import * as Svg from "../../src/report/svg/Svg.ts"
 import { fmtCount, type Summary } from "./summary.ts"
 
 const colors: Record<ApproachName, string> = {

@@ -101,17 +101,17 @@
  */
 import { Console, Effect, Schema } from "effect"
 import { checkDistinct, writeOutput } from "../internal/outputs.ts"
-import type { CompareOptions } from "../report/CompareModel.ts"
+import type { CompareOptions } from "../report/compare/Model.ts"
 import { fromTallies } from "./CompareDiff.ts"
 import { notNonInferior, regression } from "./CompareGate.ts"
-import { toHtml } from "../report/CompareHtml.ts"
+import { toHtml } from "../report/compare/Html.ts"
 import { CompareInputError, tally } from "./CompareTally.ts"
-import { format } from "../report/CompareText.ts"
+import { format } from "../report/compare/Text.ts"
 import * as Recorded from "./Recorded.ts"
 
 export { CompareInputError } from "./CompareTally.ts"
-export { toHtml } from "../report/CompareHtml.ts"
-export { format } from "../report/CompareText.ts"
+export { toHtml } from "../report/compare/Html.ts"
+export { format } from "../report/compare/Text.ts"
 export type {
   CompareOptions,
   Comparison,
@@ -125,7 +125,7 @@ export type {
   UsageComparison,
   UsageCounts,
   Verdict
-} from "../report/CompareModel.ts"
+} from "../report/compare/Model.ts"
 
 /**
  * Compares two results files: per shared scorer the paired change in mean

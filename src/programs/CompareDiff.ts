@@ -9,7 +9,7 @@
  */
 import { Effect } from "effect"
 import * as Significance from "../statistics/Significance.ts"
-import type { CompareOptions, Comparison, FileInfo, PassComparison, RecordedPass, ScorerComparison, Verdict } from "../report/CompareModel.ts"
+import type { CompareOptions, Comparison, FileInfo, PassComparison, RecordedPass, ScorerComparison, Verdict } from "../report/compare/Model.ts"
 import { groupsOf } from "./CompareGroups.ts"
 import { clusterKey, Paired, type PairedChange, type Unit, valueIn } from "./ComparePaired.ts"
 import { CompareInputError, type FileTally } from "./CompareTally.ts"

@@ -7,7 +7,7 @@
  *
  * @internal
  */
-import type { Comparison, GroupComparison, GroupPassComparison, GroupScorerComparison } from "../report/CompareModel.ts"
+import type { Comparison, GroupComparison, GroupPassComparison, GroupScorerComparison } from "../report/compare/Model.ts"
 import { Paired, type PairedChange, type Unit, valueIn } from "./ComparePaired.ts"
 import type { FileTally } from "./CompareTally.ts"
 

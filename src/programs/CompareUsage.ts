@@ -9,7 +9,7 @@
  *
  * @internal
  */
-import type { UsageChange, UsageComparison } from "../report/CompareModel.ts"
+import type { UsageChange, UsageComparison } from "../report/compare/Model.ts"
 import { Paired, type PairedChange, type Unit } from "./ComparePaired.ts"
 import type { FileTally } from "./CompareTally.ts"
 import { COST, PRICED, TOKENS, TRIALS } from "./CompareUsageTally.ts"

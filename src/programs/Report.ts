@@ -41,7 +41,7 @@ import * as RunDefinition from "./RunDefinition.ts"
 import type * as Summary from "../summary/Summary.ts"
 import type { AgentEvalTask } from "../domain/Trial.ts"
 import * as Aggregate from "../report/Aggregate.ts"
-import * as Page from "../report/Page.ts"
+import * as Page from "../report/page/Page.ts"
 
 /**
  * A results, summary or task file the report cannot use, or a bad option

@@ -3,7 +3,7 @@
  *
  * @internal
  */
-import { escape, type Frame, linearScale, linearTicks, noData, open, palette, r1, titleOf } from "./SvgAxes.ts"
+import { escape, type Frame, linearScale, linearTicks, noData, open, palette, r1, titleOf } from "./Axes.ts"
 
 /**
  * One row of an interval chart: a value and, when known, its interval.

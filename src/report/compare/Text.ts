@@ -9,9 +9,9 @@
  *
  * @internal
  */
-import { aligned, fixed, interval, pValue, signed } from "./CompareCells.ts"
-import type { Comparison } from "./CompareModel.ts"
-import { usageLines } from "./CompareUsage.ts"
+import { aligned, fixed, interval, pValue, signed } from "./Cells.ts"
+import type { Comparison } from "./Model.ts"
+import { usageLines } from "./Usage.ts"
 
 const SHOWN = 10
 const WIDTH = 100

@@ -8,9 +8,9 @@
  *
  * @internal
  */
-import type * as Summary from "../summary/Summary.ts"
-import * as Html from "./Html.ts"
-import * as Svg from "./Svg.ts"
+import type * as Summary from "../../summary/Summary.ts"
+import * as Html from "../Html.ts"
+import * as Svg from "../svg/Svg.ts"
 
 /** Tools the chart and the table show at most; the rest are counted together. */
 const SHOWN = 15

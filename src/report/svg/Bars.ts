@@ -3,7 +3,7 @@
  *
  * @internal
  */
-import { axisScale, compact, escape, type Frame, linearScale, noData, open, palette, r1, titleOf } from "./SvgAxes.ts"
+import { axisScale, compact, escape, type Frame, linearScale, noData, open, palette, r1, titleOf } from "./Axes.ts"
 
 /**
  * One bar of a bar chart; `tooltip` is shown on hover.

@@ -16,7 +16,7 @@
  *
  * @internal
  */
-import { CONTROLS } from "./htmlText.ts"
+import { CONTROLS } from "../../internal/htmlText.ts"
 
 /** @internal */
 export const tableCss = `

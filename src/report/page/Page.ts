@@ -11,18 +11,18 @@
  *
  * @since 0.1.0
  */
-import { significant } from "../internal/figures.ts"
-import * as HtmlText from "../internal/htmlText.ts"
-import { MutableProbe } from "../runner/internal/probe.ts"
-import { tableCss, tableScript } from "../internal/reportTable.ts"
-import * as Summary from "../summary/Summary.ts"
-import type * as Aggregate from "./Aggregate.ts"
-import * as Html from "./Html.ts"
-import { groupSections } from "./PageGroups.ts"
-import { passAtKSection, scoresSection } from "./PageScores.ts"
-import { trajectorySection } from "./PageTrajectory.ts"
-import { usageSection } from "./PageUsage.ts"
-import * as Svg from "./Svg.ts"
+import { significant } from "../../internal/figures.ts"
+import * as HtmlText from "../../internal/htmlText.ts"
+import { MutableProbe } from "../../runner/internal/probe.ts"
+import { tableCss, tableScript } from "../internal/table.ts"
+import * as Summary from "../../summary/Summary.ts"
+import type * as Aggregate from "../Aggregate.ts"
+import * as Html from "../Html.ts"
+import { groupSections } from "./Groups.ts"
+import { passAtKSection, scoresSection } from "./Scores.ts"
+import { trajectorySection } from "./Trajectory.ts"
+import { usageSection } from "./Usage.ts"
+import * as Svg from "../svg/Svg.ts"
 
 /**
  * What a page shows.

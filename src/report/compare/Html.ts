@@ -8,10 +8,10 @@
  *
  * @internal
  */
-import type { Comparison, ScorerComparison } from "./CompareModel.ts"
-import { usageSection } from "./CompareUsage.ts"
-import * as Html from "./Html.ts"
-import * as Svg from "./Svg.ts"
+import type { Comparison, ScorerComparison } from "./Model.ts"
+import { usageSection } from "./Usage.ts"
+import * as Html from "../Html.ts"
+import * as Svg from "../svg/Svg.ts"
 
 const fixed = (x: number | null): string => (x === null ? "—" : Math.abs(x) < 5e-5 ? "0.0000" : x.toFixed(4))
 const signed = (x: number | null): string => (x === null ? "—" : x >= 5e-5 ? `+${fixed(x)}` : fixed(x))

@@ -10,9 +10,9 @@
  *
  * @internal
  */
-import type * as Summary from "../summary/Summary.ts"
-import { tokensText, usdText } from "../summary/Usage.ts"
-import * as Html from "./Html.ts"
+import type * as Summary from "../../summary/Summary.ts"
+import { tokensText, usdText } from "../../summary/Usage.ts"
+import * as Html from "../Html.ts"
 
 // A side's tokens by kind, as the summary's text says them.
 const kinds = (t: Summary.UsageTotals): string =>

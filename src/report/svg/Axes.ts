@@ -6,7 +6,7 @@
  *
  * @internal
  */
-import * as HtmlText from "../internal/htmlText.ts"
+import * as HtmlText from "../../internal/htmlText.ts"
 
 /**
  * Escapes text for an SVG (or HTML) text node or a quoted attribute value; a

@@ -18,7 +18,7 @@ export {
   palette,
   polyline,
   type Scale
-} from "./SvgAxes.ts"
-export { type Bar, barChart, type BarChartOptions } from "./SvgBars.ts"
-export { intervalChart, type IntervalChartOptions, type IntervalRow } from "./SvgIntervals.ts"
-export { lineChart, type LineChartOptions, type Series } from "./SvgLines.ts"
+} from "./Axes.ts"
+export { type Bar, barChart, type BarChartOptions } from "./Bars.ts"
+export { intervalChart, type IntervalChartOptions, type IntervalRow } from "./Intervals.ts"
+export { lineChart, type LineChartOptions, type Series } from "./Lines.ts"

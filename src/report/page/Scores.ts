@@ -8,11 +8,11 @@
  *
  * @internal
  */
-import * as PassAtK from "../statistics/PassAtK.ts"
-import * as Summary from "../summary/Summary.ts"
-import type * as Aggregate from "./Aggregate.ts"
-import * as Html from "./Html.ts"
-import * as Svg from "./Svg.ts"
+import * as PassAtK from "../../statistics/PassAtK.ts"
+import * as Summary from "../../summary/Summary.ts"
+import type * as Aggregate from "../Aggregate.ts"
+import * as Html from "../Html.ts"
+import * as Svg from "../svg/Svg.ts"
 
 const num = (v: number | null | undefined, digits = 4) => (v === null || v === undefined ? "—" : Html.formatNumber(v, digits))
 const ci = (i: readonly [number, number] | null | undefined) => (i === null || i === undefined ? "—" : `[${num(i[0])}, ${num(i[1])}]`)

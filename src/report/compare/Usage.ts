@@ -7,10 +7,10 @@
  *
  * @internal
  */
-import { usdText, tokensText } from "../summary/Usage.ts"
-import { aligned, pValue } from "./CompareCells.ts"
-import type { Comparison, UsageChange, UsageComparison } from "./CompareModel.ts"
-import * as Html from "./Html.ts"
+import { usdText, tokensText } from "../../summary/Usage.ts"
+import { aligned, pValue } from "./Cells.ts"
+import type { Comparison, UsageChange, UsageComparison } from "./Model.ts"
+import * as Html from "../Html.ts"
 
 // Tokens to a tenth, costs to a nano-dollar: a mean of differences of equal
 // costs is float noise (1e-19), not a change worth a digit.

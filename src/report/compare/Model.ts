@@ -5,8 +5,8 @@
  *
  * @internal
  */
-import type * as Statistics from "../statistics/Statistics.ts"
-import type * as Summary from "../summary/Summary.ts"
+import type * as Statistics from "../../statistics/Statistics.ts"
+import type * as Summary from "../../summary/Summary.ts"
 
 /**
  * A scorer's verdict: the 95% interval of its change lies wholly below 0

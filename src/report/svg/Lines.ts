@@ -3,7 +3,7 @@
  *
  * @internal
  */
-import { type Axis, axisScale, escape, type Frame, noData, open, palette, polyline, r1, titleOf } from "./SvgAxes.ts"
+import { type Axis, axisScale, escape, type Frame, noData, open, palette, polyline, r1, titleOf } from "./Axes.ts"
 
 /**
  * A line of a line chart.

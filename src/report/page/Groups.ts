@@ -11,10 +11,10 @@
  *
  * @internal
  */
-import type * as Clustered from "../statistics/Clustered.ts"
-import type * as Summary from "../summary/Summary.ts"
-import * as Html from "./Html.ts"
-import * as Svg from "./Svg.ts"
+import type * as Clustered from "../../statistics/Clustered.ts"
+import type * as Summary from "../../summary/Summary.ts"
+import * as Html from "../Html.ts"
+import * as Svg from "../svg/Svg.ts"
 
 /**
  * Values of a PATH in its table at most.
