@@ -250,7 +250,7 @@ export * as Rescore from "./programs/Rescore.ts"
  * after, and the tasks that flipped.
  * @since 0.1.0
  */
-export * as Compare from "./programs/Compare.ts"
+export * as Compare from "./programs/compare/Compare.ts"
 
 /**
  * The `report` command: one self-contained HTML page about a results file,
@@ -386,11 +386,11 @@ export * as Pricing from "./summary/Pricing.ts"
  * stream stage that stops a run at them.
  * @since 0.4.0
  */
-export * as Budget from "./programs/Budget.ts"
+export * as Budget from "./programs/run/Budget.ts"
 
 /**
  * The stream stage that stops a run when a tool server it needs is gone
  * for good (`ToolServerFailed`).
  * @since 0.5.0
  */
-export * as ToolsStop from "./programs/ToolsStop.ts"
+export * as ToolsStop from "./programs/run/ToolsStop.ts"

@@ -8,7 +8,7 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import type { UsageChange } from "../src/programs/Compare.ts"
+import type { UsageChange } from "../src/programs/compare/Compare.ts"
 import { describeResult, killAll, removeTempDirs, run, tempDir, writeJsonl } from "./cli-helpers.ts"
 
 afterAll(() => {

@@ -10,7 +10,7 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as path from "node:path"
-import * as Compare from "../src/programs/Compare.ts"
+import * as Compare from "../src/programs/compare/Compare.ts"
 import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 import { removeTempDirs, tempDir, writeJsonl } from "./cli-helpers.ts"
 

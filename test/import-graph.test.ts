@@ -193,7 +193,7 @@ const AMBIENT_ALLOWED: Record<string, string> = {
   // The results writer's sink for `--out -`: its write callback says how many bytes reached the stream.
   "results/Results.ts: process.stdout.write()": "the results writer counts lines by the stream's write callbacks",
   // The live progress line is redrawn in place: Console adds a newline.
-  "programs/Run.ts: process.stderr.write()": "the progress line is written without a newline"
+  "programs/run/Run.ts: process.stderr.write()": "the progress line is written without a newline"
 }
 
 describe("the layout of src/", () => {
@@ -253,10 +253,10 @@ describe("the layout of src/", () => {
     })
     const planted: Graph = new Map([
       ["index.ts", node(10, { "cli/Cli.ts": false })],
-      ["cli/Cli.ts", node(10, { "programs/Run.ts": false })],
-      ["programs/Run.ts", node(10, { "runner/Runner.ts": false })],
+      ["cli/Cli.ts", node(10, { "programs/run/Run.ts": false })],
+      ["programs/run/Run.ts", node(10, { "runner/Runner.ts": false })],
       // up: the runner reads a program
-      ["runner/Runner.ts", node(10, { "programs/Run.ts": true, "runner/internal/runner.ts": false })],
+      ["runner/Runner.ts", node(10, { "programs/run/Run.ts": true, "runner/internal/runner.ts": false })],
       // the allowed pair: its internal module imports only types back
       ["runner/internal/runner.ts", node(10, { "runner/Runner.ts": true })],
       // sideways, and a cycle between two files of one folder
@@ -268,11 +268,11 @@ describe("the layout of src/", () => {
     ])
     assert.deepStrictEqual(layerViolations(planted), [
       "domain/Trial.ts -> runner/Runner.ts (upward)",
-      "runner/Runner.ts -> programs/Run.ts (upward)",
+      "runner/Runner.ts -> programs/run/Run.ts (upward)",
       "scoring/Stage.ts -> agents/Http.ts (sideways: scoring/ and agents/ are on one level)"
     ])
     assert.deepStrictEqual(cycles(planted), [
-      "programs/Run.ts <-> runner/Runner.ts",
+      "programs/run/Run.ts <-> runner/Runner.ts",
       "scoring/Judge.ts <-> scoring/Stage.ts"
     ])
     assert.deepStrictEqual(longFiles(planted), ["agents/Http.ts: 401 lines"])

@@ -8,7 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
 import { MutableProbe } from "../src/runner/internal/probe.ts"
-import * as Progress from "../src/programs/Progress.ts"
+import * as Progress from "../src/programs/run/Progress.ts"
 
 const source = (completed: number, total: number | undefined): Progress.Source => ({
   probe: new MutableProbe(),

@@ -21,7 +21,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { chromium } from "playwright-core"
-import * as Compare from "../src/programs/Compare.ts"
+import * as Compare from "../src/programs/compare/Compare.ts"
 import * as Report from "../src/programs/Report.ts"
 import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 

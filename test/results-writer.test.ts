@@ -12,7 +12,7 @@ import { Deferred, Duration, Effect, Exit, Fiber, FileSystem, Layer, PlatformErr
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Results from "../src/results/Results.ts"
-import * as Run from "../src/programs/Run.ts"
+import * as Run from "../src/programs/run/Run.ts"
 import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 import { readTrials, removeTempDirs, tempDir } from "./cli-helpers.ts"
 

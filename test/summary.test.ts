@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { MutableProbe } from "../src/runner/internal/probe.ts"
-import * as Progress from "../src/programs/Progress.ts"
+import * as Progress from "../src/programs/run/Progress.ts"
 import { MAX_EPOCHS } from "../src/domain/Errors.ts"
 import * as Aggregate from "../src/report/Aggregate.ts"
 import * as Summary from "../src/summary/Summary.ts"

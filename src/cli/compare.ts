@@ -6,7 +6,7 @@
 import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import * as Options from "../programs/Options.ts"
-import * as Compare from "../programs/Compare.ts"
+import * as Compare from "../programs/compare/Compare.ts"
 import { exitFor, reportErrors } from "./errors.ts"
 import { refused, switchFlag } from "./flags.ts"
 

@@ -10,7 +10,7 @@ import * as SimAgent from "../agents/Sim.ts"
 import * as ToolAgent from "../agents/tools/Agent.ts"
 import * as Kinds from "../programs/Kinds.ts"
 import * as Options from "../programs/Options.ts"
-import * as Run from "../programs/Run.ts"
+import * as Run from "../programs/run/Run.ts"
 import { exitFor, reportErrors } from "./errors.ts"
 import {
   agentFlag,

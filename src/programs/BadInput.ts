@@ -9,7 +9,7 @@
 import { Cause, Console, Effect, Exit, FileSystem } from "effect"
 import { scrubRemembered } from "../internal/redact.ts"
 import * as Results from "../results/Results.ts"
-import * as RunDefinition from "./RunDefinition.ts"
+import * as RunDefinition from "./run/Definition.ts"
 
 // The errors a run has printed itself, before its summary: the command does
 // not print them again.

@@ -7,7 +7,7 @@
  * @since 0.3.0
  */
 import type { OutputFormat } from "./Output.ts"
-import * as RunReport from "./RunReport.ts"
+import * as RunReport from "./run/Report.ts"
 import * as SummaryOutput from "./SummaryOutput.ts"
 
 export type { Context, OutputFormat, Services } from "./Output.ts"

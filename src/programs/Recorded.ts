@@ -18,7 +18,7 @@ import * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import * as Mapping from "../datasets/Mapping.ts"
 import type * as Source from "../datasets/Source.ts"
 import { redactText } from "../internal/redact.ts"
-import * as RunDefinition from "./RunDefinition.ts"
+import * as RunDefinition from "./run/Definition.ts"
 
 const decode = Schema.decodeUnknownExit(Schema.fromJsonString(RunDefinition.RunDefinition))
 

@@ -9,8 +9,8 @@
  * @since 0.5.0
  */
 import { Schema, type Stream } from "effect"
-import type { AgentEvalTrial } from "../domain/Trial.ts"
-import { stopAfter } from "../internal/stopAfter.ts"
+import type { AgentEvalTrial } from "../../domain/Trial.ts"
+import { stopAfter } from "../../internal/stopAfter.ts"
 
 /**
  * A tool server the run needs is gone: the run stopped (exit code 1).

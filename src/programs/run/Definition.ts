@@ -9,15 +9,15 @@
  * @since 0.1.0
  */
 import { Clock, Console, Effect, FileSystem, Path, Schema, Stream } from "effect"
-import * as AgentKinds from "../agents/AgentKinds.ts"
-import * as ToolSources from "../agents/tools/Sources.ts"
-import { writeFileAtomic } from "../internal/atomicFile.ts"
-import * as Choose from "../datasets/Choose.ts"
-import type { SourceRead } from "../datasets/Dataset.ts"
-import * as Labels from "../summary/Labels.ts"
-import * as ScorerKinds from "../scoring/ScorerKinds.ts"
-import * as ScorerSpec from "../scoring/Spec.ts"
-import { changedModules, differences, fingerprint, JSONL_AS_IS, modulesOf, same, shortSha, sourceOf } from "./internal/runDefinition.ts"
+import * as AgentKinds from "../../agents/AgentKinds.ts"
+import * as ToolSources from "../../agents/tools/Sources.ts"
+import { writeFileAtomic } from "../../internal/atomicFile.ts"
+import * as Choose from "../../datasets/Choose.ts"
+import type { SourceRead } from "../../datasets/Dataset.ts"
+import * as Labels from "../../summary/Labels.ts"
+import * as ScorerKinds from "../../scoring/ScorerKinds.ts"
+import * as ScorerSpec from "../../scoring/Spec.ts"
+import { changedModules, differences, fingerprint, JSONL_AS_IS, modulesOf, same, shortSha, sourceOf } from "./internal/definition.ts"
 
 
 /**
@@ -210,7 +210,7 @@ export const make = Effect.fn("RunDefinition.make")(function*(input: Input, runI
   return definition
 })
 
-export { differences } from "./internal/runDefinition.ts"
+export { differences } from "./internal/definition.ts"
 
 const decode = Schema.decodeUnknownExit(Schema.fromJsonString(RunDefinition))
 

@@ -6,18 +6,18 @@
  * @since 0.1.0
  */
 import type { Duration, Redacted } from "effect"
-import type * as AgentKinds from "../agents/AgentKinds.ts"
-import type * as ToolSources from "../agents/tools/Sources.ts"
-import * as Kinds from "./Kinds.ts"
-import type { OutputFormat } from "./Output.ts"
-import * as Choose from "../datasets/Choose.ts"
-import type * as Dataset from "../datasets/Dataset.ts"
-import type * as Source from "../datasets/Source.ts"
-import * as Results from "../results/Results.ts"
-import type * as Options from "./Options.ts"
-import * as Policy from "../runner/Policy.ts"
-import { type Remote, type RemoteConfig, RunInputError } from "../runner/Remote.ts"
-import type * as Gates from "../summary/Gates.ts"
+import type * as AgentKinds from "../../agents/AgentKinds.ts"
+import type * as ToolSources from "../../agents/tools/Sources.ts"
+import * as Kinds from "../Kinds.ts"
+import type { OutputFormat } from "../Output.ts"
+import * as Choose from "../../datasets/Choose.ts"
+import type * as Dataset from "../../datasets/Dataset.ts"
+import type * as Source from "../../datasets/Source.ts"
+import * as Results from "../../results/Results.ts"
+import type * as Options from "../Options.ts"
+import * as Policy from "../../runner/Policy.ts"
+import { type Remote, type RemoteConfig, RunInputError } from "../../runner/Remote.ts"
+import type * as Gates from "../../summary/Gates.ts"
 
 /**
  * Everything `run` needs, after flags and environment are read: each option

@@ -8,11 +8,11 @@
  *
  * @internal
  */
-import * as Clustered from "../statistics/Clustered.ts"
-import * as Significance from "../statistics/Significance.ts"
-import type * as Statistics from "../statistics/Statistics.ts"
-import * as StudentT from "../statistics/StudentT.ts"
-import type { FileTally } from "./CompareTally.ts"
+import * as Clustered from "../../statistics/Clustered.ts"
+import * as Significance from "../../statistics/Significance.ts"
+import type * as Statistics from "../../statistics/Statistics.ts"
+import * as StudentT from "../../statistics/StudentT.ts"
+import type { FileTally } from "./Tally.ts"
 
 /** @internal */
 export interface PairedChange {

@@ -7,17 +7,17 @@
  */
 import { Effect, Stream } from "effect"
 import * as path from "node:path"
-import * as Choose from "../datasets/Choose.ts"
+import * as Choose from "../../datasets/Choose.ts"
 import type { HttpClient } from "effect/http"
-import * as Dataset from "../datasets/Dataset.ts"
-import * as DatasetFormats from "../datasets/DatasetFormats.ts"
-import type { Scorer } from "../domain/Scorer.ts"
-import * as Policy from "../runner/Policy.ts"
-import { RunInputError } from "../runner/Remote.ts"
-import { pushEpochs, type TrialUnit } from "../runner/Runner.ts"
-import * as Scorers from "../scoring/Scorers.ts"
-import * as Kinds from "./Kinds.ts"
-import { DEFAULT_SYNTHETIC, type RunConfig, scoreSpecs } from "./RunConfig.ts"
+import * as Dataset from "../../datasets/Dataset.ts"
+import * as DatasetFormats from "../../datasets/DatasetFormats.ts"
+import type { Scorer } from "../../domain/Scorer.ts"
+import * as Policy from "../../runner/Policy.ts"
+import { RunInputError } from "../../runner/Remote.ts"
+import { pushEpochs, type TrialUnit } from "../../runner/Runner.ts"
+import * as Scorers from "../../scoring/Scorers.ts"
+import * as Kinds from "../Kinds.ts"
+import { DEFAULT_SYNTHETIC, type RunConfig, scoreSpecs } from "./Config.ts"
 
 /** The scorers of the run's `--score` specs, `--pass` checked against their names. */
 export const buildScorers = (

@@ -9,10 +9,10 @@
  *
  * @internal
  */
-import type { UsageChange, UsageComparison } from "../report/compare/Model.ts"
-import { Paired, type PairedChange, type Unit } from "./ComparePaired.ts"
-import type { FileTally } from "./CompareTally.ts"
-import { COST, PRICED, TOKENS, TRIALS } from "./CompareUsageTally.ts"
+import type { UsageChange, UsageComparison } from "../../report/compare/Model.ts"
+import { Paired, type PairedChange, type Unit } from "./Paired.ts"
+import type { FileTally } from "./Tally.ts"
+import { COST, PRICED, TOKENS, TRIALS } from "./UsageTally.ts"
 
 /**
  * The usage part of a comparison: undefined when neither file's trials

@@ -7,9 +7,9 @@
  *
  * @internal
  */
-import type { Comparison, GroupComparison, GroupPassComparison, GroupScorerComparison } from "../report/compare/Model.ts"
-import { Paired, type PairedChange, type Unit, valueIn } from "./ComparePaired.ts"
-import type { FileTally } from "./CompareTally.ts"
+import type { Comparison, GroupComparison, GroupPassComparison, GroupScorerComparison } from "../../report/compare/Model.ts"
+import { Paired, type PairedChange, type Unit, valueIn } from "./Paired.ts"
+import type { FileTally } from "./Tally.ts"
 
 /** The value shown for a task without one at a path. @internal */
 export const MISSING = "(missing)"

@@ -8,8 +8,8 @@
  *
  * @internal
  */
-import type { AgentEvalTrial } from "../domain/Trial.ts"
-import * as Usage from "../domain/Usage.ts"
+import type { AgentEvalTrial } from "../../domain/Trial.ts"
+import * as Usage from "../../domain/Usage.ts"
 
 /**
  * A task's sums, `[0]` trials reporting usage, `[1]` their tokens, `[2]`

@@ -13,9 +13,9 @@
  * @since 0.4.0
  */
 import { Effect, Latch, Schema, Stream } from "effect"
-import type { AgentEvalTrial } from "../domain/Trial.ts"
-import * as Usage from "../domain/Usage.ts"
-import { stopAfter } from "../internal/stopAfter.ts"
+import type { AgentEvalTrial } from "../../domain/Trial.ts"
+import * as Usage from "../../domain/Usage.ts"
+import { stopAfter } from "../../internal/stopAfter.ts"
 
 /**
  * A budget was reached: the run stopped (exit code 1).

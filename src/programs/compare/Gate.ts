@@ -5,7 +5,7 @@
  *
  * @internal
  */
-import type { Comparison } from "../report/compare/Model.ts"
+import type { Comparison } from "../../report/compare/Model.ts"
 
 const formatP = (p: number): string => (p < 1e-4 ? p.toExponential(1) : p.toFixed(4))
 

@@ -100,18 +100,18 @@
  * @since 0.1.0
  */
 import { Console, Effect, Schema } from "effect"
-import { checkDistinct, writeOutput } from "../internal/outputs.ts"
-import type { CompareOptions } from "../report/compare/Model.ts"
-import { fromTallies } from "./CompareDiff.ts"
-import { notNonInferior, regression } from "./CompareGate.ts"
-import { toHtml } from "../report/compare/Html.ts"
-import { CompareInputError, tally } from "./CompareTally.ts"
-import { format } from "../report/compare/Text.ts"
-import * as Recorded from "./Recorded.ts"
+import { checkDistinct, writeOutput } from "../../internal/outputs.ts"
+import type { CompareOptions } from "../../report/compare/Model.ts"
+import { fromTallies } from "./Diff.ts"
+import { notNonInferior, regression } from "./Gate.ts"
+import { toHtml } from "../../report/compare/Html.ts"
+import { CompareInputError, tally } from "./Tally.ts"
+import { format } from "../../report/compare/Text.ts"
+import * as Recorded from "../Recorded.ts"
 
-export { CompareInputError } from "./CompareTally.ts"
-export { toHtml } from "../report/compare/Html.ts"
-export { format } from "../report/compare/Text.ts"
+export { CompareInputError } from "./Tally.ts"
+export { toHtml } from "../../report/compare/Html.ts"
+export { format } from "../../report/compare/Text.ts"
 export type {
   CompareOptions,
   Comparison,
@@ -125,7 +125,7 @@ export type {
   UsageComparison,
   UsageCounts,
   Verdict
-} from "../report/compare/Model.ts"
+} from "../../report/compare/Model.ts"
 
 /**
  * Compares two results files: per shared scorer the paired change in mean

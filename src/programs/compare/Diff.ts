@@ -8,12 +8,12 @@
  * @internal
  */
 import { Effect } from "effect"
-import * as Significance from "../statistics/Significance.ts"
-import type { CompareOptions, Comparison, FileInfo, PassComparison, RecordedPass, ScorerComparison, Verdict } from "../report/compare/Model.ts"
-import { groupsOf } from "./CompareGroups.ts"
-import { clusterKey, Paired, type PairedChange, type Unit, valueIn } from "./ComparePaired.ts"
-import { CompareInputError, type FileTally } from "./CompareTally.ts"
-import { usageOf } from "./CompareUsage.ts"
+import * as Significance from "../../statistics/Significance.ts"
+import type { CompareOptions, Comparison, FileInfo, PassComparison, RecordedPass, ScorerComparison, Verdict } from "../../report/compare/Model.ts"
+import { groupsOf } from "./Groups.ts"
+import { clusterKey, Paired, type PairedChange, type Unit, valueIn } from "./Paired.ts"
+import { CompareInputError, type FileTally } from "./Tally.ts"
+import { usageOf } from "./Usage.ts"
 
 const collator = new Intl.Collator("en", { numeric: true })
 const sorted = (ids: Array<string>): Array<string> => ids.sort(collator.compare)

@@ -4,8 +4,8 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import type { OutputFormat } from "./Output.ts"
-import * as Report from "./Report.ts"
+import type { OutputFormat } from "../Output.ts"
+import * as Report from "../Report.ts"
 
 /**
  * The output format. The report reads the file the run wrote, with the run's

@@ -9,12 +9,12 @@
  * @internal
  */
 import { Effect, FileSystem, Schema, Stream } from "effect"
-import { MutableProbe } from "../runner/internal/probe.ts"
-import * as ResultsStores from "../results/ResultsStores.ts"
-import * as Summary from "../summary/Summary.ts"
-import type { AgentEvalTrial } from "../domain/Trial.ts"
-import { Aggregate } from "../report/Aggregate.ts"
-import { FileUsage, NO_USAGE, type TaskUsage } from "./CompareUsageTally.ts"
+import { MutableProbe } from "../../runner/internal/probe.ts"
+import * as ResultsStores from "../../results/ResultsStores.ts"
+import * as Summary from "../../summary/Summary.ts"
+import type { AgentEvalTrial } from "../../domain/Trial.ts"
+import { Aggregate } from "../../report/Aggregate.ts"
+import { FileUsage, NO_USAGE, type TaskUsage } from "./UsageTally.ts"
 
 /**
  * A file or flag `compare` cannot use (exit code 2).

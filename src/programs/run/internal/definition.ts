@@ -6,12 +6,12 @@
  */
 import { Effect, FileSystem, type Path, Stream } from "effect"
 import { createHash } from "node:crypto"
-import * as Labels from "../../summary/Labels.ts"
-import * as SummaryText from "../../summary/Text.ts"
-import type * as AgentKinds from "../../agents/AgentKinds.ts"
-import type * as ScorerKinds from "../../scoring/ScorerKinds.ts"
-import * as ScorerSpec from "../../scoring/Spec.ts"
-import type { Fingerprint, Input, RunDefinition, Source } from "../RunDefinition.ts"
+import * as Labels from "../../../summary/Labels.ts"
+import * as SummaryText from "../../../summary/Text.ts"
+import type * as AgentKinds from "../../../agents/AgentKinds.ts"
+import type * as ScorerKinds from "../../../scoring/ScorerKinds.ts"
+import * as ScorerSpec from "../../../scoring/Spec.ts"
+import type { Fingerprint, Input, RunDefinition, Source } from "../Definition.ts"
 
 /**
  * A file as a resume compares it: where it really is (symbolic links

@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import { Clock, Duration, Effect } from "effect"
-import type { Probe } from "../runner/Probe.ts"
+import type { Probe } from "../../runner/Probe.ts"
 
 /**
  * What the display reads.
