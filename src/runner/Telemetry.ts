@@ -17,7 +17,7 @@ import { Config, ConfigProvider, Effect, Layer, Metric, Option, Schema } from "e
 import type { HttpClient } from "effect/http"
 import { Otlp, type OtlpExporter } from "effect/observability"
 import { redactUrl } from "../internal/redact.ts"
-import * as otlpRedaction from "../internal/otlpRedaction.ts"
+import * as otlpRedaction from "./internal/otlpRedaction.ts"
 import * as internal from "./internal/telemetry.ts"
 
 /**

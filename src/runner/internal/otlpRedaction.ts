@@ -13,7 +13,7 @@
  */
 import { Effect, Layer } from "effect"
 import { OtlpSerialization } from "effect/observability"
-import { redactParams, redactText } from "./redact.ts"
+import { redactParams, redactText } from "../../internal/redact.ts"
 
 /**
  * A copy of an OTLP batch with every string redacted; the value of a
