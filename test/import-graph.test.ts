@@ -8,6 +8,13 @@
  * 2. No import cycles between files, except a public module and its own
  *    `internal/` module when the internal one imports only types from it.
  * 3. No file over 400 lines.
+ * 4. No folder holds more than 20 files directly (its sub-folders' files do
+ *    not count).
+ * 5. No three files of one folder share a capitalised prefix word
+ *    (`SummaryTally`, `SummaryText`, `SummaryModel`): a family is a folder,
+ *    and its files drop the prefix (`summary/Tally.ts`). Lower-case names
+ *    (internal modules, scorer kinds named after their spec) are not counted.
+ * 6. statistics/ is pure numbers: it imports only internal/ and `effect`.
  * 9. Time, randomness and output through Effect's Clock, Random and Console:
  *    no `Date.now()`, `new Date()`, `Math.random()` or `process.stdout/stderr.write`
  *    in src/ but at the sites allowed below, each with its reason.
@@ -40,6 +47,8 @@ interface FileNode {
   readonly lines: number
   /** Imported file -> whether every import of it is type-only. */
   readonly imports: ReadonlyMap<string, boolean>
+  /** The packages it imports (`effect`, `effect/http`, `node:fs`). */
+  readonly packages: ReadonlySet<string>
 }
 
 type Graph = ReadonlyMap<string, FileNode>
@@ -56,8 +65,12 @@ const readGraph = (): Graph => {
     const text = fs.readFileSync(file, "utf8")
     const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
     const imports = new Map<string, boolean>()
+    const packages = new Set<string>()
     const add = (specifier: string, typeOnly: boolean) => {
-      if (!specifier.startsWith(".")) return
+      if (!specifier.startsWith(".")) {
+        packages.add(specifier)
+        return
+      }
       const target = path.relative(root, path.resolve(path.dirname(file), specifier)).split(path.sep).join("/")
       imports.set(target, (imports.get(target) ?? true) && typeOnly)
     }
@@ -84,7 +97,7 @@ const readGraph = (): Graph => {
       ts.forEachChild(node, visit)
     }
     visit(source)
-    graph.set(path.relative(root, file).split(path.sep).join("/"), { lines: text.split("\n").length, imports })
+    graph.set(path.relative(root, file).split(path.sep).join("/"), { lines: text.split("\n").length, imports, packages })
   }
   return graph
 }
@@ -162,6 +175,37 @@ const cycles = (graph: Graph): Array<string> => {
 const longFiles = (graph: Graph): Array<string> =>
   [...graph].flatMap(([file, node]) => (node.lines > 400 ? [`${file}: ${node.lines} lines`] : [])).sort()
 
+/** Rule 4: folders with more than 20 files of their own, as `folder/: N files`. */
+const crowdedFolders = (graph: Graph): Array<string> => {
+  const counts = new Map<string, number>()
+  for (const file of graph.keys()) {
+    const folder = path.posix.dirname(file)
+    counts.set(folder, (counts.get(folder) ?? 0) + 1)
+  }
+  return [...counts].flatMap(([folder, n]) => (n > 20 ? [`${folder}/: ${n} files`] : [])).sort()
+}
+
+/** Rule 5: three or more files of one folder whose names start with one capitalised word, as `folder/Word*: A, B, C`. */
+const prefixFamilies = (graph: Graph): Array<string> => {
+  const families = new Map<string, Array<string>>()
+  for (const file of graph.keys()) {
+    const word = /^[A-Z][a-z0-9]*/.exec(path.posix.basename(file))?.[0]
+    if (word === undefined) continue
+    const key = `${path.posix.dirname(file)}/${word}`
+    families.set(key, [...(families.get(key) ?? []), path.posix.basename(file, ".ts")])
+  }
+  return [...families].flatMap(([key, names]) => (names.length >= 3 ? [`${key}*: ${names.sort().join(", ")}`] : [])).sort()
+}
+
+/** Rule 6: what statistics/ imports beyond internal/, itself and `effect`. */
+const impureStatistics = (graph: Graph): Array<string> =>
+  [...graph].flatMap(([file, node]) => {
+    if (folderOf(file) !== "statistics") return []
+    const files = [...node.imports.keys()].filter((target) => !["internal", "statistics"].includes(folderOf(target) ?? ""))
+    const packages = [...node.packages].filter((name) => name !== "effect" && !name.startsWith("effect/"))
+    return [...files, ...packages].map((target) => `${file} -> ${target}`)
+  }).sort()
+
 /** Rule 9: the calls that bypass Clock, Random and Console, as `file: call`. */
 const ambientCalls = (file: string, text: string): Array<string> => {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
@@ -201,8 +245,6 @@ describe("the layout of src/", () => {
 
   it("reads the real graph: every folder of the layout has files, and imports were found", () => {
     for (const folder of levelOf.keys()) {
-      // Issue 38 fills these two by moves; until then they may be empty.
-      if (["statistics", "summary"].includes(folder)) continue
       assert.isTrue([...graph.keys()].some((file) => file.startsWith(`${folder}/`)), `no file in src/${folder}/`)
     }
     assert.isAbove([...graph.values()].reduce((n, node) => n + node.imports.size, 0), 200)
@@ -218,6 +260,18 @@ describe("the layout of src/", () => {
 
   it("rule 3: no file over 400 lines", () => {
     assert.deepStrictEqual(longFiles(graph), [])
+  })
+
+  it("rule 4: no folder holds more than 20 files of its own", () => {
+    assert.deepStrictEqual(crowdedFolders(graph), [])
+  })
+
+  it("rule 5: no three files of one folder share a capitalised prefix word", () => {
+    assert.deepStrictEqual(prefixFamilies(graph), [])
+  })
+
+  it("rule 6: statistics/ imports only internal/ and effect", () => {
+    assert.deepStrictEqual(impureStatistics(graph), [])
   })
 
   it("rule 9: time, randomness and output go through Clock, Random and Console, but at the allowed sites", () => {
@@ -247,9 +301,10 @@ describe("the layout of src/", () => {
   })
 
   it("the checks report a planted violation of each rule", () => {
-    const node = (lines: number, imports: Record<string, boolean> = {}): FileNode => ({
+    const node = (lines: number, imports: Record<string, boolean> = {}, packages: Array<string> = []): FileNode => ({
       lines,
-      imports: new Map(Object.entries(imports))
+      imports: new Map(Object.entries(imports)),
+      packages: new Set(packages)
     })
     const planted: Graph = new Map([
       ["index.ts", node(10, { "cli/Cli.ts": false })],
@@ -264,7 +319,22 @@ describe("the layout of src/", () => {
       ["scoring/Judge.ts", node(10, { "scoring/Stage.ts": false })],
       ["agents/Http.ts", node(401)],
       // domain/ reading the runner
-      ["domain/Trial.ts", node(10, { "runner/Runner.ts": true })]
+      ["domain/Trial.ts", node(10, { "runner/Runner.ts": true })],
+      // statistics/ reading a record type, and a package that does I/O
+      ["statistics/Mean.ts", node(10, { "domain/Trial.ts": true, "internal/figures.ts": false }, ["effect", "node:fs"])],
+      // a family that should be a folder (two of a word are fine; lower-case names are not counted)
+      ["summary/SummaryTally.ts", node(10)],
+      ["summary/SummaryText.ts", node(10)],
+      ["summary/SummaryModel.ts", node(10)],
+      ["summary/UsageTally.ts", node(10)],
+      ["summary/UsageText.ts", node(10)],
+      ["summary/internal/tallyA.ts", node(10)],
+      ["summary/internal/tallyB.ts", node(10)],
+      ["summary/internal/tallyC.ts", node(10)],
+      // 21 files in one folder (the sub-folder's do not count)
+      ...Array.from({ length: 21 }, (_, i) => [`datasets/f${i}.ts`, node(10)] as const),
+      ...Array.from({ length: 5 }, (_, i) => [`results/g${i}.ts`, node(10)] as const),
+      ...Array.from({ length: 20 }, (_, i) => [`results/internal/h${i}.ts`, node(10)] as const)
     ])
     assert.deepStrictEqual(layerViolations(planted), [
       "domain/Trial.ts -> runner/Runner.ts (upward)",
@@ -276,5 +346,8 @@ describe("the layout of src/", () => {
       "scoring/Judge.ts <-> scoring/Stage.ts"
     ])
     assert.deepStrictEqual(longFiles(planted), ["agents/Http.ts: 401 lines"])
+    assert.deepStrictEqual(crowdedFolders(planted), ["datasets/: 21 files"])
+    assert.deepStrictEqual(prefixFamilies(planted), ["summary/Summary*: SummaryModel, SummaryTally, SummaryText"])
+    assert.deepStrictEqual(impureStatistics(planted), ["statistics/Mean.ts -> domain/Trial.ts", "statistics/Mean.ts -> node:fs"])
   })
 })
