@@ -17,7 +17,7 @@ import * as Choose from "../../datasets/Choose.ts"
 import * as DatasetFormats from "../../datasets/DatasetFormats.ts"
 import * as Mapping from "../../datasets/Mapping.ts"
 import { checkDistinct } from "../../internal/outputs.ts"
-import { MutableProbe } from "../../runner/internal/probe.ts"
+import { MutableCounts } from "./internal/counts.ts"
 import * as Policy from "../../runner/Policy.ts"
 import { RunInputError } from "../../runner/Remote.ts"
 import * as Kinds from "../Kinds.ts"
@@ -92,6 +92,8 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   const invalidConfig = validate(config)
   if (invalidConfig) return yield* invalidConfig
   const path = yield* Path.Path
+  // What the stages count, owned by the run: written by its stages, read by progress and the end.
+  const counts = new MutableCounts(config.tasks === undefined ? (config.synthetic ?? DEFAULT_SYNTHETIC) * config.epochs : undefined)
   const kinds = config.kinds ?? Kinds.builtIn
   const input = (e: { readonly message: string }) => new RunInputError({ message: e.message })
   yield* checkDistinct({
@@ -117,15 +119,13 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
       ))
     : () => Effect.die("a --cluster run calls no agent here")
   const scorers = yield* buildScorers(config)
-  // Models the pricing file lacks, named once each as they are met.
-  const unpricedPending: Array<string> = []
   const pricing = config.pricing === undefined ? undefined : Pricing.make(
     config.pricing,
     yield* Pricing.load(path.resolve(config.cwd, config.pricing)).pipe(Effect.mapError(input)),
-    (model) => unpricedPending.push(model)
+    (model) => counts.unpricedPending.push(model)
   )
   const sayUnpriced = Effect.suspend(() =>
-    unpricedPending.length === 0 ? Effect.void : Effect.forEach(unpricedPending.splice(0), (model) =>
+    counts.unpricedPending.length === 0 ? Effect.void : Effect.forEach(counts.unpricedPending.splice(0), (model) =>
       Console.error(
         `agent-trials: warning: model ${JSON.stringify(model)} is not in --pricing ${config.pricing}: its tokens are priced at $0`
       ))
@@ -197,20 +197,16 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     )
   }
 
-  const probe = new MutableProbe()
-  const scoreProbe = new MutableProbe()
-  let skipped = 0
-  let invalidLines = 0
   const units = itemsOf(config, { chosen: true, ids, onSource: revisions.onSource }).pipe(
     Stream.mapError(sourceError),
     (items) => revisions.check(items),
     Stream.mapArray((items) => {
-      for (const item of items) if (item._tag === "Invalid") invalidLines++
+      for (const item of items) if (item._tag === "Invalid") counts.invalidLines++
       return toUnits(items, config.epochs)
     }),
     Stream.filter((unit) => {
       if (!recorded.ids.has(trialId(unit.task.id, unit.epoch))) return true
-      skipped++
+      counts.skipped++
       return false
     }),
     // An estimate runs the first trials not yet recorded, then stops.
@@ -224,20 +220,10 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     ? (config.synthetic ?? DEFAULT_SYNTHETIC) * config.epochs
     : yield* DatasetFormats.count(config.tasks, config.format, kinds.datasets, config).pipe(Effect.map((n) => runSize(config, ids, n)))
 
-  let total: number | undefined = config.tasks === undefined
-    ? (config.synthetic ?? DEFAULT_SYNTHETIC) * config.epochs
-    : undefined
   const started = yield* Clock.currentTimeMillis
-  let writer: Results.Writer | undefined
-  const writeFailure = () => writer?.failure()
-  // Outputs that could not be written. After a run that ended well the last
-  // is its error (exit 1); after any other end each is one line on stderr
-  // beside the run's own error.
-  const unwritten: Array<string> = []
-  let gateFailure: Gates.GatesFailed | undefined
   const finish = (exit: Exit.Exit<unknown, unknown>) =>
     Effect.gen(function*() {
-      const outcome = Summary.outcomeOf(exit, writeFailure() !== undefined)
+      const outcome = Summary.outcomeOf(exit, counts.writeFailure !== undefined)
       if (checked.write) yield* BadInput.dropLoneDefinition(out)
       const told = yield* BadInput.tellFirst(exit, outcome)
       const made = Summary.make({
@@ -245,13 +231,13 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
         resultsFile: out,
         outcome,
         acc,
-        probe: probe.snapshot(),
+        probe: counts.probe.snapshot(),
         wallMs: (yield* Clock.currentTimeMillis) - started,
         parallelism: config.parallelism,
         passK: config.passK,
         // A --cluster run's scorers run on the workers: no scoring stage here to report.
         scoring: scorers.length === 0 || config.remote !== undefined ? undefined : {
-          probe: scoreProbe.snapshot(),
+          probe: counts.scoreProbe.snapshot(),
           parallelism: scoreParallelism,
           judgeParallelism: scorers.some(Stage.isJudge) ? config.judgeParallelism ?? scoreParallelism : undefined
         },
@@ -266,13 +252,13 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
         estimate: Summary.estimateSummary(acc.usage.sample, estimateTotal, pricing !== undefined)
       }
       const gated = Gates.withGates(summary, gates)
-      gateFailure = Gates.failed(gated.gates ?? [])
-      yield* named.sayWhenWritten(() => writer?.written() ?? 0)
+      counts.gateFailure = Gates.failed(gated.gates ?? [])
+      yield* named.sayWhenWritten(() => counts.written)
       if (!told || acc.thisRun.completed + acc.thisRun.failed + acc.thisRun.partial > 0) {
         yield* say(Summary.format(summary) + Gates.formatText(gated.gates))
       }
       const lost = (message: string) =>
-        Exit.isSuccess(exit) ? Effect.sync(() => unwritten.push(message)) : Console.error(`agent-trials: ${message}`)
+        Exit.isSuccess(exit) ? Effect.sync(() => counts.unwritten.push(message)) : Console.error(`agent-trials: ${message}`)
       // The run's tasks are read again only by an output that asks for them.
       const context = { out, summary, gated, tasks: config.tasks === "-" ? undefined : itemsOf(config, { chosen: false }), say }
       for (const output of kinds.outputs) {
@@ -290,17 +276,17 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     if (config.progress) {
       if (config.tasks !== undefined) {
         yield* DatasetFormats.count(config.tasks, config.format, kinds.datasets, config).pipe(
-          Effect.tap((n) => Effect.sync(() => void (total = runSize(config, ids, n)))),
+          Effect.tap((n) => Effect.sync(() => void (counts.total = runSize(config, ids, n)))),
           Effect.forkScoped
         )
       }
       yield* Progress.display(
         {
-          probe,
+          probe: counts.probe,
           recorded: acc.thisRun,
-          skipped: () => skipped,
+          skipped: () => counts.skipped,
           // A bad line is one record whatever the epochs; the count saw it as a task.
-          total: () => total === undefined ? undefined : total - invalidLines * (config.epochs - 1),
+          total: () => counts.total === undefined ? undefined : counts.total - counts.invalidLines * (config.epochs - 1),
           parallelism: config.parallelism
         },
         // The live line is redrawn in place: written as it is, without the
@@ -310,16 +296,15 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     }
     // The summary counts a trial once its line is on disk, so it never
     // reports trials that a failed write lost.
-    writer = yield* store.writer(out, { onWritten: (trial) => acc.add(trial) })
-    const sink = writer
+    const sink = counts.writer = yield* store.writer(out, { onWritten: (trial) => acc.add(trial) })
     const announce = named.sayWhenWritten(sink.written)
     const remote = config.remote
     // Each trial with its task, its record carrying what it says of the task
     // (Labels: epochs, cluster, groups).
     const finished = Stream.map(
       remote !== undefined
-        ? remote(units, { config, out, scoreSpecs: scoreSpecs(config), probe })
-        : runPaired(units, agent, { parallelism: config.parallelism, probe, ...policyOptions(config) }),
+        ? remote(units, { config, out, scoreSpecs: scoreSpecs(config), probe: counts.probe })
+        : runPaired(units, agent, { parallelism: config.parallelism, probe: counts.probe, ...policyOptions(config) }),
       ({ trial, unit }): Stage.Finished => ({
         task: unit.task,
         trial: {
@@ -340,7 +325,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
         scorers,
         parallelism: scoreParallelism,
         judgeParallelism: config.judgeParallelism,
-        probe: scoreProbe
+        probe: counts.scoreProbe
       })
     // Priced (with --pricing) before the budgets count them and the file records them.
     const priced = pricing === undefined
@@ -365,7 +350,7 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     // summary is printed, whatever the outcome.
     Effect.onExit((exit) => finish(exit)),
     // A write failure decides the exit whatever else went wrong: trials were lost.
-    Effect.mapError((e) => writeFailure() ?? e),
+    Effect.mapError((e) => counts.writeFailure ?? e),
     Effect.mapError((e) =>
       e instanceof Results.ResultsWriteError
         ? new RunWriteError({
@@ -374,14 +359,14 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
         : e
     ),
     Effect.andThen(Effect.suspend(() =>
-      unwritten.length === 0 ? Effect.void : Effect.andThen(
-        Effect.forEach(unwritten.slice(0, -1), (message) => Console.error(`agent-trials: ${message}`)),
-        new RunWriteError({ message: unwritten[unwritten.length - 1]! })
+      counts.unwritten.length === 0 ? Effect.void : Effect.andThen(
+        Effect.forEach(counts.unwritten.slice(0, -1), (message) => Console.error(`agent-trials: ${message}`)),
+        new RunWriteError({ message: counts.unwritten[counts.unwritten.length - 1]! })
       )
     )),
     // Last: a run that finished and wrote everything, below a --fail-under gate.
     Effect.andThen(Effect.suspend(() =>
-      gateFailure === undefined ? Effect.void : Effect.fail(new RunGateFailed({ message: gateFailure.message }))
+      counts.gateFailure === undefined ? Effect.void : Effect.fail(new RunGateFailed({ message: counts.gateFailure.message }))
     ))
   )
 }, Effect.scoped)
