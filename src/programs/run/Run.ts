@@ -9,30 +9,22 @@
  *
  * @since 0.1.0
  */
-import { Clock, Console, Effect, Exit, Metric, Path, Random, Schema, Stream } from "effect"
-import type { HttpClient } from "effect/http"
-import type { Agent } from "../../domain/Agent.ts"
-import * as AgentKinds from "../../agents/AgentKinds.ts"
-import * as Choose from "../../datasets/Choose.ts"
+import { Clock, Console, Effect, Exit, Metric, Schema, Stream } from "effect"
 import * as DatasetFormats from "../../datasets/DatasetFormats.ts"
-import * as Mapping from "../../datasets/Mapping.ts"
-import { checkDistinct } from "../../internal/outputs.ts"
 import { MutableCounts } from "./internal/counts.ts"
 import * as Policy from "../../runner/Policy.ts"
 import { RunInputError } from "../../runner/Remote.ts"
-import * as Kinds from "../Kinds.ts"
 import * as Progress from "./Progress.ts"
 import * as Results from "../../results/Results.ts"
-import * as ResultsStores from "../../results/ResultsStores.ts"
-import * as RunDefinition from "./Definition.ts"
-import { DEFAULT_ESTIMATE_TRIALS, DEFAULT_SYNTHETIC, outputPath, policyOptions, type RunConfig, scoreSpecs, validate } from "./Config.ts"
+import { DEFAULT_ESTIMATE_TRIALS, DEFAULT_SYNTHETIC, outputPath, policyOptions, type RunConfig, scoreSpecs } from "./Config.ts"
 import * as Budget from "./Budget.ts"
 import * as BadInput from "../BadInput.ts"
 import * as ToolsStop from "./ToolsStop.ts"
 import * as Pricing from "../../summary/Pricing.ts"
 import * as Telemetry from "../../runner/Telemetry.ts"
 import * as Usage from "../../domain/Usage.ts"
-import { buildScorers, itemsOf, runSize, selectionOf, sourceError, toUnits } from "./Inputs.ts"
+import { itemsOf, runSize, sourceError, toUnits } from "./Inputs.ts"
+import { prepare } from "./Prepare.ts"
 import { runPaired } from "../../runner/Runner.ts"
 import * as Gates from "../../summary/Gates.ts"
 import * as Labels from "../../summary/Labels.ts"
@@ -65,20 +57,7 @@ export class RunGateFailed extends Schema.TaggedError<RunGateFailed>()("RunGateF
   message: Schema.String
 }) {}
 
-/**
- * A run id: UTC time to the second plus a random suffix of six base-36
- * digits from `suffix`, a draw in [0, 1).
- *
- * @category constructors
- * @since 0.1.0
- */
-export const makeRunId = (now: Date, suffix: number): string =>
-  `${now.toISOString().slice(0, 19).replace(/[:]/g, "-")}-${Math.floor(suffix * 36 ** 6).toString(36).padStart(6, "0")}`
-
-// A fresh run id from the Clock and Random services.
-const newRunIdOf = Effect.gen(function*() {
-  return makeRunId(new Date(yield* Clock.currentTimeMillis), yield* Random.next)
-})
+export { makeRunId } from "./Prepare.ts"
 
 /**
  * Runs the job. Fails with `RunInputError` on bad flags or input (after
@@ -89,113 +68,36 @@ const newRunIdOf = Effect.gen(function*() {
  * @since 0.1.0
  */
 export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
-  const invalidConfig = validate(config)
-  if (invalidConfig) return yield* invalidConfig
-  const path = yield* Path.Path
   // What the stages count, owned by the run: written by its stages, read by progress and the end.
   const counts = new MutableCounts(config.tasks === undefined ? (config.synthetic ?? DEFAULT_SYNTHETIC) * config.epochs : undefined)
-  const kinds = config.kinds ?? Kinds.builtIn
-  const input = (e: { readonly message: string }) => new RunInputError({ message: e.message })
-  yield* checkDistinct({
-    inputs: [
-      { flag: "--tasks", path: config.tasks },
-      { flag: "--agent", path: AgentKinds.kindOf(config.agent, kinds.agents).input?.(config.agent) }
-    ],
-    outputs: [
-      { flag: "--out", path: config.out },
-      ...kinds.outputs.map((o) => ({ flag: `--${o.flag}`, path: outputPath(config, o) }))
-    ],
-    cwd: config.cwd
-  }).pipe(Effect.mapError(input))
-
-  // A --cluster run's agent is the workers' own.
-  const agent: Agent<unknown, HttpClient.HttpClient> = config.remote === undefined
-    ? yield* AgentKinds.build(config.agent, { ...config, retry: Policy.retryOf(config) }, kinds.agents)
-      .pipe(Effect.mapError((e) =>
-        // A tool server that does not answer is not bad input: exit 1, not 2.
-        typeof e === "string"
-          ? new RunInputError({ message: e })
-          : new ToolsStop.ToolServerFailed({ message: `${e.message}; the run stopped before its first trial` })
-      ))
-    : () => Effect.die("a --cluster run calls no agent here")
-  const scorers = yield* buildScorers(config)
-  const pricing = config.pricing === undefined ? undefined : Pricing.make(
-    config.pricing,
-    yield* Pricing.load(path.resolve(config.cwd, config.pricing)).pipe(Effect.mapError(input)),
-    (model) => counts.unpricedPending.push(model)
-  )
-  const sayUnpriced = Effect.suspend(() =>
-    counts.unpricedPending.length === 0 ? Effect.void : Effect.forEach(counts.unpricedPending.splice(0), (model) =>
-      Console.error(
-        `agent-trials: warning: model ${JSON.stringify(model)} is not in --pricing ${config.pricing}: its tokens are priced at $0`
-      ))
-  )
-  const budgets: Budget.Budgets = { maxCost: config.maxCost, maxTokens: config.maxTokens }
-  const budgeted = budgets.maxCost !== undefined || budgets.maxTokens !== undefined
-  const spent = new Budget.Spent()
-  const gates = config.failUnder ?? []
-  yield* Effect.fromResult(Gates.check(gates, scorers.map((s) => s.name))).pipe(Effect.mapError(input))
-  const newRunId = yield* newRunIdOf
-  const out = config.out === undefined ? path.join("runs", `${newRunId}.jsonl`) : Results.outPath(config.out)
-  // With the results on stdout, every other line goes to stderr.
-  const say = Results.isStdout(out) ? Console.error : Console.log
-  const labelOptions = {
-    epochs: config.epochs,
-    clusterBy: Labels.clusterBy(config.stderrCluster, config.epochs),
-    groupBy: config.groupBy ?? []
-  }
-  const acc = new Summary.Accumulator(
-    config.epochs,
-    scorers.length === 0
-      ? undefined
-      : { scorers: scorers.map((s) => s.name), pass: config.pass, stderrCluster: labelOptions.clusterBy }
-  )
-  const scoreParallelism = config.scoreParallelism ?? config.parallelism
-  // What the dataset is and which of its rows the run takes: recorded in
-  // the definition and the summary. The --ids file is read once, here.
-  const ids = config.ids === undefined ? undefined : yield* Choose.readIds(path.resolve(config.cwd, config.ids)).pipe(Effect.mapError(input))
-  const rows = Choose.recorded(selectionOf(config, ids))
-  const format = config.tasks === undefined ? undefined : DatasetFormats.formatOf(config.tasks, config.format, kinds.datasets)
-  const read = format === undefined || typeof format === "string"
-    ? undefined
-    : { format: format.name, map: Mapping.recorded(config.map), json_path: config.jsonPath ?? null }
-  const revisions = new RunDefinition.Revisions(config.tasks)
-  // Checked before the results file is touched (a refused --retry-failed
-  // must not have rewritten it); written once it is ready for appending.
-  const definition = yield* RunDefinition.make({
-    ...config,
-    agents: kinds.agents,
-    scorerKinds: kinds.scorers,
-    scorers: scoreSpecs(config),
-    synthetic: config.synthetic ?? DEFAULT_SYNTHETIC,
+  const plan = yield* prepare(config, counts)
+  const {
+    kinds,
+    agent,
+    scorers,
+    scoreParallelism,
+    pricing,
+    sayUnpriced,
+    budgets,
+    budgeted,
+    spent,
+    gates,
+    runId,
+    out,
+    say,
+    labelOptions,
+    acc,
+    ids,
+    rows,
     read,
-    rows
-  }, newRunId)
-  const checked = yield* RunDefinition.check(out, definition, config.resume).pipe(Effect.mapError(input))
-  // A resume continues its run: the summary names the run the file belongs to.
-  const runId = checked.runId ?? newRunId
-  const store = ResultsStores.storeOf(out, kinds.stores)
-  const recorded = yield* store.prepare(out, {
-    resume: config.resume,
-    retryFailed: config.retryFailed,
-    // Priced as this run prices, so a budget counts what they spent.
-    onPrior: (recorded) => {
-      const trial = pricing === undefined ? recorded : Pricing.priceTrial(pricing, recorded)
-      acc.add(trial, true)
-      spent.add(trial)
-      revisions.onPrior(trial)
-    }
-  }).pipe(Effect.mapError(input))
-  yield* sayUnpriced
-  if (checked.write && definition !== undefined) yield* RunDefinition.write(out, definition).pipe(Effect.mapError(input))
-  const named = yield* BadInput.resultsLine(out, say)
-  if (recorded.kept + recorded.droppedFailed > 0 || recorded.repairedBytes > 0) {
-    yield* say(
-      `resuming: ${recorded.kept} trials already recorded` +
-        (recorded.droppedFailed > 0 ? `, ${recorded.droppedFailed} failed ones to run again` : "") +
-        (recorded.repairedBytes > 0 ? `, ${recorded.repairedBytes} bytes of a torn last line removed` : "")
-    )
-  }
+    revisions,
+    store,
+    recorded,
+    named,
+    estimateTotal,
+    started
+  } = plan
+  const input = (e: { readonly message: string }) => new RunInputError({ message: e.message })
 
   const units = itemsOf(config, { chosen: true, ids, onSource: revisions.onSource }).pipe(
     Stream.mapError(sourceError),
@@ -213,18 +115,10 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     (all) => config.estimate === true ? Stream.take(all, config.estimateTrials ?? DEFAULT_ESTIMATE_TRIALS) : all,
     (all) => budgeted ? Budget.admitWithin(all, budgets, spent) : all
   )
-  // The whole run's size, which an estimate projects to.
-  const estimateTotal = config.estimate !== true
-    ? undefined
-    : config.tasks === undefined
-    ? (config.synthetic ?? DEFAULT_SYNTHETIC) * config.epochs
-    : yield* DatasetFormats.count(config.tasks, config.format, kinds.datasets, config).pipe(Effect.map((n) => runSize(config, ids, n)))
-
-  const started = yield* Clock.currentTimeMillis
   const finish = (exit: Exit.Exit<unknown, unknown>) =>
     Effect.gen(function*() {
       const outcome = Summary.outcomeOf(exit, counts.writeFailure !== undefined)
-      if (checked.write) yield* BadInput.dropLoneDefinition(out)
+      if (plan.wroteDefinition) yield* BadInput.dropLoneDefinition(out)
       const told = yield* BadInput.tellFirst(exit, outcome)
       const made = Summary.make({
         runId,
