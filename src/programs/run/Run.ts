@@ -9,7 +9,7 @@
  *
  * @since 0.1.0
  */
-import { Effect, Metric, Stream } from "effect"
+import { Effect } from "effect"
 import * as DatasetFormats from "../../datasets/DatasetFormats.ts"
 import { MutableCounts } from "./internal/counts.ts"
 import * as Policy from "../../runner/Policy.ts"
@@ -19,16 +19,17 @@ import * as Results from "../../results/Results.ts"
 import { DEFAULT_ESTIMATE_TRIALS, DEFAULT_SYNTHETIC, policyOptions, type RunConfig, scoreSpecs } from "./Config.ts"
 import * as Budget from "./Budget.ts"
 import * as ToolsStop from "./ToolsStop.ts"
-import * as Pricing from "../../summary/Pricing.ts"
-import * as Telemetry from "../../runner/Telemetry.ts"
-import * as Usage from "../../domain/Usage.ts"
-import { itemsOf, runSize, sourceError, toUnits } from "./Inputs.ts"
+import { runSize } from "./Inputs.ts"
 import { prepare } from "./Prepare.ts"
 import { exitDecision, finish } from "./Finish.ts"
-import { runPaired } from "../../runner/Runner.ts"
-import * as Labels from "../../summary/Labels.ts"
-import * as Stage from "../../scoring/Stage.ts"
-import { trialId } from "../../domain/Trial.ts"
+import * as Choose from "./stages/Choose.ts"
+import * as Execute from "./stages/Execute.ts"
+import * as Label from "./stages/Label.ts"
+import * as Price from "./stages/Price.ts"
+import * as Record from "./stages/Record.ts"
+import * as Score from "./stages/Score.ts"
+import * as Source from "./stages/Source.ts"
+import * as Stop from "./stages/Stop.ts"
 
 // Declared beside what uses them; `Run.*` is still the way in for the CLI and the tests.
 export { DEFAULT_SYNTHETIC, type RunConfig, scoreSpecs } from "./Config.ts"
@@ -69,22 +70,17 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
   } = plan
   const input = (e: { readonly message: string }) => new RunInputError({ message: e.message })
 
-  const units = itemsOf(config, { chosen: true, ids, onSource: revisions.onSource }).pipe(
-    Stream.mapError(sourceError),
-    (items) => revisions.check(items),
-    Stream.mapArray((items) => {
-      for (const item of items) if (item._tag === "Invalid") counts.invalidLines++
-      return toUnits(items, config.epochs)
-    }),
-    Stream.filter((unit) => {
-      if (!recorded.ids.has(trialId(unit.task.id, unit.epoch))) return true
-      counts.skipped++
-      return false
-    }),
-    // An estimate runs the first trials not yet recorded, then stops.
-    (all) => config.estimate === true ? Stream.take(all, config.estimateTrials ?? DEFAULT_ESTIMATE_TRIALS) : all,
-    (all) => budgeted ? Budget.admitWithin(all, budgets, spent) : all
+  const budget = budgeted ? { budgets, spent } : undefined
+  // The units are read as the runner asks for them: built here, read in the scope below.
+  const units = Source.units({ config, ids, revisions, counts }).pipe((all) =>
+    Choose.choose(all, {
+      recorded: recorded.ids,
+      take: config.estimate === true ? config.estimateTrials ?? DEFAULT_ESTIMATE_TRIALS : undefined,
+      budget,
+      counts
+    })
   )
+
   return yield* Effect.scoped(Effect.gen(function*() {
     // Forked before the writer, so the scope stops it after the writer's
     // final flush: its last line counts every trial that reached the file.
@@ -114,44 +110,28 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     const sink = counts.writer = yield* store.writer(out, { onWritten: (trial) => acc.add(trial) })
     const announce = named.sayWhenWritten(sink.written)
     const remote = config.remote
-    // Each trial with its task, its record carrying what it says of the task
-    // (Labels: epochs, cluster, groups).
-    const finished = Stream.map(
-      remote !== undefined
-        ? remote(units, { config, out, scoreSpecs: scoreSpecs(config), probe: counts.probe })
-        : runPaired(units, agent, { parallelism: config.parallelism, probe: counts.probe, ...policyOptions(config) }),
-      ({ trial, unit }): Stage.Finished => ({
-        task: unit.task,
-        trial: {
-          ...trial,
-          metadata: {
-            ...trial.metadata,
-            ...Labels.ofTask(unit.task, labelOptions),
-            ...(revisions.now === undefined ? {} : { dataset_revision: revisions.now })
+    yield* units.pipe(
+      (chosen) =>
+        Execute.execute(chosen, {
+          agent,
+          runner: { parallelism: config.parallelism, ...policyOptions(config) },
+          probe: counts.probe,
+          remote: remote === undefined ? undefined : { run: remote, config, out, scoreSpecs: scoreSpecs(config) }
+        }),
+      (paired) => Label.label(paired, { labels: labelOptions, revisions }),
+      (finished) =>
+        Score.score(
+          finished,
+          scorers.length === 0 || remote !== undefined ? undefined : {
+            scorers,
+            parallelism: scoreParallelism,
+            judgeParallelism: config.judgeParallelism,
+            probe: counts.scoreProbe
           }
-        }
-      })
-    )
-    // Written once, after scoring: a recorded trial carries its scores, so a
-    // resume never scores a trial twice nor records one unscored.
-    const scored = scorers.length === 0 || remote !== undefined
-      ? Stream.map(finished, (f) => f.trial)
-      : Stage.scoreTrials(finished, {
-        scorers,
-        parallelism: scoreParallelism,
-        judgeParallelism: config.judgeParallelism,
-        probe: counts.scoreProbe
-      })
-    // Priced (with --pricing) before the budgets count them and the file records them.
-    const priced = pricing === undefined
-      ? scored
-      : Stream.tap(Stream.map(scored, (trial) => Pricing.priceTrial(pricing, trial)), (trial) => {
-        const cost = (Usage.ofTrial(trial)?.cost_usd ?? 0) + (Usage.ofScores(trial)?.cost_usd ?? 0)
-        return cost > 0 ? Effect.andThen(sayUnpriced, Metric.update(Telemetry.costUsd, cost)) : sayUnpriced
-      })
-    const tooled = config.tools === undefined || config.tools.length === 0 ? priced : ToolsStop.stopOnDeadServer(priced)
-    yield* (budgeted ? Budget.stopOnBudget(tooled, budgets, spent) : tooled).pipe(
-      Stream.runForEach((trial) => Effect.andThen(sink.append(trial), announce)),
+        ),
+      (scored) => Price.price(scored, { pricing, sayUnpriced }),
+      (priced) => Stop.stop(priced, { deadServer: config.tools !== undefined && config.tools.length > 0, budget }),
+      (trials) => Record.record(trials, { sink, announce }),
       Effect.mapError((e) =>
         e instanceof RunInputError || e instanceof Policy.MaxFailuresExceeded || e instanceof Results.ResultsWriteError || e._tag === "DatasetError" ||
           e instanceof Budget.BudgetExceeded || e instanceof ToolsStop.ToolServerFailed

@@ -1,0 +1,46 @@
+/**
+ * The stage that runs the trials: the bounded runner calling the agent, or,
+ * for a `--cluster` run, the remote executor; each trial comes out with the
+ * unit it was run for.
+ *
+ * @since 0.7.0
+ */
+import type { Stream } from "effect"
+import type { Agent } from "../../../domain/Agent.ts"
+import type { MutableProbe } from "../../../runner/internal/probe.ts"
+import type { Remote, RemoteConfig } from "../../../runner/Remote.ts"
+import { runPaired, type RunOptions, type TrialUnit } from "../../../runner/Runner.ts"
+
+/**
+ * Options of `execute`.
+ *
+ * @category models
+ * @since 0.7.0
+ */
+export interface Options<AE, AR> {
+  readonly agent: Agent<AE, AR>
+  /** The runner's bound and failure handling. */
+  readonly runner: Omit<RunOptions, "epochs" | "probe">
+  /** The agent stage's counts. */
+  readonly probe: MutableProbe
+  /** Where a `--cluster` run's trials run instead (the agent is then never called). */
+  readonly remote?: {
+    readonly run: Remote
+    readonly config: RemoteConfig
+    readonly out: string
+    readonly scoreSpecs: ReadonlyArray<string>
+  } | undefined
+}
+
+/**
+ * Each unit's trial, with its unit.
+ *
+ * @category combinators
+ * @since 0.7.0
+ */
+export const execute = <E, R, AE, AR>(self: Stream.Stream<TrialUnit, E, R>, options: Options<AE, AR>) => {
+  const { probe, remote } = options
+  return remote !== undefined
+    ? remote.run(self, { config: remote.config, out: remote.out, scoreSpecs: remote.scoreSpecs, probe })
+    : runPaired(self, options.agent, { ...options.runner, probe })
+}

@@ -1,0 +1,66 @@
+/**
+ * The run's first stage: its task source (a `--tasks` file with its rows
+ * chosen, or synthetic tasks) as trial units, one per epoch of each task and
+ * one per bad line, each bad line counted.
+ *
+ * @since 0.7.0
+ */
+import { Stream } from "effect"
+import type * as Choose from "../../../datasets/Choose.ts"
+import type * as Dataset from "../../../datasets/Dataset.ts"
+import type { TrialUnit } from "../../../runner/Runner.ts"
+import type { RunConfig } from "../Config.ts"
+import type * as RunDefinition from "../Definition.ts"
+import { itemsOf, sourceError, toUnits } from "../Inputs.ts"
+import type { MutableCounts } from "../internal/counts.ts"
+
+/**
+ * Options of `units`.
+ *
+ * @category models
+ * @since 0.7.0
+ */
+export interface Options {
+  readonly config: RunConfig
+  /** The `--ids` file, read. */
+  readonly ids: Choose.IdList | undefined
+  /** The dataset's commit: told by the source, checked against a resume's. */
+  readonly revisions: RunDefinition.Revisions
+  /** Counts the bad lines (`invalidLines`). */
+  readonly counts: MutableCounts
+}
+
+/**
+ * The run's units, read from its task source.
+ *
+ * @category constructors
+ * @since 0.7.0
+ */
+export const units = (options: Options) => {
+  const { config, counts, ids, revisions } = options
+  return fromItems(
+    itemsOf(config, { chosen: true, ids, onSource: revisions.onSource }).pipe(
+      Stream.mapError(sourceError),
+      (items) => revisions.check(items)
+    ),
+    { epochs: config.epochs, counts }
+  )
+}
+
+/**
+ * Each item's units: one per epoch of a task, one for a bad line (counted in
+ * `counts.invalidLines`).
+ *
+ * @category combinators
+ * @since 0.7.0
+ */
+export const fromItems = <E, R>(
+  self: Stream.Stream<Dataset.Item, E, R>,
+  options: { readonly epochs: number; readonly counts: MutableCounts }
+): Stream.Stream<TrialUnit, E, R> => {
+  const { counts, epochs } = options
+  return Stream.mapArray(self, (items) => {
+    for (const item of items) if (item._tag === "Invalid") counts.invalidLines++
+    return toUnits(items, epochs)
+  })
+}
