@@ -3,9 +3,11 @@
  * runner, every trial appended to a results file as it finishes, resumable
  * after a crash, with progress and a summary.
  *
- * Data flows one way: dataset -> (skip what is recorded) -> runner ->
- * scoring stage (when there are scorers) -> writer, with the probes read by
- * progress and summary.
+ * `prepare` checks and builds everything first (a `RunPlan`); then data
+ * flows one way through the stages of stages/: source -> choose -> execute
+ * -> label -> score -> price -> stop -> record, each counting what it sees
+ * in the run's `Counts`, read by progress and by `finish`, which prints the
+ * summary, writes the outputs and decides the exit.
  *
  * @since 0.1.0
  */
@@ -72,8 +74,8 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
 
   const budget = budgeted ? { budgets, spent } : undefined
   // The units are read as the runner asks for them: built here, read in the scope below.
-  const units = Source.units({ config, ids, revisions, counts }).pipe((all) =>
-    Choose.choose(all, {
+  const units = Source.units({ config, ids, revisions, counts }).pipe(
+    Choose.choose({
       recorded: recorded.ids,
       take: config.estimate === true ? config.estimateTrials ?? DEFAULT_ESTIMATE_TRIALS : undefined,
       budget,
@@ -111,27 +113,26 @@ export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
     const announce = named.sayWhenWritten(sink.written)
     const remote = config.remote
     yield* units.pipe(
-      (chosen) =>
-        Execute.execute(chosen, {
-          agent,
-          runner: { parallelism: config.parallelism, ...policyOptions(config) },
-          probe: counts.probe,
-          remote: remote === undefined ? undefined : { run: remote, config, out, scoreSpecs: scoreSpecs(config) }
-        }),
-      (paired) => Label.label(paired, { labels: labelOptions, revisions }),
-      (finished) =>
-        Score.score(
-          finished,
-          scorers.length === 0 || remote !== undefined ? undefined : {
-            scorers,
-            parallelism: scoreParallelism,
-            judgeParallelism: config.judgeParallelism,
-            probe: counts.scoreProbe
-          }
-        ),
-      (scored) => Price.price(scored, { pricing, sayUnpriced }),
-      (priced) => Stop.stop(priced, { deadServer: config.tools !== undefined && config.tools.length > 0, budget }),
-      (trials) => Record.record(trials, { sink, announce }),
+      Execute.execute({
+        agent,
+        runner: { parallelism: config.parallelism, ...policyOptions(config) },
+        probe: counts.probe,
+        remote: remote === undefined ? undefined : { run: remote, config, out, scoreSpecs: scoreSpecs(config) }
+      }),
+      Label.label({ labels: labelOptions, revisions }),
+      // No scoring stage here without scorers, nor on a --cluster run (its workers score).
+      Score.score(
+        scorers.length === 0 || remote !== undefined ? undefined : {
+          scorers,
+          parallelism: scoreParallelism,
+          judgeParallelism: config.judgeParallelism,
+          probe: counts.scoreProbe
+        }
+      ),
+      Price.price({ pricing, sayUnpriced }),
+      Stop.stop({ deadServer: config.tools !== undefined && config.tools.length > 0, budget }),
+      Record.record({ sink, announce }),
+      // Every failure of the pipeline is routed here, once: its own errors pass, anything else is bad input.
       Effect.mapError((e) =>
         e instanceof RunInputError || e instanceof Policy.MaxFailuresExceeded || e instanceof Results.ResultsWriteError || e._tag === "DatasetError" ||
           e instanceof Budget.BudgetExceeded || e instanceof ToolsStop.ToolServerFailed

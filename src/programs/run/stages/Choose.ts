@@ -5,7 +5,7 @@
  *
  * @since 0.7.0
  */
-import { Stream } from "effect"
+import { Function, Stream } from "effect"
 import { trialId } from "../../../domain/Trial.ts"
 import type { TrialUnit } from "../../../runner/Runner.ts"
 import * as Budget from "../Budget.ts"
@@ -34,7 +34,10 @@ export interface Options {
  * @category combinators
  * @since 0.7.0
  */
-export const choose = <E, R>(self: Stream.Stream<TrialUnit, E, R>, options: Options): Stream.Stream<TrialUnit, E, R> => {
+export const choose: {
+  (options: Options): <E, R>(self: Stream.Stream<TrialUnit, E, R>) => Stream.Stream<TrialUnit, E, R>
+  <E, R>(self: Stream.Stream<TrialUnit, E, R>, options: Options): Stream.Stream<TrialUnit, E, R>
+} = Function.dual(2, <E, R>(self: Stream.Stream<TrialUnit, E, R>, options: Options): Stream.Stream<TrialUnit, E, R> => {
   const { budget, counts, recorded, take } = options
   return self.pipe(
     Stream.filter((unit) => {
@@ -46,4 +49,4 @@ export const choose = <E, R>(self: Stream.Stream<TrialUnit, E, R>, options: Opti
     (all) => take !== undefined ? Stream.take(all, take) : all,
     (all) => budget !== undefined ? Budget.admitWithin(all, budget.budgets, budget.spent) : all
   )
-}
+})

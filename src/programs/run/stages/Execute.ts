@@ -5,11 +5,13 @@
  *
  * @since 0.7.0
  */
-import type { Stream } from "effect"
+import { Function, type Stream } from "effect"
+import type { InvalidParallelism } from "../../../domain/Errors.ts"
+import type { MaxFailuresExceeded } from "../../../runner/Policy.ts"
 import type { Agent } from "../../../domain/Agent.ts"
 import type { MutableProbe } from "../../../runner/internal/probe.ts"
-import type { Remote, RemoteConfig } from "../../../runner/Remote.ts"
-import { runPaired, type RunOptions, type TrialUnit } from "../../../runner/Runner.ts"
+import type { Remote, RemoteConfig, RunInputError } from "../../../runner/Remote.ts"
+import { type Paired, runPaired, type RunOptions, type TrialUnit } from "../../../runner/Runner.ts"
 
 /**
  * Options of `execute`.
@@ -38,9 +40,21 @@ export interface Options<AE, AR> {
  * @category combinators
  * @since 0.7.0
  */
-export const execute = <E, R, AE, AR>(self: Stream.Stream<TrialUnit, E, R>, options: Options<AE, AR>) => {
+export const execute: {
+  <AE, AR>(options: Options<AE, AR>): <E, R>(self: Stream.Stream<TrialUnit, E, R>) => Executed<E, R | AR>
+  <E, R, AE, AR>(self: Stream.Stream<TrialUnit, E, R>, options: Options<AE, AR>): Executed<E, R | AR>
+} = Function.dual(2, <E, R, AE, AR>(self: Stream.Stream<TrialUnit, E, R>, options: Options<AE, AR>): Executed<E, R | AR> => {
   const { probe, remote } = options
   return remote !== undefined
     ? remote.run(self, { config: remote.config, out: remote.out, scoreSpecs: remote.scoreSpecs, probe })
     : runPaired(self, options.agent, { ...options.runner, probe })
-}
+})
+
+/**
+ * The trials of `execute`, each with its unit; it fails with the source's
+ * error, a bad bound, a failure budget exceeded, or a remote's bad input.
+ *
+ * @category models
+ * @since 0.7.0
+ */
+export type Executed<E, R> = Stream.Stream<Paired, E | InvalidParallelism | MaxFailuresExceeded | RunInputError, R>

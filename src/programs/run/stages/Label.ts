@@ -4,7 +4,7 @@
  *
  * @since 0.7.0
  */
-import { Stream } from "effect"
+import { Function, Stream } from "effect"
 import type { Paired } from "../../../runner/Runner.ts"
 import type * as Stage from "../../../scoring/Stage.ts"
 import * as Labels from "../../../summary/Labels.ts"
@@ -27,7 +27,10 @@ export interface Options {
  * @category combinators
  * @since 0.7.0
  */
-export const label = <E, R>(self: Stream.Stream<Paired, E, R>, options: Options): Stream.Stream<Stage.Finished, E, R> => {
+export const label: {
+  (options: Options): <E, R>(self: Stream.Stream<Paired, E, R>) => Stream.Stream<Stage.Finished, E, R>
+  <E, R>(self: Stream.Stream<Paired, E, R>, options: Options): Stream.Stream<Stage.Finished, E, R>
+} = Function.dual(2, <E, R>(self: Stream.Stream<Paired, E, R>, options: Options): Stream.Stream<Stage.Finished, E, R> => {
   const { labels: labelOptions, revisions } = options
   return Stream.map(self, ({ trial, unit }): Stage.Finished => ({
     task: unit.task,
@@ -40,4 +43,4 @@ export const label = <E, R>(self: Stream.Stream<Paired, E, R>, options: Options)
       }
     }
   }))
-}
+})

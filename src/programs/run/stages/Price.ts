@@ -5,7 +5,7 @@
  *
  * @since 0.7.0
  */
-import { Effect, Metric, Stream } from "effect"
+import { Effect, Function, Metric, Stream } from "effect"
 import type { AgentEvalTrial } from "../../../domain/Trial.ts"
 import * as Usage from "../../../domain/Usage.ts"
 import * as Telemetry from "../../../runner/Telemetry.ts"
@@ -30,7 +30,10 @@ export interface Options {
  * @category combinators
  * @since 0.7.0
  */
-export const price = <E, R>(self: Stream.Stream<AgentEvalTrial, E, R>, options: Options): Stream.Stream<AgentEvalTrial, E, R> => {
+export const price: {
+  (options: Options): <E, R>(self: Stream.Stream<AgentEvalTrial, E, R>) => Stream.Stream<AgentEvalTrial, E, R>
+  <E, R>(self: Stream.Stream<AgentEvalTrial, E, R>, options: Options): Stream.Stream<AgentEvalTrial, E, R>
+} = Function.dual(2, <E, R>(self: Stream.Stream<AgentEvalTrial, E, R>, options: Options): Stream.Stream<AgentEvalTrial, E, R> => {
   const { pricing, sayUnpriced } = options
   return pricing === undefined
     ? self
@@ -38,4 +41,4 @@ export const price = <E, R>(self: Stream.Stream<AgentEvalTrial, E, R>, options: 
       const cost = (Usage.ofTrial(trial)?.cost_usd ?? 0) + (Usage.ofScores(trial)?.cost_usd ?? 0)
       return cost > 0 ? Effect.andThen(sayUnpriced, Metric.update(Telemetry.costUsd, cost)) : sayUnpriced
     })
-}
+})

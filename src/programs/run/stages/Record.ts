@@ -4,7 +4,7 @@
  *
  * @since 0.7.0
  */
-import { Effect, Stream } from "effect"
+import { Effect, Function, Stream } from "effect"
 import type { AgentEvalTrial } from "../../../domain/Trial.ts"
 import type * as Results from "../../../results/Results.ts"
 
@@ -26,7 +26,10 @@ export interface Options {
  * @category sinks
  * @since 0.7.0
  */
-export const record = <E, R>(self: Stream.Stream<AgentEvalTrial, E, R>, options: Options) => {
+export const record: {
+  (options: Options): <E, R>(self: Stream.Stream<AgentEvalTrial, E, R>) => Effect.Effect<void, E | Results.ResultsWriteError, R>
+  <E, R>(self: Stream.Stream<AgentEvalTrial, E, R>, options: Options): Effect.Effect<void, E | Results.ResultsWriteError, R>
+} = Function.dual(2, <E, R>(self: Stream.Stream<AgentEvalTrial, E, R>, options: Options) => {
   const { announce, sink } = options
   return Stream.runForEach(self, (trial) => Effect.andThen(sink.append(trial), announce))
-}
+})

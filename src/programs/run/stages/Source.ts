@@ -5,7 +5,7 @@
  *
  * @since 0.7.0
  */
-import { Stream } from "effect"
+import { Function, Stream } from "effect"
 import type * as Choose from "../../../datasets/Choose.ts"
 import type * as Dataset from "../../../datasets/Dataset.ts"
 import type { TrialUnit } from "../../../runner/Runner.ts"
@@ -38,12 +38,10 @@ export interface Options {
  */
 export const units = (options: Options) => {
   const { config, counts, ids, revisions } = options
-  return fromItems(
-    itemsOf(config, { chosen: true, ids, onSource: revisions.onSource }).pipe(
-      Stream.mapError(sourceError),
-      (items) => revisions.check(items)
-    ),
-    { epochs: config.epochs, counts }
+  return itemsOf(config, { chosen: true, ids, onSource: revisions.onSource }).pipe(
+    Stream.mapError(sourceError),
+    (items) => revisions.check(items),
+    fromItems({ epochs: config.epochs, counts })
   )
 }
 
@@ -54,13 +52,26 @@ export const units = (options: Options) => {
  * @category combinators
  * @since 0.7.0
  */
-export const fromItems = <E, R>(
-  self: Stream.Stream<Dataset.Item, E, R>,
-  options: { readonly epochs: number; readonly counts: MutableCounts }
-): Stream.Stream<TrialUnit, E, R> => {
+export const fromItems: {
+  (options: UnitsOptions): <E, R>(self: Stream.Stream<Dataset.Item, E, R>) => Stream.Stream<TrialUnit, E, R>
+  <E, R>(self: Stream.Stream<Dataset.Item, E, R>, options: UnitsOptions): Stream.Stream<TrialUnit, E, R>
+} = Function.dual(2, <E, R>(self: Stream.Stream<Dataset.Item, E, R>, options: UnitsOptions): Stream.Stream<TrialUnit, E, R> => {
   const { counts, epochs } = options
   return Stream.mapArray(self, (items) => {
     for (const item of items) if (item._tag === "Invalid") counts.invalidLines++
     return toUnits(items, epochs)
   })
+})
+
+/**
+ * Options of `fromItems`.
+ *
+ * @category models
+ * @since 0.7.0
+ */
+export interface UnitsOptions {
+  /** Units per task. */
+  readonly epochs: number
+  /** Counts the bad lines (`invalidLines`). */
+  readonly counts: MutableCounts
 }

@@ -5,7 +5,7 @@
  *
  * @since 0.7.0
  */
-import type { Stream } from "effect"
+import { Function, type Stream } from "effect"
 import type { AgentEvalTrial } from "../../../domain/Trial.ts"
 import * as Budget from "../Budget.ts"
 import * as ToolsStop from "../ToolsStop.ts"
@@ -29,7 +29,18 @@ export interface Options {
  * @category combinators
  * @since 0.7.0
  */
-export const stop = <E, R>(self: Stream.Stream<AgentEvalTrial, E, R>, options: Options) => {
+export const stop: {
+  (options: Options): <E, R>(self: Stream.Stream<AgentEvalTrial, E, R>) => Stopped<E, R>
+  <E, R>(self: Stream.Stream<AgentEvalTrial, E, R>, options: Options): Stopped<E, R>
+} = Function.dual(2, <E, R>(self: Stream.Stream<AgentEvalTrial, E, R>, options: Options): Stopped<E, R> => {
   const tooled = options.deadServer ? ToolsStop.stopOnDeadServer(self) : self
   return options.budget !== undefined ? Budget.stopOnBudget(tooled, options.budget.budgets, options.budget.spent) : tooled
-}
+})
+
+/**
+ * The trials of `stop`; it fails with the source's error or the reason it stopped.
+ *
+ * @category models
+ * @since 0.7.0
+ */
+export type Stopped<E, R> = Stream.Stream<AgentEvalTrial, E | ToolsStop.ToolServerFailed | Budget.BudgetExceeded, R>
