@@ -6,8 +6,8 @@
  *
  * @since 0.4.0
  */
-import { Effect, FileSystem, Schema } from "effect"
-import { schemaFailure } from "../domain/internal/failure.ts"
+import { Effect, FileSystem, Schema, SchemaIssue } from "effect"
+import { schemaProblems } from "../domain/internal/failure.ts"
 import type { AgentEvalTrial, Score, Usage } from "../domain/Trial.ts"
 
 /**
@@ -23,7 +23,10 @@ import type { AgentEvalTrial, Score, Usage } from "../domain/Trial.ts"
  */
 export const MAX_PRICE = 1_000_000
 
-const Price = Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0), Schema.isLessThanOrEqualTo(MAX_PRICE))
+// The two checks of a price, known by identity when one fails.
+const nonNegative = Schema.isGreaterThanOrEqualTo(0)
+const atMostMax = Schema.isLessThanOrEqualTo(MAX_PRICE)
+const Price = Schema.Finite.check(nonNegative, atMostMax)
 
 /**
  * A model's prices in USD per million tokens. Without `cached_input`, cached
@@ -189,7 +192,9 @@ export const load = (path: string): Effect.Effect<PricingFile, InvalidPricing, F
 export const decode = (file: string, value: unknown): Effect.Effect<PricingFile, InvalidPricing> => {
   const exit = decodeFile(value, { onExcessProperty: "error" })
   if (exit._tag === "Success") return Effect.succeed(exit.value)
-  return Effect.fail(new InvalidPricing({ file, problem: describeFailure(exit.cause.reasons[0], value) }))
+  const reason = exit.cause.reasons[0]
+  const issue = reason?._tag === "Fail" ? reason.error.issue : undefined
+  return Effect.fail(new InvalidPricing({ file, problem: describeFailure(issue, value) }))
 }
 
 const decodeFile = Schema.decodeUnknownExit(PricingFile)
@@ -212,20 +217,27 @@ const parse = (file: string, text: string): Effect.Effect<unknown, InvalidPricin
         }
       }))
 
-const describeFailure = (reason: unknown, value: unknown): string => {
-  const { path, problem } = schemaFailure(reason, "not a pricing file")
-  if (path === undefined) return `expected an object with models: { MODEL: { input, output, cached_input } }; ${problem.toLowerCase()}`
-  const field = path.join(".")
-  if (problem === "Expected no excess property") {
+const formatIssue = SchemaIssue.makeFormatterDefault()
+
+// The words for the first thing the Schema found wrong, by its kind and path.
+const describeFailure = (issue: SchemaIssue.Issue | undefined, value: unknown): string => {
+  const found = issue === undefined ? undefined : schemaProblems(issue)[0]
+  const problem = found === undefined ? "not a pricing file" : formatIssue(found.check ?? found.issue)
+  if (found === undefined || found.path.length === 0) {
+    return `expected an object with models: { MODEL: { input, output, cached_input } }; ${problem.toLowerCase()}`
+  }
+  const { path } = found
+  const field = path.map(String).join(".")
+  if (found.issue._tag === "UnexpectedKey") {
     const expected = path.length <= 1 ? "models" : "input, output, cached_input"
     return `unknown field ${field} (expected ${expected})`
   }
-  if (problem === "Missing key") return `field ${field} is missing`
-  if (problem.startsWith("Expected a value greater than or equal to 0")) return `field ${field}: a price must be >= 0 (USD per million tokens)`
-  if (problem.startsWith("Expected a value less than or equal to")) {
-    const model = path[1] ?? ""
-    const price = (value as { models: Record<string, Record<string, unknown>> }).models[model]?.[path[2] ?? ""]
-    return `model ${JSON.stringify(model)}, field ${path.slice(2).join(".")}: ${String(price)} USD per million tokens is over ` +
+  if (found.issue._tag === "MissingKey") return `field ${field} is missing`
+  if (found.check?.filter === nonNegative) return `field ${field}: a price must be >= 0 (USD per million tokens)`
+  if (found.check?.filter === atMostMax) {
+    const model = String(path[1] ?? "")
+    const price = (value as { models: Record<string, Record<string, unknown>> }).models[model]?.[String(path[2] ?? "")]
+    return `model ${JSON.stringify(model)}, field ${path.slice(2).map(String).join(".")}: ${String(price)} USD per million tokens is over ` +
       `the largest price accepted, ${MAX_PRICE} (a dollar a token): its costs could be too large to record as numbers`
   }
   return `field ${field}: ${problem.replace(/^Expected/, "expected")}`
