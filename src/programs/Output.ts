@@ -9,6 +9,7 @@
  */
 import type { Effect, FileSystem, Path, Stream } from "effect"
 import type * as Dataset from "../datasets/Dataset.ts"
+import type * as Gates from "../summary/Gates.ts"
 import type * as Summary from "../summary/Summary.ts"
 
 /**
@@ -23,7 +24,7 @@ export interface Context {
   /** The run's summary. */
   readonly summary: Summary.Summary
   /** The summary with its `--fail-under` gates judged (what `--summary` writes). */
-  readonly gated: Summary.Summary
+  readonly gated: Gates.GatedSummary
   /** The run's tasks, read again; undefined when they cannot be (stdin). */
   readonly tasks: Stream.Stream<Dataset.Item, Dataset.DatasetError, Dataset.Services> | undefined
   /** A line for the user (on stderr when the results go to stdout). */

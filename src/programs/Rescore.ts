@@ -31,6 +31,9 @@ import * as Stage from "../scoring/Stage.ts"
 import * as Pricing from "../summary/Pricing.ts"
 import * as Recorded from "./Recorded.ts"
 
+// The --summary JSON: the fields in the Schema's order.
+const encodeScoreSummary = Schema.encodeEffect(Gates.GatedScoreSummary)
+
 /**
  * What `score` needs, after flags are read.
  *
@@ -223,7 +226,10 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
       gateFailure = Gates.failed(gated.gates ?? [])
       yield* say(Summary.formatScore(summary) + Gates.formatText(gated.gates))
       if (config.summary !== undefined) {
-        yield* writeOutput("--summary", config.summary, JSON.stringify(gated, null, 2) + "\n").pipe(
+        const file = config.summary
+        yield* encodeScoreSummary(gated).pipe(
+          Effect.mapError((e) => ({ message: `cannot write --summary ${file}: the summary does not fit its schema: ${e.message}` })),
+          Effect.flatMap((json) => writeOutput("--summary", file, JSON.stringify(json, null, 2) + "\n")),
           Effect.catch((e) =>
             Exit.isSuccess(exit) ? Effect.sync(() => unwritten = e.message) : Console.error(`agent-trials: ${e.message}`)
           )

@@ -3,9 +3,12 @@
  *
  * @since 0.3.0
  */
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { writeOutput } from "../internal/outputs.ts"
+import * as Gates from "../summary/Gates.ts"
 import type { OutputFormat } from "./Output.ts"
+
+const encodeSummary = Schema.encodeEffect(Gates.GatedSummary)
 
 /**
  * The output format.
@@ -19,5 +22,8 @@ export const format: OutputFormat = {
   doc: "The summary as JSON (the fields of [Progress and summary](#progress-and-summary)), gates included",
   afterInputError: true,
   write: (path, context) =>
-    writeOutput("--summary", path, JSON.stringify(context.gated, null, 2) + "\n").pipe(Effect.mapError((e) => e.message))
+    encodeSummary(context.gated).pipe(
+      Effect.mapError((e) => `cannot write --summary ${path}: the summary does not fit its schema: ${e.message}`),
+      Effect.flatMap((json) => writeOutput("--summary", path, JSON.stringify(json, null, 2) + "\n").pipe(Effect.mapError((e) => e.message)))
+    )
 }

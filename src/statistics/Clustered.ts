@@ -25,6 +25,7 @@
  *
  * @since 0.1.0
  */
+import { Schema } from "effect"
 import * as Statistics from "./Statistics.ts"
 import * as StudentT from "./StudentT.ts"
 
@@ -203,17 +204,31 @@ export const wilson = (passed: number, n: number, designEffect: number | null): 
  * on the effective sample size, with `pass_rate_design_effect` the design
  * effect of the 0/1 pass indicators (a failed trial and a scorer error count
  * 0) under the same clusters. Unclustered, these are the iid figures and the
- * cluster fields are null.
+ * cluster fields are null. A Schema, its fields in the order the summary's
+ * and compare's JSON write them.
  *
  * @category models
  * @since 0.1.0
  */
-export interface ScorerStats extends Statistics.ScorerStats {
-  readonly iid_standard_error: number | null
-  readonly clusters: number | null
-  readonly design_effect: number | null
-  readonly pass_rate_design_effect: number | null
-}
+export const ScorerStats = Schema.Struct({
+  trials: Schema.Number,
+  scored: Schema.Number,
+  failed_trials: Schema.Number,
+  errors: Schema.Number,
+  values: Schema.Number,
+  mean: Schema.NullOr(Schema.Number),
+  sd: Schema.NullOr(Schema.Number),
+  standard_error: Schema.NullOr(Schema.Number),
+  ci95: Schema.NullOr(Statistics.Interval),
+  iid_standard_error: Schema.NullOr(Schema.Number),
+  clusters: Schema.NullOr(Schema.Number),
+  design_effect: Schema.NullOr(Schema.Number),
+  passed: Schema.Number,
+  pass_rate: Schema.NullOr(Schema.Number),
+  pass_rate_ci95: Schema.NullOr(Statistics.Interval),
+  pass_rate_design_effect: Schema.NullOr(Schema.Number)
+})
+export type ScorerStats = typeof ScorerStats.Type
 
 /**
  * An accumulator of one scorer's scores in clusters.

@@ -16,6 +16,7 @@
  *
  * @since 0.1.0
  */
+import { Schema } from "effect"
 import * as StudentT from "./StudentT.ts"
 
 /**
@@ -32,7 +33,8 @@ export const Z95 = 1.959963984540054
  * @category models
  * @since 0.1.0
  */
-export type Interval = readonly [low: number, high: number]
+export const Interval = Schema.Tuple([Schema.Number, Schema.Number])
+export type Interval = typeof Interval.Type
 
 /**
  * Count, mean, sample standard deviation, standard error and the 95%

@@ -26,7 +26,7 @@
  */
 import { Result, Schema } from "effect"
 import { fromString } from "../internal/options.ts"
-import type { ScoringSummary } from "./Summary.ts"
+import { ScoreSummary, type ScoringSummary, Summary } from "./Model.ts"
 
 /**
  * A gate: `threshold` is X, `on` what is judged, the mean (the pass rate for
@@ -201,6 +201,27 @@ export const GateResult = Schema.Struct({
   reason: Schema.String
 })
 export type GateResult = typeof GateResult.Type
+
+const gates = Schema.optionalKey(Schema.Array(GateResult))
+
+/**
+ * A run's summary as `--summary FILE` writes it: its gates' results last
+ * (`gates`, absent without gates).
+ *
+ * @category models
+ * @since 0.7.0
+ */
+export const GatedSummary = Schema.Struct({ ...Summary.fields, gates })
+export type GatedSummary = typeof GatedSummary.Type
+
+/**
+ * `score`'s summary as `--summary FILE` writes it, its gates' results last.
+ *
+ * @category models
+ * @since 0.7.0
+ */
+export const GatedScoreSummary = Schema.Struct({ ...ScoreSummary.fields, gates })
+export type GatedScoreSummary = typeof GatedScoreSummary.Type
 
 const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? "" : "s"}`
 

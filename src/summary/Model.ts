@@ -1,71 +1,46 @@
 /**
- * The summaries' shapes: what `run` and `score` write with `--summary FILE`.
- * Re-exported by `Summary.ts`.
+ * The summaries' shapes, as Schemas: what `run` and `score` write with
+ * `--summary FILE`, encoded when written. Each shared part (the counts by
+ * status, an interval, a scorer's statistics, a side's usage, pass@k) is
+ * defined once.
+ * A struct's fields are in the order its JSON has them: encoding writes them
+ * in this order. Re-exported by `Summary.ts`.
  *
  * @since 0.1.0
  */
-import type * as Clustered from "../statistics/Clustered.ts"
-import type * as Labels from "./Labels.ts"
-import type * as Statistics from "../statistics/Statistics.ts"
+import { Schema } from "effect"
+import * as Clustered from "../statistics/Clustered.ts"
+import * as Statistics from "../statistics/Statistics.ts"
+
+const Count = Schema.Number
+const Figure = Schema.NullOr(Schema.Number)
+const Interval = Schema.NullOr(Statistics.Interval)
 
 /**
- * The summary as written by `--summary FILE`.
+ * How a run ended.
  *
- * @category models
- * @since 0.1.0
+ * @category schemas
+ * @since 0.7.0
  */
-export interface Summary {
-  readonly run_id: string
-  readonly results_file: string
-  readonly outcome:
-    | "finished"
-    | "interrupted"
-    | "input_error"
-    | "too_many_failures"
-    | "write_error"
-    | "max_cost_reached"
-    | "max_tokens_reached"
-    | "tool_server_failed"
-    | "source_failed"
-  readonly trials: {
-    readonly this_run: { readonly completed: number; readonly failed: number; readonly partial: number; readonly total: number }
-    readonly already_recorded: { readonly completed: number; readonly failed: number; readonly partial: number; readonly total: number }
-    readonly total: { readonly completed: number; readonly failed: number; readonly partial: number; readonly total: number }
-    /**
-     * This run's trials that are not in the file, so a `--resume` runs them:
-     * `finished` ones not written when the run stopped (a failure budget, a
-     * write failure), and `interrupted` ones stopped in flight.
-     */
-    readonly not_recorded: { readonly finished: number; readonly interrupted: number }
-  }
-  readonly error_types: Record<string, number>
-  /** The first message of each type in `error_types`, on one line, scrubbed of secrets, clipped to 200 characters. */
-  readonly error_messages?: Record<string, string>
-  readonly latency_ms: { readonly p50: number | null; readonly p95: number | null; readonly p99: number | null; readonly max: number | null }
-  readonly wall_time_s: number
-  readonly throughput_per_s: number
-  readonly parallelism: number
-  readonly peak_active_calls: number
-  readonly peak_outstanding: number
-  readonly peak_live_fibers: number
-  /** Attempts after the first, over this run's trials. */
-  readonly retries: number
-  /** The concurrency limit's range (it moves only with `--adaptive`). */
-  readonly concurrency_limit: { readonly min: number; readonly max: number }
-  readonly epochs: number
-  /** What a pass is here: a completed trial (whether or not its answer was right). */
-  readonly pass_at_k?: PassAtKSummary<"completed trials">
-  /** Present when the run has scorers (`--score`). */
-  readonly scoring?: ScoringSummary
-  /** What the run read: present for a `--tasks` source. */
-  readonly dataset?: DatasetSummary
-  /** What the trials spent: present when any reported usage, or with `--pricing`. */
-  readonly usage?: UsageSummary
-  /** `run --estimate`: the whole run's projected usage from the trials run. */
-  readonly estimate?: EstimateSummary
-  /** The paths of agents that act: present when any trial recorded a trajectory. */
-  readonly trajectory?: TrajectorySummary
-}
+export const Outcome = Schema.Literals([
+  "finished",
+  "interrupted",
+  "input_error",
+  "too_many_failures",
+  "write_error",
+  "max_cost_reached",
+  "max_tokens_reached",
+  "tool_server_failed",
+  "source_failed"
+])
+
+/**
+ * Trials by the status of their record, and all of them.
+ *
+ * @category schemas
+ * @since 0.7.0
+ */
+export const Counts = Schema.Struct({ completed: Count, failed: Count, partial: Count, total: Count })
 
 /**
  * A count per trial: its mean (to 0.01), median, 95th percentile and maximum.
@@ -73,12 +48,8 @@ export interface Summary {
  * @category models
  * @since 0.5.0
  */
-export interface PerTrialCount {
-  readonly mean: number
-  readonly p50: number
-  readonly p95: number
-  readonly max: number
-}
+export const PerTrialCount = Schema.Struct({ mean: Schema.Number, p50: Schema.Number, p95: Schema.Number, max: Schema.Number })
+export type PerTrialCount = typeof PerTrialCount.Type
 
 /**
  * What the trials with a trajectory did: their steps (model turns) and tool
@@ -88,13 +59,14 @@ export interface PerTrialCount {
  * @category models
  * @since 0.5.0
  */
-export interface TrajectorySummary {
+export const TrajectorySummary = Schema.Struct({
   /** Trials whose records carry a trajectory (a failed trial's error may keep one). */
-  readonly trials: number
-  readonly steps: PerTrialCount
-  readonly tool_calls: PerTrialCount & { readonly total: number; readonly errors: number }
-  readonly by_tool: ReadonlyArray<{ readonly name: string; readonly calls: number; readonly errors: number }>
-}
+  trials: Count,
+  steps: PerTrialCount,
+  tool_calls: Schema.Struct({ ...PerTrialCount.fields, total: Count, errors: Count }),
+  by_tool: Schema.Array(Schema.Struct({ name: Schema.String, calls: Count, errors: Count }))
+})
+export type TrajectorySummary = typeof TrajectorySummary.Type
 
 /**
  * Tokens by kind and their cost, for one side (the agent's, the judges').
@@ -102,15 +74,16 @@ export interface TrajectorySummary {
  * @category models
  * @since 0.4.0
  */
-export interface UsageTotals {
-  readonly input_tokens: number
-  readonly output_tokens: number
-  readonly total_tokens: number
-  readonly cached_input_tokens: number
-  readonly reasoning_tokens: number
+export const UsageTotals = Schema.Struct({
+  input_tokens: Count,
+  output_tokens: Count,
+  total_tokens: Count,
+  cached_input_tokens: Count,
+  reasoning_tokens: Count,
   /** Null without `--pricing` (nothing priced). */
-  readonly cost_usd: number | null
-}
+  cost_usd: Figure
+})
+export type UsageTotals = typeof UsageTotals.Type
 
 /**
  * A per-trial figure's mean and percentiles.
@@ -118,11 +91,8 @@ export interface UsageTotals {
  * @category models
  * @since 0.4.0
  */
-export interface PerTrial {
-  readonly mean: number | null
-  readonly p50: number | null
-  readonly p95: number | null
-}
+export const PerTrial = Schema.Struct({ mean: Figure, p50: Figure, p95: Figure })
+export type PerTrial = typeof PerTrial.Type
 
 /**
  * What the file's trials spent (those already recorded and this run's),
@@ -134,28 +104,38 @@ export interface PerTrial {
  * @category models
  * @since 0.4.0
  */
-export interface UsageSummary {
+export const UsageSummary = Schema.Struct({
   /** Trials whose records carry usage (the agent's or a judge's). */
-  readonly trials: number
-  readonly agent: UsageTotals
-  readonly judge: UsageTotals
-  readonly total_tokens: number
-  readonly cost_usd: number | null
-  readonly per_trial: { readonly tokens: PerTrial; readonly cost_usd: PerTrial | null }
-  readonly passed_trials: number
-  readonly cost_per_passed_trial_usd: number | null
+  trials: Count,
+  agent: UsageTotals,
+  judge: UsageTotals,
+  total_tokens: Count,
+  cost_usd: Figure,
+  per_trial: Schema.Struct({ tokens: PerTrial, cost_usd: Schema.NullOr(PerTrial) }),
+  passed_trials: Count,
+  cost_per_passed_trial_usd: Figure,
   /** This run's trials alone. */
-  readonly this_run: { readonly trials: number; readonly total_tokens: number; readonly cost_usd: number | null }
+  this_run: Schema.Struct({ trials: Count, total_tokens: Count, cost_usd: Figure }),
   /** Models the pricing file does not list (priced at 0). */
-  readonly unpriced_models: ReadonlyArray<string>
+  unpriced_models: Schema.Array(Schema.String),
   /** The budgets the run had (`--max-cost`, `--max-tokens`), null when none. */
-  readonly budget: {
-    readonly max_cost_usd: number | null
-    readonly max_tokens: number | null
+  budget: Schema.NullOr(Schema.Struct({
+    max_cost_usd: Figure,
+    max_tokens: Figure,
     /** When a budget stopped the run: the calls in flight then (their estimate reserved, or interrupted). */
-    readonly in_flight_at_stop?: number
-  } | null
-}
+    in_flight_at_stop: Schema.optionalKey(Count)
+  }))
+})
+export type UsageSummary = typeof UsageSummary.Type
+
+/**
+ * One projected figure of an estimate.
+ *
+ * @category models
+ * @since 0.4.0
+ */
+export const EstimateFigure = Schema.Struct({ per_trial: Figure, per_trial_ci95: Interval, total: Figure, total_ci95: Interval })
+export type EstimateFigure = typeof EstimateFigure.Type
 
 /**
  * `run --estimate`: from the trials run, the projected tokens and cost of
@@ -165,26 +145,33 @@ export interface UsageSummary {
  * @category models
  * @since 0.4.0
  */
-export interface EstimateSummary {
-  readonly trials_run: number
+export const EstimateSummary = Schema.Struct({
+  trials_run: Count,
   /** The run's trials (rows chosen x epochs); null when unknown (stdin). */
-  readonly trials_total: number | null
-  readonly tokens: EstimateFigure
-  readonly cost_usd: EstimateFigure | null
-}
+  trials_total: Figure,
+  tokens: EstimateFigure,
+  cost_usd: Schema.NullOr(EstimateFigure)
+})
+export type EstimateSummary = typeof EstimateSummary.Type
 
 /**
- * One projected figure of an estimate.
+ * The rows a run chose, as recorded: `"all"`, or `{ sample: 100, seed: 0 }`,
+ * `{ ids: { file, count, sha256 }, limit: 10 }`.
  *
  * @category models
- * @since 0.4.0
+ * @since 0.3.0
  */
-export interface EstimateFigure {
-  readonly per_trial: number | null
-  readonly per_trial_ci95: Statistics.Interval | null
-  readonly total: number | null
-  readonly total_ci95: Statistics.Interval | null
-}
+export const DatasetRows = Schema.Union([
+  Schema.Literal("all"),
+  Schema.Struct({
+    ids: Schema.optionalKey(Schema.Struct({ file: Schema.String, count: Count, sha256: Schema.String })),
+    sample: Schema.optionalKey(Count),
+    shuffle: Schema.optionalKey(Schema.Boolean),
+    seed: Schema.optionalKey(Schema.Number),
+    limit: Schema.optionalKey(Count)
+  })
+])
+export type DatasetRows = typeof DatasetRows.Type
 
 /**
  * The dataset a run read and the rows it chose, so a run says exactly which
@@ -193,53 +180,43 @@ export interface EstimateFigure {
  * @category models
  * @since 0.3.0
  */
-export interface DatasetSummary {
+export const DatasetSummary = Schema.Struct({
   /** `--tasks` as given (`data.csv`, `hf:owner/name?split=test`). */
-  readonly source: string
+  source: Schema.String,
   /** The format it was read in (`--format`, else by its name). */
-  readonly format: string
+  format: Schema.String,
   /** `--map` as given, or null for the default rules. */
-  readonly map: string | null
-  readonly json_path: string | null
-  /** `"all"`, or the rows chosen: `{ sample: 100, seed: 0 }`, `{ ids: { file, count, sha256 }, limit: 10 }`. */
-  readonly rows: DatasetRows
+  map: Schema.NullOr(Schema.String),
+  json_path: Schema.NullOr(Schema.String),
+  rows: DatasetRows,
   /** The revision (commit sha) read, for a versioned source (`hf:`). */
-  readonly revision?: string
-}
-
-/**
- * The rows a run chose, as recorded.
- *
- * @category models
- * @since 0.3.0
- */
-export type DatasetRows = "all" | {
-  readonly limit?: number
-  readonly sample?: number
-  readonly shuffle?: boolean
-  readonly seed?: number
-  readonly ids?: { readonly file: string; readonly count: number; readonly sha256: string }
-}
+  revision: Schema.optionalKey(Schema.String)
+})
+export type DatasetSummary = typeof DatasetSummary.Type
 
 /**
  * pass@k and pass^k at the `ks` reported (`--pass-k`, default 1, min(5, K)
  * and K), over the tasks all of whose K trials are recorded: `estimates`
  * and `ci95` keyed `pass@k` and `pass^k`, the interval the mean of the
  * per-task estimates ± t(0.975, T - 1) · sd / √T over the T tasks (null
- * below 2 tasks, and for a k above the epochs).
+ * below 2 tasks, and for a k above the epochs). `counts` says what a pass is.
  *
  * @category models
  * @since 0.1.0
  */
-export interface PassAtKSummary<Counts extends string> {
-  readonly counts: Counts
-  readonly ks: ReadonlyArray<number>
-  readonly tasks_scored: number
-  readonly tasks_incomplete: number
-  readonly tasks_by_passes: ReadonlyArray<number>
-  readonly estimates: Record<string, number | null>
-  readonly ci95: Record<string, Statistics.Interval | null>
-}
+export const PassAtKSummary = <const Counts extends string>(counts: Counts) =>
+  Schema.Struct({
+    counts: Schema.Literal(counts),
+    ks: Schema.Array(Schema.Number),
+    tasks_scored: Count,
+    tasks_incomplete: Count,
+    tasks_by_passes: Schema.Array(Count),
+    estimates: Schema.Record(Schema.String, Figure),
+    ci95: Schema.Record(Schema.String, Interval)
+  })
+export type PassAtKSummary<Counts extends string> = ReturnType<typeof PassAtKSummary<Counts>>["Type"]
+
+const Scorers = Schema.Record(Schema.String, Clustered.ScorerStats)
 
 /**
  * The scores of a run: per scorer its statistics, trials that passed (every
@@ -248,31 +225,83 @@ export interface PassAtKSummary<Counts extends string> {
  * @category models
  * @since 0.1.0
  */
-export interface ScoringSummary {
-  readonly scorers: Record<string, Clustered.ScorerStats>
+export const ScoringSummary = Schema.Struct({
+  scorers: Scorers,
   /** `"every scorer"` or the name of the scorer that decides. */
-  readonly pass_rule: string
+  pass_rule: Schema.String,
   /** How standard errors and intervals are clustered: `"task"`, the `--stderr-cluster` PATH, or `null` (not clustered). */
-  readonly stderr_cluster: Labels.ClusterBy
-  readonly trials: number
-  readonly passed: number
-  readonly pass_rate: number | null
+  stderr_cluster: Schema.NullOr(Schema.String),
+  trials: Count,
+  passed: Count,
+  pass_rate: Figure,
   /** Wilson on the effective sample size `trials / max(1, pass_rate_design_effect)`. */
-  readonly pass_rate_ci95: Statistics.Interval | null
+  pass_rate_ci95: Interval,
   /** The design effect of the 0/1 pass indicators under the clusters; null when not clustered or undefined. */
-  readonly pass_rate_design_effect: number | null
+  pass_rate_design_effect: Figure,
   /** Clusters (G) of the trials counted; null when not clustered. */
-  readonly clusters: number | null
+  clusters: Figure,
   /** Completed trials without the deciding scores (recorded by a run with other scorers): not counted above. */
-  readonly not_scored: number
-  readonly pass_at_k: PassAtKSummary<"passed trials">
+  not_scored: Count,
+  pass_at_k: PassAtKSummary("passed trials"),
   /** By `--group-by` PATH, by value (`(missing)` for none), by scorer; `{}` without groups. */
-  readonly groups: Record<string, Record<string, Record<string, Clustered.ScorerStats>>>
-  readonly parallelism: number
-  readonly judge_parallelism: number | null
-  readonly peak_active_scorer_calls: number
-  readonly peak_outstanding: number
-}
+  groups: Schema.Record(Schema.String, Schema.Record(Schema.String, Scorers)),
+  parallelism: Count,
+  judge_parallelism: Figure,
+  peak_active_scorer_calls: Count,
+  peak_outstanding: Count
+})
+export type ScoringSummary = typeof ScoringSummary.Type
+
+/**
+ * The summary as written by `--summary FILE`.
+ *
+ * @category models
+ * @since 0.1.0
+ */
+export const Summary = Schema.Struct({
+  run_id: Schema.String,
+  results_file: Schema.String,
+  outcome: Outcome,
+  trials: Schema.Struct({
+    this_run: Counts,
+    already_recorded: Counts,
+    total: Counts,
+    /**
+     * This run's trials that are not in the file, so a `--resume` runs them:
+     * `finished` ones not written when the run stopped (a failure budget, a
+     * write failure), and `interrupted` ones stopped in flight.
+     */
+    not_recorded: Schema.Struct({ finished: Count, interrupted: Count })
+  }),
+  error_types: Schema.Record(Schema.String, Count),
+  /** The first message of each type in `error_types`, on one line, scrubbed of secrets, clipped to 200 characters. */
+  error_messages: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
+  latency_ms: Schema.Struct({ p50: Figure, p95: Figure, p99: Figure, max: Figure }),
+  wall_time_s: Schema.Number,
+  throughput_per_s: Schema.Number,
+  parallelism: Count,
+  peak_active_calls: Count,
+  peak_outstanding: Count,
+  peak_live_fibers: Count,
+  /** Attempts after the first, over this run's trials. */
+  retries: Count,
+  /** The concurrency limit's range (it moves only with `--adaptive`). */
+  concurrency_limit: Schema.Struct({ min: Count, max: Count }),
+  epochs: Count,
+  /** Present when the run has scorers (`--score`). */
+  scoring: Schema.optionalKey(ScoringSummary),
+  /** What the trials spent: present when any reported usage, or with `--pricing`. */
+  usage: Schema.optionalKey(UsageSummary),
+  /** The paths of agents that act: present when any trial recorded a trajectory. */
+  trajectory: Schema.optionalKey(TrajectorySummary),
+  /** What a pass is here: a completed trial (whether or not its answer was right). */
+  pass_at_k: Schema.optionalKey(PassAtKSummary("completed trials")),
+  /** What the run read: present for a `--tasks` source. */
+  dataset: Schema.optionalKey(DatasetSummary),
+  /** `run --estimate`: the whole run's projected usage from the trials run. */
+  estimate: Schema.optionalKey(EstimateSummary)
+})
+export type Summary = typeof Summary.Type
 
 /**
  * The summary of `score`: what the scoring did (trials scored, scorer calls,
@@ -282,32 +311,33 @@ export interface ScoringSummary {
  * @category models
  * @since 0.1.0
  */
-export interface ScoreSummary {
-  readonly command: "score"
-  readonly run_id: string
+export const ScoreSummary = Schema.Struct({
+  command: Schema.Literal("score"),
+  run_id: Schema.String,
   /** The results file scored. */
-  readonly input_file: string
+  input_file: Schema.String,
   /** The scored file written. */
-  readonly results_file: string
-  readonly outcome: Summary["outcome"]
-  readonly trials: {
+  results_file: Schema.String,
+  outcome: Outcome,
+  trials: Schema.Struct({
     /** Trials scored by this command, by the status their run recorded. */
-    readonly this_run: Summary["trials"]["this_run"]
+    this_run: Counts,
     /** Trials `--resume` found already scored in the output. */
-    readonly already_recorded: Summary["trials"]["already_recorded"]
-    readonly total: Summary["trials"]["total"]
-  }
+    already_recorded: Counts,
+    total: Counts
+  }),
   /** Scorer calls made by this command (a failed trial is copied, not scored). */
-  readonly scorer_calls: number
+  scorer_calls: Count,
   /** The scoring's wall time. */
-  readonly wall_time_s: number
+  wall_time_s: Schema.Number,
   /** Trials scored per second. */
-  readonly throughput_per_s: number
+  throughput_per_s: Schema.Number,
   /** The epochs the trials' run had (from their records; 1 when they do not say). */
-  readonly epochs: number
-  readonly scoring: ScoringSummary
+  epochs: Count,
+  scoring: ScoringSummary,
   /** What the file's trials spent, the new scores' judges included: present when any reported usage, or with `--pricing`. */
-  readonly usage?: UsageSummary
+  usage: Schema.optionalKey(UsageSummary),
   /** The paths of agents that act: present when any trial recorded a trajectory. */
-  readonly trajectory?: TrajectorySummary
-}
+  trajectory: Schema.optionalKey(TrajectorySummary)
+})
+export type ScoreSummary = typeof ScoreSummary.Type

@@ -20,18 +20,9 @@ import { Accumulator } from "./Tally.ts"
 import { trajectorySummary } from "./Trajectory.ts"
 import { usageSummary } from "./Usage.ts"
 
-export type {
-  EstimateFigure,
-  EstimateSummary,
-  PassAtKSummary,
-  PerTrial,
-  PerTrialCount,
-  ScoreSummary,
-  ScoringSummary,
-  Summary,
-  TrajectorySummary,
-  UsageSummary,
-  UsageTotals
+export {
+  Counts, DatasetRows, DatasetSummary, EstimateFigure, EstimateSummary, Outcome, PassAtKSummary, PerTrial, PerTrialCount,
+  ScoreSummary, ScoringSummary, Summary, TrajectorySummary, UsageSummary, UsageTotals
 } from "./Model.ts"
 export type { GroupTally, ScoringOptions } from "./Tally.ts"
 export { Accumulator, LatencyHistogram, passAtK, ScoreTally } from "./Tally.ts"
@@ -274,7 +265,7 @@ const scoringSummary = (
   const stderrCluster = tally.stderrCluster === undefined ? Labels.clusterBy(undefined, acc.epochs) : tally.stderrCluster
   const unclustered = Clustered.scores({ clustered: stderrCluster !== null }).snapshot()
   for (const name of tally.options.scorers) scorers[name] = roundStats(tally.stats.get(name)?.snapshot() ?? unclustered)
-  const groups: ScoringSummary["groups"] = {}
+  const groups: Record<string, Record<string, Record<string, Clustered.ScorerStats>>> = {}
   for (const [path, byValue] of tally.groups) {
     const values: Record<string, Record<string, Clustered.ScorerStats>> = {}
     for (const [value, group] of byValue) {
