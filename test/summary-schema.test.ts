@@ -2,11 +2,17 @@
  * The summary as a Schema: a real summary (scores, groups, pass@k over
  * epochs, usage priced under a budget, trajectories, the dataset, the
  * estimate, gates) encodes to exactly the JSON written before the Schema
- * (same keys, same order) and decodes back to itself.
+ * (same keys, same order) and decodes back to itself; a summary file that is
+ * not one is refused naming the field at fault, from the Schema's issue path.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Schema } from "effect"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { Effect, Result, Schema } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import type { AgentEvalTrial, Usage } from "../src/domain/Trial.ts"
+import * as Report from "../src/programs/Report.ts"
 import { MutableProbe } from "../src/runner/internal/probe.ts"
 import * as Gates from "../src/summary/Gates.ts"
 import * as Summary from "../src/summary/Summary.ts"
@@ -124,4 +130,53 @@ describe("Summary as a Schema", () => {
     assert.strictEqual(JSON.stringify(encoded), JSON.stringify(summary))
     assert.deepStrictEqual(Schema.decodeUnknownSync(Gates.GatedScoreSummary)(JSON.parse(JSON.stringify(encoded))), summary)
   })
+
+  it("a full summary is what report --summary reads, and decodes as it", () => {
+    const summary = realSummary()
+    const read = Summary.decodeReported(JSON.parse(JSON.stringify(summary)))
+    assert.isTrue(Result.isSuccess(read))
+    if (Result.isSuccess(read)) {
+      assert.deepStrictEqual(read.success.trials.total, summary.trials.total)
+      assert.deepStrictEqual(read.success.scoring?.pass_at_k?.ks, summary.scoring?.pass_at_k.ks)
+      assert.deepStrictEqual(read.success.usage?.unpriced_models, ["other"])
+    }
+  })
+})
+
+describe("Summary.decodeReported: a bad summary names the field at fault from the Schema's issue path", () => {
+  const good = () => JSON.parse(JSON.stringify(realSummary())) as Record<string, any>
+  const cases: ReadonlyArray<readonly [string, (s: Record<string, any>) => void, string]> = [
+    ["a nested count of the wrong type", (s) => void (s.trials.total.failed = "2"), "field trials.total.failed is not a number"],
+    ["a nested object missing", (s) => void delete s.trials.total, "field trials.total.total is missing"],
+    ["an outcome not among the outcomes", (s) => void (s.outcome = "done"), `field outcome is not one of "finished", "interrupted"`],
+    ["an element of a list in a nested part", (s) => void (s.usage.unpriced_models = ["a", 7]), "field usage.unpriced_models.1 is not a string"],
+    ["a scorer's statistics", (s) => void (s.scoring.scorers.exact.mean = "high"), "field scoring needs scorers and pass_rule"]
+  ]
+  for (const [name, spoil, problem] of cases) {
+    it(name, () => {
+      const s = good()
+      spoil(s)
+      const read = Summary.decodeReported(s)
+      assert.isTrue(Result.isFailure(read))
+      if (Result.isFailure(read)) assert.include(read.failure, problem)
+    })
+  }
+
+  it.effect("report --summary: the message names the file and the field", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-trials-summary-schema-"))
+      const file = path.join(dir, "s.json")
+      const s = good()
+      s.usage.unpriced_models = [7]
+      fs.writeFileSync(file, JSON.stringify(s))
+      const result = yield* Effect.result(Report.readSummary(file))
+      assert.isTrue(Result.isFailure(result))
+      if (Result.isFailure(result)) {
+        assert.strictEqual(
+          result.failure.message,
+          `${file}: not a run summary (run --summary FILE): field usage.unpriced_models.0 is not a string`
+        )
+      }
+      fs.rmSync(dir, { recursive: true, force: true })
+    }).pipe(Effect.provide(NodeServices.layer)))
 })

@@ -31,14 +31,13 @@
  *
  * @since 0.1.0
  */
-import { Console, Effect, FileSystem, Schema, Stream } from "effect"
+import { Console, Effect, FileSystem, Result, Schema, Stream } from "effect"
 import type * as Dataset from "../datasets/Dataset.ts"
-import { MAX_EPOCHS } from "../domain/Errors.ts"
 import { checkDistinct, writeOutput } from "../internal/outputs.ts"
 import * as ResultsStores from "../results/ResultsStores.ts"
 import * as Recorded from "./Recorded.ts"
 import * as RunDefinition from "./run/Definition.ts"
-import type * as Summary from "../summary/Summary.ts"
+import * as Summary from "../summary/Summary.ts"
 import type { AgentEvalTask } from "../domain/Trial.ts"
 import * as Aggregate from "../report/Aggregate.ts"
 import * as Page from "../report/page/Page.ts"
@@ -158,7 +157,7 @@ export const write = Effect.fn("Report.write")(function*(input: {
   readonly html: string
   readonly flag?: string | undefined
   readonly maxRows: number
-  readonly summary?: Summary.Summary | undefined
+  readonly summary?: Summary.Reported | undefined
   readonly summaryFile?: string | undefined
   readonly tasks?: Stream.Stream<Dataset.Item, Dataset.DatasetError, Dataset.Services> | undefined
   /** What `tasks` are, for the message when none of their ids is a trial's task id. */
@@ -259,33 +258,15 @@ const fillTasks = (rows: ReadonlyArray<Aggregate.Row>, tasks: Stream.Stream<Data
   )
 }
 
-// The fields of a summary the report reads, checked so a wrong file is named
-// at once rather than drawn as blanks.
-const required: ReadonlyArray<readonly [path: string, type: "string" | "number"]> = [
-  ["run_id", "string"],
-  ["outcome", "string"],
-  ["trials.total.total", "number"],
-  ["trials.total.completed", "number"],
-  ["trials.total.failed", "number"],
-  ["trials.total.partial", "number"],
-  ["wall_time_s", "number"],
-  ["throughput_per_s", "number"],
-  ["parallelism", "number"],
-  ["peak_active_calls", "number"],
-  ["peak_outstanding", "number"],
-  ["peak_live_fibers", "number"],
-  ["retries", "number"],
-  ["epochs", "number"]
-]
-
 /**
- * A summary written by `run --summary FILE`; a file that is not one is an
- * error naming the file and the field.
+ * A summary written by `run --summary FILE`, decoded as far as the report
+ * reads it (`Summary.Reported`); a file that is not one is an error naming
+ * the file and the field.
  *
  * @category sources
  * @since 0.1.0
  */
-export const readSummary = (file: string): Effect.Effect<Summary.Summary, ReportInputError, FileSystem.FileSystem> =>
+export const readSummary = (file: string): Effect.Effect<Summary.Reported, ReportInputError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const text = yield* fs.readFileString(file).pipe(
@@ -297,51 +278,9 @@ export const readSummary = (file: string): Effect.Effect<Summary.Summary, Report
     } catch (e) {
       return yield* new ReportInputError({ message: `${file}: not valid JSON (${(e as Error).message})` })
     }
-    for (const [path, type] of required) {
-      const value = path.split(".").reduce<unknown>(
-        (at, key) => (typeof at === "object" && at !== null ? (at as Record<string, unknown>)[key] : undefined),
-        json
-      )
-      if (typeof value !== type) {
-        return yield* new ReportInputError({
-          message: `${file}: not a run summary (run --summary FILE): field ${path} is ${value === undefined ? "missing" : `not a ${type}`}`
-        })
-      }
-    }
-    const scoring = (json as { scoring?: unknown }).scoring
-    if (
-      scoring !== undefined &&
-      (typeof scoring !== "object" || scoring === null ||
-        typeof (scoring as { scorers?: unknown }).scorers !== "object" ||
-        typeof (scoring as { pass_rule?: unknown }).pass_rule !== "string")
-    ) {
-      return yield* new ReportInputError({
-        message: `${file}: not a run summary (run --summary FILE): field scoring needs scorers and pass_rule`
-      })
-    }
-    const epochs = (json as { epochs: number }).epochs
-    if (!(Number.isSafeInteger(epochs) && epochs >= 1 && epochs <= MAX_EPOCHS)) {
-      return yield* new ReportInputError({
-        message: `${file}: field epochs must be an integer from 1 to ${MAX_EPOCHS}, got ${epochs}`
-      })
-    }
-    // What the page takes from the summary beyond the checks above: the k of pass@k and the clustering.
-    const at = (value: unknown, key: string): unknown =>
-      typeof value === "object" && value !== null ? (value as Record<string, unknown>)[key] : undefined
-    for (const [path, ks] of [["scoring.pass_at_k.ks", at(at(scoring, "pass_at_k"), "ks")], ["pass_at_k.ks", at(at(json, "pass_at_k"), "ks")]] as const) {
-      if (ks !== undefined && !(Array.isArray(ks) && ks.every((k) => Number.isSafeInteger(k) && k >= 1 && k <= epochs))) {
-        return yield* new ReportInputError({
-          message: `${file}: field ${path} must be a list of integers from 1 to the epochs (${epochs}), got ${JSON.stringify(ks).slice(0, 80)}`
-        })
-      }
-    }
-    const cluster = at(scoring, "stderr_cluster")
-    if (cluster !== undefined && cluster !== null && typeof cluster !== "string") {
-      return yield* new ReportInputError({
-        message: `${file}: field scoring.stderr_cluster must be "task", a path or null, got ${JSON.stringify(cluster).slice(0, 80)}`
-      })
-    }
-    return json as Summary.Summary
+    const decoded = Summary.decodeReported(json)
+    if (Result.isFailure(decoded)) return yield* new ReportInputError({ message: `${file}: ${decoded.failure}` })
+    return decoded.success
   })
 
 interface Counts {
@@ -353,7 +292,7 @@ interface Counts {
 // The summary must be of the file read: see the module doc.
 const checkSummary = (input: {
   readonly file: string
-  readonly summary: Summary.Summary
+  readonly summary: Summary.Reported
   readonly results: string
   readonly counts: Counts
 }): Effect.Effect<void, ReportInputError, FileSystem.FileSystem> =>

@@ -1,8 +1,8 @@
 /**
  * The summaries' shapes, as Schemas: what `run` and `score` write with
- * `--summary FILE`, encoded when written. Each shared part (the counts by
- * status, an interval, a scorer's statistics, a side's usage, pass@k) is
- * defined once.
+ * `--summary FILE`, encoded when written (`report --summary` decodes the
+ * part it reads, `Reported.ts`). Each shared part (the counts by status, an
+ * interval, a scorer's statistics, a side's usage, pass@k) is defined once.
  * A struct's fields are in the order its JSON has them: encoding writes them
  * in this order. Re-exported by `Summary.ts`.
  *

@@ -24,6 +24,7 @@ export {
   Counts, DatasetRows, DatasetSummary, EstimateFigure, EstimateSummary, Outcome, PassAtKSummary, PerTrial, PerTrialCount,
   ScoreSummary, ScoringSummary, Summary, TrajectorySummary, UsageSummary, UsageTotals
 } from "./Model.ts"
+export { decodeReported, Reported } from "./Reported.ts"
 export type { GroupTally, ScoringOptions } from "./Tally.ts"
 export { Accumulator, LatencyHistogram, passAtK, ScoreTally } from "./Tally.ts"
 export { clusterText, format, formatScore } from "./Text.ts"

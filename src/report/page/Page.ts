@@ -34,7 +34,7 @@ export interface PageInput {
   readonly resultsFile: string
   readonly result: Aggregate.Result
   /** The run's summary (`run --summary`, or the run itself with `run --report`). */
-  readonly summary?: Summary.Summary | undefined
+  readonly summary?: Summary.Reported | undefined
   /** Whether the rows carry input and reference (a task file was given). */
   readonly withTasks: boolean
 }
@@ -51,7 +51,7 @@ export interface PageInput {
  * @category constructors
  * @since 0.1.0
  */
-export const fileSummary = (resultsFile: string, result: Aggregate.Result, summary?: Summary.Summary): Summary.Summary => {
+export const fileSummary = (resultsFile: string, result: Aggregate.Result, summary?: Summary.Reported): Summary.Summary => {
   const t = result.timeline
   return Summary.make({
     runId: summary?.run_id ?? "report",

@@ -34,7 +34,7 @@ const percentiles = (p: Summary.PerTrial, show: (x: number | null) => string): s
  *
  * @internal
  */
-export const usageSection = (file: Summary.Summary, run?: Summary.Summary): string => {
+export const usageSection = (file: Summary.Summary, run?: Summary.Reported): string => {
   const u = file.usage
   if (u === undefined) return ""
   const priced = u.cost_usd !== null
