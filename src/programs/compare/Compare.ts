@@ -101,7 +101,7 @@
  */
 import { Console, Effect, Schema } from "effect"
 import { checkDistinct, writeOutput } from "../../internal/outputs.ts"
-import type { CompareOptions } from "../../report/compare/Model.ts"
+import { type CompareOptions, Comparison } from "../../report/compare/Model.ts"
 import { fromTallies } from "./Diff.ts"
 import { notNonInferior, regression } from "./Gate.ts"
 import { toHtml } from "../../report/compare/Html.ts"
@@ -112,13 +112,14 @@ import * as Recorded from "../Recorded.ts"
 export { CompareInputError } from "./Tally.ts"
 export { toHtml } from "../../report/compare/Html.ts"
 export { format } from "../../report/compare/Text.ts"
-export type {
-  CompareOptions,
+export type { CompareOptions } from "../../report/compare/Model.ts"
+export {
   Comparison,
   FileInfo,
   GroupComparison,
   GroupPassComparison,
   GroupScorerComparison,
+  PairedChange,
   PassComparison,
   ScorerComparison,
   UsageChange,
@@ -228,6 +229,9 @@ export class CompareWriteError extends Schema.TaggedError<CompareWriteError>()("
   message: Schema.String
 }) {}
 
+// The --json file: the fields in the Schema's order.
+const encodeComparison = Schema.encodeEffect(Comparison)
+
 /**
  * The `compare` command: refuses an output that is the same file as an
  * input or as the other output, compares, prints the text on stdout, writes
@@ -249,7 +253,14 @@ export const run = Effect.fn("Compare.run")(function*(config: CompareConfig) {
   yield* Console.log(format(comparison))
   const write = (flag: string, file: string, text: string) =>
     writeOutput(flag, file, text).pipe(Effect.mapError((e) => new CompareWriteError({ message: e.message })))
-  if (config.json !== undefined) yield* write("--json", config.json, JSON.stringify(comparison, null, 2) + "\n")
+  if (config.json !== undefined) {
+    const json = yield* encodeComparison(comparison).pipe(
+      Effect.mapError((e) =>
+        new CompareWriteError({ message: `cannot write --json ${config.json}: the comparison does not fit its schema: ${e.message}` })
+      )
+    )
+    yield* write("--json", config.json, JSON.stringify(json, null, 2) + "\n")
+  }
   if (config.html !== undefined) yield* write("--html", config.html, yield* Effect.sync(() => toHtml(comparison)))
   const inferior = config.nonInferiority === undefined ? undefined : notNonInferior(comparison, config.nonInferiority)
   const regressed = config.failOnRegression ? regression(comparison) : undefined

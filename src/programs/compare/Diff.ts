@@ -172,25 +172,8 @@ const scorerComparison = (
   }
   const d = change.result()
   const { reason, verdict } = verdictOf(d, unit.path)
-  return {
-    name,
-    n: d.n,
-    base_mean: d.base_mean,
-    new_mean: d.new_mean,
-    delta: d.delta,
-    sd: d.sd,
-    standard_error: d.standard_error,
-    df: d.df,
-    ci95: d.ci95,
-    p_value: d.p_value,
-    p_holm: null,
-    mcnemar_p: d.n === 0 ? null : discordant.mcnemar(),
-    mde80: d.mde80,
-    verdict,
-    reason,
-    clusters: d.clusters,
-    design_effect: d.design_effect
-  }
+  // Holm's p comes once every scorer's p is known (`holmOf`).
+  return { name, ...d, p_holm: null, mcnemar_p: d.n === 0 ? null : discordant.mcnemar(), verdict, reason }
 }
 
 // The family-wise error rate of `regressed` over the judged scorers (Holm).

@@ -7,8 +7,8 @@
  *
  * @internal
  */
-import type { Comparison, GroupComparison, GroupPassComparison, GroupScorerComparison } from "../../report/compare/Model.ts"
-import { Paired, type PairedChange, type Unit, valueIn } from "./Paired.ts"
+import { type Comparison, type GroupComparison, type GroupPassComparison, GroupScorerComparison } from "../../report/compare/Model.ts"
+import { Paired, type PairedChange, pick, type Unit, valueIn } from "./Paired.ts"
 import type { FileTally } from "./Tally.ts"
 
 /** The value shown for a task without one at a path. @internal */
@@ -105,17 +105,7 @@ const groupComparison = (ids: ReadonlyArray<string>, input: GroupsInput): GroupC
   return { tasks: ids.length, scorers, pass_at_1: passOf(pass.result()) }
 }
 
-const scorerOf = (d: PairedChange): GroupScorerComparison => ({
-  n: d.n,
-  base_mean: d.base_mean,
-  new_mean: d.new_mean,
-  delta: d.delta,
-  standard_error: d.standard_error,
-  df: d.df,
-  ci95: d.ci95,
-  p_value: d.p_value,
-  clusters: d.clusters
-})
+const scorerOf = (d: PairedChange): GroupScorerComparison => pick(GroupScorerComparison.fields, d)
 
 const passOf = (d: PairedChange): GroupPassComparison => ({
   tasks: d.n,

@@ -10,25 +10,25 @@
  */
 import * as Clustered from "../../statistics/Clustered.ts"
 import * as Significance from "../../statistics/Significance.ts"
-import type * as Statistics from "../../statistics/Statistics.ts"
 import * as StudentT from "../../statistics/StudentT.ts"
+import type { PairedChange } from "../../report/compare/Model.ts"
 import type { FileTally } from "./Tally.ts"
 
-/** @internal */
-export interface PairedChange {
-  readonly n: number
-  readonly base_mean: number | null
-  readonly new_mean: number | null
-  readonly delta: number | null
-  readonly sd: number | null
-  readonly standard_error: number | null
-  readonly df: number | null
-  readonly ci95: Statistics.Interval | null
-  readonly p_value: number | null
-  readonly mde80: number | null
-  /** G, or null when tasks are the unit. */
-  readonly clusters: number | null
-  readonly design_effect: number | null
+export type { PairedChange } from "../../report/compare/Model.ts"
+
+/**
+ * The fields of `fields` (a change's own of a `PairedChange`, as its Schema
+ * lists them) taken from `d`, in that order.
+ *
+ * @internal
+ */
+export const pick = <F extends { readonly [K in keyof PairedChange]?: unknown }>(
+  fields: F,
+  d: PairedChange
+): { readonly [K in keyof F & keyof PairedChange]: PairedChange[K] } => {
+  const picked: Record<string, unknown> = {}
+  for (const key of Object.keys(fields) as Array<keyof PairedChange>) picked[key] = d[key]
+  return picked as { readonly [K in keyof F & keyof PairedChange]: PairedChange[K] }
 }
 
 /**

@@ -9,8 +9,8 @@
  *
  * @internal
  */
-import type { UsageChange, UsageComparison } from "../../report/compare/Model.ts"
-import { Paired, type PairedChange, type Unit } from "./Paired.ts"
+import { UsageChange, type UsageComparison } from "../../report/compare/Model.ts"
+import { Paired, type PairedChange, pick, type Unit } from "./Paired.ts"
 import type { FileTally } from "./Tally.ts"
 import { COST, PRICED, TOKENS, TRIALS } from "./UsageTally.ts"
 
@@ -57,16 +57,4 @@ const change = (
   return changeOf(paired.result())
 }
 
-const changeOf = (d: PairedChange): UsageChange => ({
-  n: d.n,
-  base_mean: d.base_mean,
-  new_mean: d.new_mean,
-  delta: d.delta,
-  sd: d.sd,
-  standard_error: d.standard_error,
-  df: d.df,
-  ci95: d.ci95,
-  p_value: d.p_value,
-  clusters: d.clusters,
-  design_effect: d.design_effect
-})
+const changeOf = (d: PairedChange): UsageChange => pick(UsageChange.fields, d)

@@ -5,8 +5,14 @@
  *
  * @internal
  */
-import type * as Statistics from "../../statistics/Statistics.ts"
-import type * as Summary from "../../summary/Summary.ts"
+import { Schema } from "effect"
+import * as Statistics from "../../statistics/Statistics.ts"
+import * as Summary from "../../summary/Summary.ts"
+
+const Count = Schema.Number
+const Figure = Schema.NullOr(Schema.Number)
+const Interval = Schema.NullOr(Statistics.Interval)
+const Names = Schema.Array(Schema.String)
 
 /**
  * A scorer's verdict: the 95% interval of its change lies wholly below 0
@@ -17,7 +23,8 @@ import type * as Summary from "../../summary/Summary.ts"
  * @category models
  * @since 0.1.0
  */
-export type Verdict = "regressed" | "improved" | "no_significant_change" | "no_verdict"
+export const Verdict = Schema.Literals(["regressed", "improved", "no_significant_change", "no_verdict"])
+export type Verdict = typeof Verdict.Type
 
 /**
  * One side of the comparison.
@@ -25,65 +32,92 @@ export type Verdict = "regressed" | "improved" | "no_significant_change" | "no_v
  * @category models
  * @since 0.1.0
  */
-export interface FileInfo {
-  readonly file: string
+export const FileInfo = Schema.Struct({
+  file: Schema.String,
   /** Trials read (`InvalidTask` lines are not trials of a task: see `invalid_lines`). */
-  readonly trials: number
-  readonly failed_trials: number
+  trials: Count,
+  failed_trials: Count,
   /** Trials that did not fail and carry no score. */
-  readonly unscored_trials: number
-  readonly invalid_lines: number
-  readonly tasks: number
+  unscored_trials: Count,
+  invalid_lines: Count,
+  tasks: Count,
   /** The scorers its trials carry, in order of first appearance. */
-  readonly scorers: ReadonlyArray<string>
+  scorers: Names,
   /**
    * The file's own figures, exactly as `run --summary` gives them under
    * `scoring` (per scorer mean, clustered standard error and interval,
    * design effect, pass rate and its Wilson interval on n_eff, pass@k,
    * groups), from the same accumulator; null when its trials carry no score.
    */
-  readonly scoring: Summary.ScoringSummary | null
-}
+  scoring: Schema.NullOr(Summary.ScoringSummary)
+})
+export type FileInfo = typeof FileInfo.Type
 
 /**
- * The change of one scorer: over the `n` tasks with a value in both files,
- * their means before and after, `delta = new_mean - base_mean` (the mean of
- * the per-task differences), the differences' `sd` and `standard_error`, the
- * 95% t interval `ci95` on `df = n - 1`, and the tests beside it.
+ * The paired change of a measure over the `n` tasks with a value in both
+ * files: their means before and after, `delta = new_mean - base_mean` (the
+ * mean of the per-task differences), the differences' `sd` and
+ * `standard_error`, the 95% t interval `ci95` on `df`, the two-sided p of
+ * the paired t test that the change is 0 (null below 2 paired tasks), the
+ * smallest change detectable at 80% power (two-sided 5%):
+ * `(t(0.975, df) + t(0.80, df))·SE`, and, when the comparison is clustered
+ * (`stderr_cluster`), G the clusters of the paired tasks and the design
+ * effect `(standard_error / (sd/√n))²` (null when not clustered, or G < 2,
+ * or sd 0). The one definition of these fields: each change below takes
+ * its own of them.
+ *
+ * @category models
+ * @since 0.7.0
+ */
+export const PairedChange = Schema.Struct({
+  n: Count,
+  base_mean: Figure,
+  new_mean: Figure,
+  delta: Figure,
+  sd: Figure,
+  standard_error: Figure,
+  df: Figure,
+  ci95: Interval,
+  p_value: Figure,
+  mde80: Figure,
+  clusters: Figure,
+  design_effect: Figure
+})
+export type PairedChange = typeof PairedChange.Type
+
+const { base_mean, ci95, clusters, delta, design_effect, df, mde80, n, new_mean, p_value, sd, standard_error } = PairedChange.fields
+
+/**
+ * The change of one scorer (a `PairedChange` over the tasks with a value of
+ * it in both files) and the tests beside it.
  *
  * @category models
  * @since 0.1.0
  */
-export interface ScorerComparison {
-  readonly name: string
-  readonly n: number
-  readonly base_mean: number | null
-  readonly new_mean: number | null
-  readonly delta: number | null
-  readonly sd: number | null
-  readonly standard_error: number | null
-  readonly df: number | null
-  readonly ci95: Statistics.Interval | null
-  /** Two-sided p of the paired t test that the change is 0; null below 2 paired tasks. */
-  readonly p_value: number | null
+export const ScorerComparison = Schema.Struct({
+  name: Schema.String,
+  n,
+  base_mean,
+  new_mean,
+  delta,
+  sd,
+  standard_error,
+  df,
+  ci95,
+  p_value,
   /** `p_value` adjusted by Holm's step-down over the judged scorers (those with a p-value). */
-  readonly p_holm: number | null
+  p_holm: Figure,
   /** McNemar's exact p on the tasks whose pass/fail verdict flipped; null unless one epoch. */
-  readonly mcnemar_p: number | null
-  /** The smallest change detectable at 80% power (two-sided 5%): `(t(0.975, n-1) + t(0.80, n-1))·sd/√n`. */
-  readonly mde80: number | null
+  mcnemar_p: Figure,
+  mde80,
   /** Per scorer, unadjusted: where the 95% interval lies (see the module doc). */
-  readonly verdict: Verdict
+  verdict: Verdict,
   /** Why there is no verdict; null otherwise. */
-  readonly reason: string | null
-  /** G, the clusters of the paired tasks when the comparison is clustered (`stderr_cluster`); null otherwise. */
-  readonly clusters: number | null
-  /**
-   * `(standard_error / (sd/√n))²`, how many times the clustering inflates the
-   * variance of the change; null when not clustered (or G < 2, or sd 0).
-   */
-  readonly design_effect: number | null
-}
+  reason: Schema.NullOr(Schema.String),
+  clusters,
+  design_effect
+})
+export type ScorerComparison = typeof ScorerComparison.Type
 
 /**
  * The change of one measure within a group: over the group's `n` paired
@@ -94,17 +128,8 @@ export interface ScorerComparison {
  * @category models
  * @since 0.1.0
  */
-export interface GroupScorerComparison {
-  readonly n: number
-  readonly base_mean: number | null
-  readonly new_mean: number | null
-  readonly delta: number | null
-  readonly standard_error: number | null
-  readonly df: number | null
-  readonly ci95: Statistics.Interval | null
-  readonly p_value: number | null
-  readonly clusters: number | null
-}
+export const GroupScorerComparison = Schema.Struct({ n, base_mean, new_mean, delta, standard_error, df, ci95, p_value, clusters })
+export type GroupScorerComparison = typeof GroupScorerComparison.Type
 
 /**
  * pass@1 within a group, before and after, over its paired tasks whose
@@ -114,15 +139,16 @@ export interface GroupScorerComparison {
  * @category models
  * @since 0.1.0
  */
-export interface GroupPassComparison {
-  readonly tasks: number
-  readonly base: number | null
-  readonly new: number | null
-  readonly delta: number | null
-  readonly standard_error: number | null
-  readonly ci95: Statistics.Interval | null
-  readonly p_value: number | null
-}
+export const GroupPassComparison = Schema.Struct({
+  tasks: n,
+  base: base_mean,
+  new: new_mean,
+  delta,
+  standard_error,
+  ci95,
+  p_value
+})
+export type GroupPassComparison = typeof GroupPassComparison.Type
 
 /**
  * One group: the paired tasks whose first trial in the base file records
@@ -132,11 +158,14 @@ export interface GroupPassComparison {
  * @category models
  * @since 0.1.0
  */
-export interface GroupComparison {
-  readonly tasks: number
-  readonly scorers: Readonly<Record<string, GroupScorerComparison>>
-  readonly pass_at_1: GroupPassComparison
-}
+export const GroupComparison = Schema.Struct({
+  tasks: Count,
+  scorers: Schema.Record(Schema.String, GroupScorerComparison),
+  pass_at_1: GroupPassComparison
+})
+export type GroupComparison = typeof GroupComparison.Type
+
+const PassAt1 = Schema.Struct({ tasks: Count, pass_at_1: Figure })
 
 /**
  * pass@1 before and after. `tasks`, `base`, `new`, `delta` and `ci95` are
@@ -146,20 +175,21 @@ export interface GroupComparison {
  * @category models
  * @since 0.1.0
  */
-export interface PassComparison {
-  readonly tasks: number
-  readonly base: number | null
-  readonly new: number | null
-  readonly delta: number | null
-  readonly ci95: Statistics.Interval | null
+export const PassComparison = Schema.Struct({
+  tasks: n,
+  base: base_mean,
+  new: new_mean,
+  delta,
+  ci95,
   /** Two-sided p of the paired t test of the per-task pass rates. */
-  readonly p_value: number | null
+  p_value,
   /** McNemar's exact p on the flipped tasks (`flips`); null unless one epoch. */
-  readonly mcnemar_p: number | null
-  readonly mde80: number | null
-  readonly base_all: { readonly tasks: number; readonly pass_at_1: number | null }
-  readonly new_all: { readonly tasks: number; readonly pass_at_1: number | null }
-}
+  mcnemar_p: Figure,
+  mde80,
+  base_all: PassAt1,
+  new_all: PassAt1
+})
+export type PassComparison = typeof PassComparison.Type
 
 /**
  * The paired change of what a trial spent, tokens or cost: over the `n`
@@ -171,19 +201,8 @@ export interface PassComparison {
  * @category models
  * @since 0.4.0
  */
-export interface UsageChange {
-  readonly n: number
-  readonly base_mean: number | null
-  readonly new_mean: number | null
-  readonly delta: number | null
-  readonly sd: number | null
-  readonly standard_error: number | null
-  readonly df: number | null
-  readonly ci95: Statistics.Interval | null
-  readonly p_value: number | null
-  readonly clusters: number | null
-  readonly design_effect: number | null
-}
+export const UsageChange = Schema.Struct({ n, base_mean, new_mean, delta, sd, standard_error, df, ci95, p_value, clusters, design_effect })
+export type UsageChange = typeof UsageChange.Type
 
 /**
  * One file's usage: its trials that report usage (agent or judge), and of
@@ -192,10 +211,8 @@ export interface UsageChange {
  * @category models
  * @since 0.4.0
  */
-export interface UsageCounts {
-  readonly trials: number
-  readonly priced_trials: number
-}
+export const UsageCounts = Schema.Struct({ trials: Count, priced_trials: Count })
+export type UsageCounts = typeof UsageCounts.Type
 
 /**
  * What the trials spent, before and after, per trial, agent and judges
@@ -206,62 +223,61 @@ export interface UsageCounts {
  * @category models
  * @since 0.4.0
  */
-export interface UsageComparison {
-  readonly base: UsageCounts
-  readonly new: UsageCounts
-  readonly tokens: UsageChange | null
-  readonly cost_usd: UsageChange | null
-}
+export const UsageComparison = Schema.Struct({
+  base: UsageCounts,
+  new: UsageCounts,
+  tokens: Schema.NullOr(UsageChange),
+  cost_usd: Schema.NullOr(UsageChange)
+})
+export type UsageComparison = typeof UsageComparison.Type
 
 /**
- * Everything `compare` found; `--json FILE` writes exactly this object.
- * Task id lists are complete and sorted (numbers in ids in numeric order).
+ * Everything `compare` found; `--json FILE` writes exactly this object,
+ * encoded in this order. Task id lists are complete and sorted (numbers in
+ * ids in numeric order).
  *
  * @category models
  * @since 0.1.0
  */
-export interface Comparison {
-  readonly base: FileInfo
-  readonly new: FileInfo
+export const Comparison = Schema.Struct({
+  base: FileInfo,
+  new: FileInfo,
   /** `scores`, or `completion` when neither file carries a score. */
-  readonly measure: "scores" | "completion"
+  measure: Schema.Literals(["scores", "completion"]),
   /**
    * `every shared scorer`, the scorer `--pass` named (or, without it, the
    * one both runs recorded), `completed`, or `each run's own` when the two
    * runs recorded different rules (then `pass_rules` says which).
    */
-  readonly pass_rule: string
+  pass_rule: Schema.String,
   /** Each file's rule, when they differ (`pass_rule` is then `each run's own`). */
-  readonly pass_rules?: { readonly base: string; readonly new: string }
-  readonly tasks: {
-    readonly paired: number
-    readonly only_in_base: ReadonlyArray<string>
-    readonly only_in_new: ReadonlyArray<string>
-  }
-  readonly scorers: ReadonlyArray<ScorerComparison>
-  readonly scorers_only_in_base: ReadonlyArray<string>
-  readonly scorers_only_in_new: ReadonlyArray<string>
-  readonly pass_at_1: PassComparison
-  readonly flips: { readonly pass_to_fail: ReadonlyArray<string>; readonly fail_to_pass: ReadonlyArray<string> }
+  pass_rules: Schema.optionalKey(Schema.Struct({ base: Schema.String, new: Schema.String })),
+  tasks: Schema.Struct({ paired: Count, only_in_base: Names, only_in_new: Names }),
+  scorers: Schema.Array(ScorerComparison),
+  scorers_only_in_base: Names,
+  scorers_only_in_new: Names,
+  pass_at_1: PassComparison,
+  flips: Schema.Struct({ pass_to_fail: Names, fail_to_pass: Names }),
   /** The scorers judged for `regressed` (those with a p-value), Holm's family. */
-  readonly judged: ReadonlyArray<string>
+  judged: Names,
   /** Judged scorers with delta < 0 and `p_holm` < 0.05 (family-wise 5%). */
-  readonly regressed: ReadonlyArray<string>
+  regressed: Names,
   /** What a reader should know to read the numbers (completion only, unscored trials, ...). */
-  readonly notes: ReadonlyArray<string>
+  notes: Names,
   /** The PATH whose values cluster the paired tasks (both files say so), or null: tasks are the unit. */
-  readonly stderr_cluster: string | null
+  stderr_cluster: Schema.NullOr(Schema.String),
   /**
    * By group PATH (the base file's `metadata.groups`), by value (`(missing)`
    * for a task without one), the group's comparison; `{}` without groups.
    */
-  readonly groups: Readonly<Record<string, Readonly<Record<string, GroupComparison>>>>
+  groups: Schema.Record(Schema.String, Schema.Record(Schema.String, GroupComparison)),
   /**
    * Per trial tokens and cost before and after, and their paired change;
    * absent when neither file's trials report usage.
    */
-  readonly usage?: UsageComparison
-}
+  usage: Schema.optionalKey(UsageComparison)
+})
+export type Comparison = typeof Comparison.Type
 
 /**
  * Options of `compare`: `pass` names the scorer that decides whether a trial
