@@ -13,9 +13,11 @@ import * as os from "node:os"
 import * as path from "node:path"
 import type { AgentEvalTrial, Usage } from "../src/domain/Trial.ts"
 import * as Report from "../src/programs/Report.ts"
+import * as SummaryOutput from "../src/programs/SummaryOutput.ts"
 import { MutableProbe } from "../src/runner/internal/probe.ts"
 import * as Gates from "../src/summary/Gates.ts"
 import * as Summary from "../src/summary/Summary.ts"
+import * as Written from "../src/summary/Written.ts"
 
 const usage = (tokens: number, cost: number): Usage => ({
   model: "m",
@@ -129,6 +131,7 @@ describe("Summary as a Schema", () => {
     const encoded = Schema.encodeSync(Gates.GatedScoreSummary)(summary, { onExcessProperty: "error" })
     assert.strictEqual(JSON.stringify(encoded), JSON.stringify(summary))
     assert.deepStrictEqual(Schema.decodeUnknownSync(Gates.GatedScoreSummary)(JSON.parse(JSON.stringify(encoded))), summary)
+    assert.deepStrictEqual(Written.scoreSummary(summary), Result.succeed(JSON.stringify(summary, null, 2) + "\n"))
   })
 
   it("a full summary is what report --summary reads, and decodes as it", () => {
@@ -141,6 +144,36 @@ describe("Summary as a Schema", () => {
       assert.deepStrictEqual(read.success.usage?.unpriced_models, ["other"])
     }
   })
+})
+
+describe("Written: the text of --summary FILE", () => {
+  it("is the summary's JSON, and a field the Schema does not know, or one that does not fit it, is named, not dropped", () => {
+    const summary = realSummary()
+    assert.deepStrictEqual(Written.runSummary(summary), Result.succeed(JSON.stringify(summary, null, 2) + "\n"))
+    assert.deepStrictEqual(
+      Written.runSummary({ ...summary, cache: { hits: 3 } } as Gates.GatedSummary),
+      Result.fail("the summary's field cache is not in its Schema")
+    )
+    const spoiled = { ...summary, trials: { ...summary.trials, total: { ...summary.trials.total, failed: "2" } } }
+    const refused = Written.runSummary(spoiled as unknown as Gates.GatedSummary)
+    assert.isTrue(Result.isFailure(refused))
+    if (Result.isFailure(refused)) assert.match(refused.failure, /^the summary's field trials\.total\.failed does not fit its Schema: Expected number/)
+  })
+
+  it.effect("run's --summary output: a summary that does not fit is an error naming the file and the field, and nothing is written", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-trials-summary-schema-"))
+      const file = path.join(dir, "s.json")
+      const summary = realSummary()
+      const context = { out: "out.jsonl", summary, tasks: undefined, say: () => Effect.void }
+      yield* SummaryOutput.format.write(file, { ...context, gated: summary })
+      assert.strictEqual(fs.readFileSync(file, "utf8"), JSON.stringify(summary, null, 2) + "\n")
+      const other = path.join(dir, "other.json")
+      const failed = yield* Effect.flip(SummaryOutput.format.write(other, { ...context, gated: { ...summary, cache: 1 } as Gates.GatedSummary }))
+      assert.strictEqual(failed, `cannot write --summary ${other}: the summary's field cache is not in its Schema`)
+      assert.isFalse(fs.existsSync(other))
+      fs.rmSync(dir, { recursive: true, force: true })
+    }).pipe(Effect.provide(NodeServices.layer)))
 })
 
 describe("Summary.decodeReported: a bad summary names the field at fault from the Schema's issue path", () => {

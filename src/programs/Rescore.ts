@@ -29,10 +29,8 @@ import type * as ScorerKinds from "../scoring/ScorerKinds.ts"
 import * as Scorers from "../scoring/Scorers.ts"
 import * as Stage from "../scoring/Stage.ts"
 import * as Pricing from "../summary/Pricing.ts"
+import * as Written from "../summary/Written.ts"
 import * as Recorded from "./Recorded.ts"
-
-// The --summary JSON: the fields in the Schema's order.
-const encodeScoreSummary = Schema.encodeEffect(Gates.GatedScoreSummary)
 
 /**
  * What `score` needs, after flags are read.
@@ -227,9 +225,9 @@ export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
       yield* say(Summary.formatScore(summary) + Gates.formatText(gated.gates))
       if (config.summary !== undefined) {
         const file = config.summary
-        yield* encodeScoreSummary(gated).pipe(
-          Effect.mapError((e) => ({ message: `cannot write --summary ${file}: the summary does not fit its schema: ${e.message}` })),
-          Effect.flatMap((json) => writeOutput("--summary", file, JSON.stringify(json, null, 2) + "\n")),
+        yield* Effect.fromResult(Written.scoreSummary(gated)).pipe(
+          Effect.mapError((problem) => ({ message: `cannot write --summary ${file}: ${problem}` })),
+          Effect.flatMap((json) => writeOutput("--summary", file, json)),
           Effect.catch((e) =>
             Exit.isSuccess(exit) ? Effect.sync(() => unwritten = e.message) : Console.error(`agent-trials: ${e.message}`)
           )

@@ -3,12 +3,10 @@
  *
  * @since 0.3.0
  */
-import { Effect, Schema } from "effect"
+import { Effect } from "effect"
 import { writeOutput } from "../internal/outputs.ts"
-import * as Gates from "../summary/Gates.ts"
+import * as Written from "../summary/Written.ts"
 import type { OutputFormat } from "./Output.ts"
-
-const encodeSummary = Schema.encodeEffect(Gates.GatedSummary)
 
 /**
  * The output format.
@@ -22,8 +20,8 @@ export const format: OutputFormat = {
   doc: "The summary as JSON (the fields of [Progress and summary](#progress-and-summary)), gates included",
   afterInputError: true,
   write: (path, context) =>
-    encodeSummary(context.gated).pipe(
-      Effect.mapError((e) => `cannot write --summary ${path}: the summary does not fit its schema: ${e.message}`),
-      Effect.flatMap((json) => writeOutput("--summary", path, JSON.stringify(json, null, 2) + "\n").pipe(Effect.mapError((e) => e.message)))
+    Effect.fromResult(Written.runSummary(context.gated)).pipe(
+      Effect.mapError((problem) => `cannot write --summary ${path}: ${problem}`),
+      Effect.flatMap((json) => writeOutput("--summary", path, json).pipe(Effect.mapError((e) => e.message)))
     )
 }
