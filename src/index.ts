@@ -394,3 +394,6 @@ export * as Budget from "./programs/run/Budget.ts"
  * @since 0.5.0
  */
 export * as ToolsStop from "./programs/run/ToolsStop.ts"
+
+/** The kinds a program knows and the `Registry` service the programs read them from (`Kinds.layer`). @since 0.7.0 */
+export * as Kinds from "./programs/Kinds.ts"

@@ -5,13 +5,17 @@
  * (`--summary`, `--report`), and the results stores (`--out`).
  * The CLI is made from one `Kinds` (its help and parsing derived from it);
  * `builtIn` is this package's, and a program of one's own may extend it.
+ * Programs read the kinds from the `Registry` service (`layer`,
+ * `layerWith(extra)`), which the CLI provides once.
  *
  * @since 0.3.0
  */
+import { Layer } from "effect"
 import * as AgentKinds from "../agents/AgentKinds.ts"
 import * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import * as ResultsStores from "../results/ResultsStores.ts"
 import * as ScorerKinds from "../scoring/ScorerKinds.ts"
+import { Registry } from "./internal/kinds.ts"
 import * as OutputFormats from "./OutputFormats.ts"
 
 /**
@@ -41,3 +45,68 @@ export const builtIn: Kinds = {
   outputs: OutputFormats.builtIn,
   stores: ResultsStores.builtIn
 }
+
+export { Registry } from "./internal/kinds.ts"
+
+/**
+ * This package's kinds with a program's own added: each list of `extra`
+ * after the built-in ones, except the stores, which come first (a store is
+ * chosen by the first whose `matches` takes the file name, and the JSONL one
+ * takes any).
+ *
+ * **Example** (A CLI with a results store of one's own)
+ *
+ * ```ts
+ * import { Kinds } from "agent-trials"
+ *
+ * declare const tsv: Kinds.Kinds["stores"][number]
+ * export const kinds = Kinds.extend({ stores: [tsv] })
+ * ```
+ *
+ * @category constructors
+ * @since 0.7.0
+ */
+export const extend = (extra: Partial<Kinds>): Kinds => ({
+  agents: [...builtIn.agents, ...(extra.agents ?? [])],
+  scorers: [...builtIn.scorers, ...(extra.scorers ?? [])],
+  datasets: [...builtIn.datasets, ...(extra.datasets ?? [])],
+  outputs: [...builtIn.outputs, ...(extra.outputs ?? [])],
+  stores: [...(extra.stores ?? []), ...builtIn.stores]
+})
+
+/**
+ * The `Registry` service holding exactly `kinds`: what `Cli.make(kinds)`
+ * provides.
+ *
+ * @category layers
+ * @since 0.7.0
+ */
+export const layerOf = (kinds: Kinds): Layer.Layer<Registry> => Layer.succeed(Registry)(kinds)
+
+/**
+ * The `Registry` service holding this package's kinds (`builtIn`).
+ *
+ * @category layers
+ * @since 0.7.0
+ */
+export const layer: Layer.Layer<Registry> = layerOf(builtIn)
+
+/**
+ * The `Registry` service holding this package's kinds and `extra`
+ * (`extend(extra)`).
+ *
+ * **Example** (A run that knows an agent kind of one's own)
+ *
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Kinds, type AgentKinds } from "agent-trials"
+ *
+ * declare const echo: AgentKinds.AgentKind
+ * export const withEcho = <A, E, R>(program: Effect.Effect<A, E, R>) =>
+ *   program.pipe(Effect.provide(Kinds.layerWith({ agents: [echo] })))
+ * ```
+ *
+ * @category layers
+ * @since 0.7.0
+ */
+export const layerWith = (extra: Partial<Kinds>): Layer.Layer<Registry> => layerOf(extend(extra))
