@@ -12,6 +12,7 @@ import * as path from "node:path"
 import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 import * as Compare from "../src/programs/compare/Compare.ts"
 import { removeTempDirs, tempDir, writeJsonl } from "./cli-helpers.ts"
+import * as Kinds from "../src/programs/Kinds.ts"
 
 afterAll(removeTempDirs)
 
@@ -59,5 +60,5 @@ describe("compare --json as a Schema", () => {
       const decoded = Schema.decodeUnknownSync(Compare.Comparison)(written, { onExcessProperty: "error" })
       assert.deepStrictEqual(decoded, comparison)
       assert.strictEqual(text, JSON.stringify(Schema.encodeSync(Compare.Comparison)(comparison), null, 2) + "\n")
-    }).pipe(Effect.provide(NodeServices.layer)))
+    }).pipe(Effect.provide([NodeServices.layer, Kinds.layer])))
 })

@@ -15,6 +15,7 @@ import * as Compare from "../src/programs/compare/Compare.ts"
 import type { AgentEvalTrial, Usage } from "../src/domain/Trial.ts"
 import * as Statistics from "../src/statistics/Statistics.ts"
 import { removeTempDirs, tempDir, writeJsonl } from "./cli-helpers.ts"
+import * as Kinds from "../src/programs/Kinds.ts"
 
 afterAll(removeTempDirs)
 
@@ -49,7 +50,7 @@ const failed = (id: string, usage: Usage): AgentEvalTrial => ({
 })
 
 const file = (name: string, trials: ReadonlyArray<AgentEvalTrial>) => writeJsonl(path.join(tempDir(), name), trials)
-const compare = (a: string, b: string) => Compare.compare(a, b).pipe(Effect.provide(NodeServices.layer))
+const compare = (a: string, b: string) => Compare.compare(a, b).pipe(Effect.provide([NodeServices.layer, Kinds.layer]))
 
 const close = (actual: number | null | undefined, expected: number, what: string) => {
   assert.isNumber(actual, what)

@@ -13,6 +13,7 @@ import * as path from "node:path"
 import * as Compare from "../src/programs/compare/Compare.ts"
 import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 import { removeTempDirs, tempDir, writeJsonl } from "./cli-helpers.ts"
+import * as Kinds from "../src/programs/Kinds.ts"
 
 afterAll(removeTempDirs)
 
@@ -95,7 +96,7 @@ const newTrials = [
 ]
 
 const compare = (a: string, b: string, options: Compare.CompareOptions = {}) =>
-  Compare.compare(a, b, options).pipe(Effect.provide(NodeServices.layer))
+  Compare.compare(a, b, options).pipe(Effect.provide([NodeServices.layer, Kinds.layer]))
 const refusal = (a: string, b: string, options: Compare.CompareOptions = {}) =>
   Effect.flip(compare(a, b, options)).pipe(Effect.map((e) => {
     assert.strictEqual(e._tag, "CompareInputError")

@@ -5,12 +5,62 @@
  * own (the fakes of test/fixtures/fake-kinds.ts). A `RunConfig.kinds` given
  * (deprecated) wins over the service.
  */
-import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { Duration, Effect, Layer } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import * as Kinds from "../src/programs/Kinds.ts"
+import * as Report from "../src/programs/Report.ts"
+import * as Rescore from "../src/programs/Rescore.ts"
+import * as Run from "../src/programs/run/Run.ts"
+import { removeTempDirs, tempDir } from "./cli-helpers.ts"
 import { echo, kinds as fakeKinds, length, lines, markdown, tsv } from "./fixtures/fake-kinds.ts"
 
+afterAll(() => removeTempDirs())
+
 const extra = { agents: [echo], scorers: [length], datasets: [lines], outputs: [markdown], stores: [tsv] }
+
+// A run of `tasks` (a `lines` file) through the echo agent into `out`, with `--markdown md`.
+const runConfig = (options: { readonly tasks: string; readonly out: string; readonly md: string }): Run.RunConfig => ({
+  tasks: options.tasks,
+  synthetic: undefined,
+  agent: { _tag: "Echo", upper: true },
+  model: undefined,
+  apiKey: undefined,
+  parallelism: 2,
+  epochs: 1,
+  out: options.out,
+  resume: false,
+  retryFailed: false,
+  outputs: { markdown: options.md },
+  score: ["none"],
+  progress: false,
+  progressInterval: 1000,
+  tty: false,
+  onInvalid: "fail",
+  cwd: process.cwd(),
+  timeout: undefined,
+  retries: 0,
+  backoff: Duration.millis(500),
+  backoffMax: Duration.seconds(30),
+  retryAfterMax: Duration.seconds(60),
+  rate: undefined,
+  adaptive: false,
+  maxFailures: undefined
+})
+
+const platform = Layer.mergeAll(NodeServices.layer, NodeHttpClient.layerUndici)
+
+const files = () => {
+  const dir = tempDir()
+  const tasks = path.join(dir, "tasks.txt")
+  fs.writeFileSync(tasks, "alpha\n\nbeta\ngamma\n")
+  return { dir, tasks, out: path.join(dir, "out.tsv"), md: path.join(dir, "run.md"), html: path.join(dir, "report.html") }
+}
+
+const rows = (file: string) => fs.readFileSync(file, "utf8").split("\n").filter((row) => row !== "").sort()
 
 describe("Kinds as a service", () => {
   it("extend adds each list after the built-in ones, the stores before (the JSONL store takes any name)", () => {
@@ -24,5 +74,70 @@ describe("Kinds as a service", () => {
       assert.strictEqual(yield* Effect.provide(Effect.service(Kinds.Registry), Kinds.layer), Kinds.builtIn)
       assert.deepStrictEqual(yield* Effect.provide(Effect.service(Kinds.Registry), Kinds.layerWith(extra)), fakeKinds)
       assert.strictEqual(yield* Effect.provide(Effect.service(Kinds.Registry), Kinds.layerOf(fakeKinds)), fakeKinds)
+    }))
+
+  it.live("a run given no kinds reads the service: the agent, dataset format, store and output of layerWith(extra)", () =>
+    Effect.gen(function*() {
+      const f = files()
+      yield* Run.run(runConfig(f)).pipe(Effect.provide(Layer.mergeAll(platform, Kinds.layerWith(extra))))
+      assert.deepStrictEqual(rows(f.out), [
+        "line-1:1\tcompleted\tALPHA",
+        "line-2:1\tcompleted\tBETA",
+        "line-3:1\tcompleted\tGAMMA"
+      ])
+      assert.strictEqual(
+        fs.readFileSync(f.md, "utf8"),
+        "| outcome | completed | failed |\n| --- | --- | --- |\n| finished | 3 | 0 |\n"
+      )
+    }))
+
+  it.live("RunConfig.kinds, when given, wins over the service", () =>
+    Effect.gen(function*() {
+      const f = files()
+      // The service alone knows the tsv store; the config's kinds do not, so the JSONL store writes out.tsv.
+      const given = Kinds.extend({ agents: [echo], datasets: [lines], outputs: [markdown] })
+      yield* Run.run({ ...runConfig(f), kinds: given }).pipe(Effect.provide(Layer.mergeAll(platform, Kinds.layerWith(extra))))
+      const records = rows(f.out).map((line) => JSON.parse(line))
+      assert.deepStrictEqual(records.map((r) => [r.task_id, r.output?.output_text]).sort(), [
+        ["line-1", "ALPHA"],
+        ["line-2", "BETA"],
+        ["line-3", "GAMMA"]
+      ])
+    }))
+
+  it.live("report reads the results store and the task format of the service (the old default knew the built-in ones alone)", () =>
+    Effect.gen(function*() {
+      const f = files()
+      fs.writeFileSync(f.out, "line-1:1\tcompleted\tALPHA\nline-2:1\tfailed\t\n")
+      const written = yield* Report.report({ results: f.out, html: f.html, maxRows: 10, tasks: f.tasks }).pipe(
+        Effect.provide(Layer.mergeAll(platform, Kinds.layerWith(extra)))
+      )
+      assert.strictEqual(written.trials, 2)
+      assert.strictEqual(written.rows, 2)
+      // The failed row shows its task's input, read from the lines file by the `lines` format.
+      assert.include(fs.readFileSync(f.html, "utf8"), "beta")
+    }))
+
+  it.live("score reads the results store and the scorer kinds of the service", () =>
+    Effect.gen(function*() {
+      const f = files()
+      fs.writeFileSync(f.out, "line-1:1\tcompleted\tALPHA\nline-2:1\tcompleted\tGAMMA-RAY\n")
+      const scored = path.join(f.dir, "scored.jsonl")
+      yield* Rescore.score({
+        input: f.out,
+        score: ["short=length:max=5"],
+        out: scored,
+        tasks: undefined,
+        resume: false,
+        parallelism: 2,
+        judgeModel: undefined,
+        judgeParallelism: undefined,
+        pass: undefined,
+        summary: undefined,
+        apiKey: undefined,
+        cwd: process.cwd()
+      }).pipe(Effect.provide(Layer.mergeAll(platform, Kinds.layerWith(extra))))
+      const records = rows(scored).map((line) => JSON.parse(line))
+      assert.deepStrictEqual(records.map((r) => [r.id, r.scores?.short?.passed]).sort(), [["line-1:1", true], ["line-2:1", false]])
     }))
 })

@@ -17,6 +17,7 @@ import * as path from "node:path"
 import * as Report from "../src/programs/Report.ts"
 import type * as Aggregate from "../src/report/Aggregate.ts"
 import type { AgentEvalTrial, TrajectoryStep } from "../src/domain/Trial.ts"
+import * as Kinds from "../src/programs/Kinds.ts"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-trials-report-trajectory-"))
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
@@ -87,7 +88,7 @@ const reportOf = (name: string, records: ReadonlyArray<AgentEvalTrial>) =>
     const html = path.join(dir, `${name}.html`)
     yield* Report.report({ results, html, maxRows: 100 })
     return fs.readFileSync(html, "utf8")
-  }).pipe(Effect.provide(NodeServices.layer))
+  }).pipe(Effect.provide([NodeServices.layer, Kinds.layer]))
 
 const table = (html: string) => {
   const head = /<table id="rows"><thead><tr>(.*?)<\/tr><\/thead>/.exec(html)![1]!

@@ -20,6 +20,7 @@ import { MutableProbe } from "../src/runner/internal/probe.ts"
 import * as Summary from "../src/summary/Summary.ts"
 import { tokensText, usdText } from "../src/summary/Usage.ts"
 import type { AgentEvalTrial, Score, Usage } from "../src/domain/Trial.ts"
+import * as Kinds from "../src/programs/Kinds.ts"
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "agent-trials-report-usage-"))
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
@@ -111,7 +112,7 @@ const reportOf = (name: string, trials: ReadonlyArray<AgentEvalTrial>, summary?:
     if (summary === undefined) yield* Report.report({ results, html, maxRows: 100 })
     else yield* Report.write({ results, html, maxRows: 100, summary })
     return fs.readFileSync(html, "utf8")
-  }).pipe(Effect.provide(NodeServices.layer))
+  }).pipe(Effect.provide([NodeServices.layer, Kinds.layer]))
 
 // The usage section's cards, label -> [value, note], as the page's text says them.
 const usageCards = (html: string): Map<string, readonly [string, string | undefined]> | undefined => {

@@ -23,6 +23,7 @@ import { Timeline } from "../src/report/Timeline.ts"
 import * as Summary from "../src/summary/Summary.ts"
 import type * as Clustered from "../src/statistics/Clustered.ts"
 import type { AgentEvalTrial } from "../src/domain/Trial.ts"
+import * as Kinds from "../src/programs/Kinds.ts"
 
 const mulberry32 = (seed: number) => () => {
   seed = (seed + 0x6d2b79f5) | 0
@@ -558,7 +559,7 @@ describe("Report.write", () => {
         ["t0:1", "question 0", `{"n":0}`]
       ])
       fs.rmSync(dir, { recursive: true, force: true })
-    }).pipe(Effect.provide(NodeServices.layer)))
+    }).pipe(Effect.provide([NodeServices.layer, Kinds.layer])))
 })
 
 describe("Report.readSummary", () => {

@@ -13,6 +13,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Results from "../src/results/Results.ts"
 import * as Run from "../src/programs/run/Run.ts"
+import * as Kinds from "../src/programs/Kinds.ts"
 import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 import { readTrials, removeTempDirs, tempDir } from "./cli-helpers.ts"
 
@@ -278,7 +279,7 @@ describe("Run.run when the results file fails", () => {
       let outWrites = 0
       const error = yield* Effect.flip(Run.run(config)).pipe(
         Effect.provide(
-          Layer.mergeAll(controlledFs((_n, file) => (file !== out || ++outWrites === 1 ? "ok" : "fail")), NodeHttpClient.layerUndici)
+          Layer.mergeAll(controlledFs((_n, file) => (file !== out || ++outWrites === 1 ? "ok" : "fail")), NodeHttpClient.layerUndici, Kinds.layer)
         )
       )
       assert.strictEqual(error._tag, "RunWriteError")

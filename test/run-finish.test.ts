@@ -18,6 +18,7 @@ import { ResultsWriteError, type Writer } from "../src/results/Results.ts"
 import { RunInputError } from "../src/runner/Remote.ts"
 import { GatesFailed } from "../src/summary/Gates.ts"
 import { configOf } from "./run-stages.ts"
+import * as Kinds from "../src/programs/Kinds.ts"
 
 const gateFailed = new GatesFailed({
   results: [{ gate: "exact=0.9", name: "exact", on: "mean", threshold: 0.9, value: 0.5, verdict: "fail", reason: "mean 0.5 < 0.9" }]
@@ -89,12 +90,12 @@ describe("Prepare.prepare", () => {
       assert.isFalse(plan.budgeted)
       assert.isUndefined(plan.estimateTotal)
       assert.match(plan.runId, /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-z]{6}$/)
-    }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(NodeServices.layer, NodeHttpClient.layerUndici))))
+    }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(NodeServices.layer, NodeHttpClient.layerUndici, Kinds.layer))))
 
   it.effect("refuses a bad combination of flags before building anything", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(Prepare.prepare(configOf({ resume: true }), new MutableCounts(undefined)))
       assert.instanceOf(error, RunInputError)
       assert.strictEqual(error.message, "--resume needs --out FILE: the results file to continue")
-    }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(NodeServices.layer, NodeHttpClient.layerUndici))))
+    }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(NodeServices.layer, NodeHttpClient.layerUndici, Kinds.layer))))
 })

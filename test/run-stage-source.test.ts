@@ -14,6 +14,7 @@ import * as RunDefinition from "../src/programs/run/Definition.ts"
 import { MutableCounts } from "../src/programs/run/internal/counts.ts"
 import * as Source from "../src/programs/run/stages/Source.ts"
 import { configOf, drain } from "./run-stages.ts"
+import * as Kinds from "../src/programs/Kinds.ts"
 
 const items: ReadonlyArray<Dataset.Item> = [
   { _tag: "Task", task: { id: "a", inputs: {} } },
@@ -52,7 +53,7 @@ describe("Source", () => {
       const tasks = path.join(dir, "tasks.jsonl")
       fs.writeFileSync(tasks, ["{\"id\":\"a\",\"inputs\":{}}", "not json", "{\"id\":\"c\",\"inputs\":{}}", "{\"id\":\"d\",\"inputs\":{}}"].join("\n") + "\n")
       const counts = new MutableCounts(undefined)
-      const config = configOf({ tasks, onInvalid: "skip", limit: 3, epochs: 2, cwd: dir })
+      const config = { ...configOf({ tasks, onInvalid: "skip", limit: 3, epochs: 2, cwd: dir }), kinds: Kinds.builtIn }
       const { out, ok } = yield* drain(Source.units({ config, ids: undefined, revisions: new RunDefinition.Revisions(tasks), counts }))
       assert.isTrue(ok)
       assert.deepStrictEqual(out.map((u) => [u.task.id, u.epoch, u.invalid !== undefined]), [

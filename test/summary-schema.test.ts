@@ -18,6 +18,7 @@ import { MutableProbe } from "../src/runner/internal/probe.ts"
 import * as Gates from "../src/summary/Gates.ts"
 import * as Summary from "../src/summary/Summary.ts"
 import * as Written from "../src/summary/Written.ts"
+import * as Kinds from "../src/programs/Kinds.ts"
 
 const usage = (tokens: number, cost: number): Usage => ({
   model: "m",
@@ -173,7 +174,7 @@ describe("Written: the text of --summary FILE", () => {
       assert.strictEqual(failed, `cannot write --summary ${other}: the summary's field cache is not in its Schema`)
       assert.isFalse(fs.existsSync(other))
       fs.rmSync(dir, { recursive: true, force: true })
-    }).pipe(Effect.provide(NodeServices.layer)))
+    }).pipe(Effect.provide([NodeServices.layer, Kinds.layer])))
 })
 
 describe("Summary.decodeReported: a bad summary names the field at fault from the Schema's issue path", () => {

@@ -55,7 +55,9 @@ export const runCli = <Name extends string, Input, E, R>(command: Command.Comman
 
 /**
  * The root command over a registry of kinds: `--agent`, `--score`, the
- * dataset formats and the outputs, and their help, come from `kinds`.
+ * dataset formats and the outputs, and their help, come from `kinds`, and
+ * every command's program reads them from the `Kinds.Registry` service,
+ * provided here once.
  *
  * @category commands
  * @since 0.3.0
@@ -71,7 +73,8 @@ export const make = (kinds: Kinds.Kinds) =>
       reproCommand,
       makeWorkerCommand(kinds),
       clusterCommand
-    ])
+    ]),
+    Command.provide(Kinds.layerOf(kinds))
   )
 
 /**

@@ -21,6 +21,8 @@ const clusterFlag = Flag.String("cluster").pipe(
 /**
  * `worker --cluster URL [--agent SPEC] [--parallelism N]`: a long-running
  * process that runs the trials of `run --cluster` runs.
+ * Its flags are made from `kinds`; its program reads the `Kinds.Registry`
+ * service, which `Cli.make` provides.
  *
  * @category commands
  * @since 0.1.0
@@ -49,7 +51,6 @@ export const makeWorkerCommand = (kinds: Kinds.Kinds) =>
       yield* Cluster.worker({
         cluster: flags.cluster,
         agent: flags.agent,
-        kinds,
         model: Option.getOrUndefined(flags.model),
         apiKey,
         parallelism: flags.parallelism,
@@ -63,12 +64,12 @@ export const makeWorkerCommand = (kinds: Kinds.Kinds) =>
   ))
 
 /**
- * `worker` with this package's kinds.
+ * `worker` with this package's kinds (the `Kinds.Registry` service provided).
  *
  * @category commands
  * @since 0.1.0
  */
-export const workerCommand = makeWorkerCommand(Kinds.builtIn)
+export const workerCommand = makeWorkerCommand(Kinds.builtIn).pipe(Command.provide(Kinds.layer))
 
 /**
  * `cluster prune --cluster URL [--out FILE]`: deletes trial messages from the

@@ -33,6 +33,8 @@ import {
  * `run`: stream a dataset through an agent, write every result, resume after
  * a crash. Every flag falls back to an `AGENT_TRIALS_*` environment variable,
  * then to its default.
+ * Its flags are made from `kinds`; its program reads the `Kinds.Registry`
+ * service, which `Cli.make` provides.
  *
  * @category commands
  * @since 0.1.0
@@ -262,7 +264,6 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         seed: flags.seed,
         synthetic: flags.synthetic,
         agent: flags.agent ?? { _tag: "Sim", options: SimAgent.defaults },
-        kinds,
         model: Option.getOrUndefined(flags.model),
         apiKey,
         parallelism: flags.parallelism,
@@ -313,12 +314,12 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
   ))
 
 /**
- * `run` with this package's kinds.
+ * `run` with this package's kinds (the `Kinds.Registry` service provided).
  *
  * @category commands
  * @since 0.1.0
  */
-export const runCommand = makeRunCommand(Kinds.builtIn)
+export const runCommand = makeRunCommand(Kinds.builtIn).pipe(Command.provide(Kinds.layer))
 
 // `run --cluster`: the cluster's code is loaded only then. The agent is the
 // workers' (`worker --agent`); rate and adaptive limits are per process and

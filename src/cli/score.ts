@@ -15,6 +15,8 @@ import { datasetFlags, datasetOptions, expectedToolsFlag, judgeModelFlag, option
 /**
  * `score RESULTS.jsonl --score SPEC... --out SCORED.jsonl [--tasks FILE]
  * [--resume]`: score (or re-score) an existing results file.
+ * Its flags are made from `kinds`; its program reads the `Kinds.Registry`
+ * service, which `Cli.make` provides.
  *
  * @category commands
  * @since 0.1.0
@@ -77,9 +79,6 @@ export const makeScoreCommand = (kinds: Kinds.Kinds) =>
         pricing: Option.getOrUndefined(flags.pricing),
         passK: flags.passK,
         failUnder: flags.failUnder,
-        datasets: kinds.datasets,
-        stores: kinds.stores,
-        scorerKinds: kinds.scorers,
         apiKey,
         cwd: process.cwd()
       }).pipe(Effect.mapError(exitFor((e) => e instanceof Rescore.ScoreInputError)))
@@ -89,9 +88,9 @@ export const makeScoreCommand = (kinds: Kinds.Kinds) =>
   ))
 
 /**
- * `score` with this package's kinds.
+ * `score` with this package's kinds (the `Kinds.Registry` service provided).
  *
  * @category commands
  * @since 0.1.0
  */
-export const scoreCommand = makeScoreCommand(Kinds.builtIn)
+export const scoreCommand = makeScoreCommand(Kinds.builtIn).pipe(Command.provide(Kinds.layer))

@@ -10,7 +10,7 @@ import { Console, Effect, Layer, type Redacted, type Scope } from "effect"
 import type { HttpClient } from "effect/http"
 import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import * as AgentKinds from "../agents/AgentKinds.ts"
-import { builtIn, type Kinds } from "./Kinds.ts"
+import * as Kinds from "./Kinds.ts"
 import type { Remote } from "./run/Run.ts"
 import { layerClient, layerRunner, remote, runKey } from "../cluster/Client.ts"
 import { ClusterAuthFailed, ClusterUnreachable, type ClusterUrl, InvalidClusterUrl, layerSql, parseUrl, prune } from "../cluster/Postgres.ts"
@@ -71,8 +71,13 @@ export const withRemote = <A, E, R>(
 export interface WorkerConfig {
   readonly cluster: string
   readonly agent: AgentKinds.Spec
-  /** The kinds `agent` is of; `Kinds.builtIn` when undefined. */
-  readonly kinds?: Kinds | undefined
+  /**
+   * The kinds `agent` is of. When given, they win over the `Kinds.Registry`
+   * service the worker reads otherwise.
+   *
+   * @deprecated provide `Kinds.layerWith(extra)` (or `Kinds.layerOf(kinds)`) instead.
+   */
+  readonly kinds?: Kinds.Kinds | undefined
   readonly model: string | undefined
   readonly apiKey: Redacted.Redacted<string> | undefined
   readonly parallelism: number
@@ -91,10 +96,11 @@ export interface WorkerConfig {
  */
 export const worker = (
   config: WorkerConfig
-): Effect.Effect<never, ClusterInputError, HttpClient.HttpClient | ChildProcessSpawner> =>
+): Effect.Effect<never, ClusterInputError, HttpClient.HttpClient | ChildProcessSpawner | Kinds.Registry> =>
   Effect.gen(function*() {
     const cluster = yield* checked(config.cluster)
-    const agent = yield* AgentKinds.build(config.agent, config, (config.kinds ?? builtIn).agents).pipe(
+    const kinds = config.kinds ?? (yield* Kinds.Registry)
+    const agent = yield* AgentKinds.build(config.agent, config, kinds.agents).pipe(
       Effect.mapError((e) => new ClusterUnreachable({ message: typeof e === "string" ? e : e.message }))
     )
     const entity = Worker.layer({ agent, parallelism: config.parallelism, cwd: config.cwd })

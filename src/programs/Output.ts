@@ -11,6 +11,7 @@ import type { Effect, FileSystem, Path, Stream } from "effect"
 import type * as Dataset from "../datasets/Dataset.ts"
 import type * as Gates from "../summary/Gates.ts"
 import type * as Summary from "../summary/Summary.ts"
+import type { Registry } from "./internal/kinds.ts"
 
 /**
  * What an output is made from.
@@ -37,7 +38,7 @@ export interface Context {
  * @category models
  * @since 0.3.0
  */
-export type Services = FileSystem.FileSystem | Path.Path | Dataset.Services
+export type Services = FileSystem.FileSystem | Path.Path | Dataset.Services | Registry
 
 /**
  * An output format.

@@ -18,6 +18,7 @@ import * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import * as Mapping from "../datasets/Mapping.ts"
 import type * as Source from "../datasets/Source.ts"
 import { redactText } from "../internal/redact.ts"
+import { Registry } from "./internal/kinds.ts"
 import * as RunDefinition from "./run/Definition.ts"
 
 const decode = Schema.decodeUnknownExit(Schema.fromJsonString(RunDefinition.RunDefinition))
@@ -75,7 +76,7 @@ export interface TasksInput extends TasksRead {
 export interface TasksRead extends Source.DatasetFlags {
   /** `--format`: the format the tasks are read as; by the file's name when undefined. */
   readonly format?: string | undefined
-  /** The formats the task file's format is chosen from; `DatasetFormats.builtIn` when undefined. */
+  /** The formats the task file's format is chosen from; the `Kinds.Registry` service's when undefined. */
   readonly datasets?: ReadonlyArray<DatasetFormats.DatasetFormat> | undefined
 }
 
@@ -100,7 +101,8 @@ export interface Tasks {
  * @category sources
  * @since 0.4.0
  */
-export const tasksOf = Effect.fn("Recorded.tasksOf")(function*(input: TasksInput) {
+export const tasksOf = Effect.fn("Recorded.tasksOf")(function*(given: TasksInput) {
+  const input = { ...given, datasets: given.datasets ?? (yield* Registry).datasets }
   const path = yield* Path.Path
   const fs = yield* FileSystem.FileSystem
   const flags = [

@@ -35,6 +35,7 @@ import { Console, Effect, FileSystem, Result, Schema, Stream } from "effect"
 import type * as Dataset from "../datasets/Dataset.ts"
 import { checkDistinct, writeOutput } from "../internal/outputs.ts"
 import * as ResultsStores from "../results/ResultsStores.ts"
+import { Registry } from "./internal/kinds.ts"
 import * as Recorded from "./Recorded.ts"
 import * as RunDefinition from "./run/Definition.ts"
 import * as Summary from "../summary/Summary.ts"
@@ -171,6 +172,7 @@ export const write = Effect.fn("Report.write")(function*(input: {
   const info = yield* Effect.option(fs.stat(input.results))
   if (info._tag === "None" || info.value.type !== "File") return yield* bad(`results file not found: ${input.results}`)
 
+  const { stores } = yield* Registry
   const s = input.summary
   const aggregate = new Aggregate.Aggregate({
     maxRows: input.maxRows,
@@ -181,7 +183,7 @@ export const write = Effect.fn("Report.write")(function*(input: {
       stderrCluster: s.scoring?.stderr_cluster
     }
   })
-  yield* ResultsStores.storeOf(input.results).read(input.results).pipe(
+  yield* ResultsStores.storeOf(input.results, stores).read(input.results).pipe(
     Stream.runForEach(({ trial }) => Effect.sync(() => aggregate.add(trial))),
     Effect.mapError((e) => bad(e.message))
   )
@@ -199,7 +201,7 @@ export const write = Effect.fn("Report.write")(function*(input: {
       const ids = yield* source.items.pipe(
         Stream.runFold(() => new Set<string>(), (set, item) => item._tag === "Task" ? set.add(item.task.id) : set)
       )
-      const trials = ResultsStores.storeOf(input.results).read(input.results).pipe(Stream.map(({ trial }) => trial.task_id))
+      const trials = ResultsStores.storeOf(input.results, stores).read(input.results).pipe(Stream.map(({ trial }) => trial.task_id))
       yield* Recorded.someMatch({ tasks: source, ids, results: input.results, trials }).pipe(Effect.mapError((e) => bad(e.message)))
     }
   }

@@ -30,6 +30,7 @@ import * as Scorers from "../scoring/Scorers.ts"
 import * as Stage from "../scoring/Stage.ts"
 import * as Pricing from "../summary/Pricing.ts"
 import * as Written from "../summary/Written.ts"
+import { Registry } from "./internal/kinds.ts"
 import * as Recorded from "./Recorded.ts"
 
 /**
@@ -45,9 +46,9 @@ export interface ScoreConfig extends Recorded.TasksRead {
   readonly out: string
   /** The task file; the tasks the results file's run definition names when undefined (`Recorded.tasksOf`). */
   readonly tasks: string | undefined
-  /** The stores the input and `out` are kept in, each chosen by its name; `ResultsStores.builtIn` when undefined. */
+  /** The stores the input and `out` are kept in, each chosen by its name; the `Kinds.Registry` service's when undefined. */
   readonly stores?: ReadonlyArray<ResultsStores.ResultsStore> | undefined
-  /** The kinds `score`'s specs are of; `ScorerKinds.builtIn` when undefined. */
+  /** The kinds `score`'s specs are of; the `Kinds.Registry` service's when undefined. */
   readonly scorerKinds?: ReadonlyArray<ScorerKinds.ScorerKind> | undefined
   readonly resume: boolean
   readonly parallelism: number
@@ -104,7 +105,10 @@ export class ScoreWriteError extends Schema.TaggedError<ScoreWriteError>()("Scor
  * @category running
  * @since 0.1.0
  */
-export const score = Effect.fn("Rescore.score")(function*(config: ScoreConfig) {
+export const score = Effect.fn("Rescore.score")(function*(options: ScoreConfig) {
+  // What the config names wins over the service.
+  const kinds = yield* Registry
+  const config = { ...options, stores: options.stores ?? kinds.stores, scorerKinds: options.scorerKinds ?? kinds.scorers }
   const bad = (message: string) => new ScoreInputError({ message })
   const path = yield* Path.Path
   const specs = config.score.filter((spec) => spec !== "none")

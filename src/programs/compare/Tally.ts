@@ -11,6 +11,7 @@
 import { Effect, FileSystem, Schema, Stream } from "effect"
 import { MutableProbe } from "../../runner/internal/probe.ts"
 import * as ResultsStores from "../../results/ResultsStores.ts"
+import { Registry } from "../internal/kinds.ts"
 import * as Summary from "../../summary/Summary.ts"
 import type { AgentEvalTrial } from "../../domain/Trial.ts"
 import { Aggregate } from "../../report/Aggregate.ts"
@@ -278,15 +279,16 @@ export class FileTally {
  *
  * @internal
  */
-export const tally = (file: string): Effect.Effect<FileTally, CompareInputError, FileSystem.FileSystem> =>
+export const tally = (file: string): Effect.Effect<FileTally, CompareInputError, FileSystem.FileSystem | Registry> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
+    const { stores } = yield* Registry
     const info = yield* Effect.option(fs.stat(file))
     if (info._tag === "None" || info.value.type !== "File") {
       return yield* new CompareInputError({ message: `results file not found: ${file}` })
     }
     const result = new FileTally(file)
-    yield* ResultsStores.storeOf(file).read(file).pipe(
+    yield* ResultsStores.storeOf(file, stores).read(file).pipe(
       Stream.mapError((e) => new CompareInputError({ message: e.message })),
       Stream.runForEach(({ line, trial }) => {
         const problem = result.add(trial, line)

@@ -8,7 +8,7 @@
 import type { Duration, Redacted } from "effect"
 import type * as AgentKinds from "../../agents/AgentKinds.ts"
 import type * as ToolSources from "../../agents/tools/Sources.ts"
-import * as Kinds from "../Kinds.ts"
+import type * as Kinds from "../Kinds.ts"
 import type { OutputFormat } from "../Output.ts"
 import * as Choose from "../../datasets/Choose.ts"
 import type * as Dataset from "../../datasets/Dataset.ts"
@@ -43,7 +43,12 @@ export interface RunConfig extends RemoteConfig, Source.DatasetFlags {
   readonly synthetic: number | undefined
   /** The agent to build, decoded from `--agent` by `Options.AgentSpec`. */
   readonly agent: AgentKinds.Spec
-  /** The kinds of the agent, scorers, dataset and outputs; `Kinds.builtIn` when undefined. */
+  /**
+   * The kinds of the agent, scorers, dataset and outputs. When given, they
+   * win over the `Kinds.Registry` service the run reads otherwise.
+   *
+   * @deprecated provide `Kinds.layerWith(extra)` (or `Kinds.layerOf(kinds)`) instead.
+   */
   readonly kinds?: Kinds.Kinds | undefined
   readonly model: string | undefined
   readonly apiKey: Redacted.Redacted<string> | undefined
@@ -113,6 +118,9 @@ export interface RunConfig extends RemoteConfig, Source.DatasetFlags {
   readonly mcpTimeout?: Duration.Duration | undefined
 }
 
+/** A `RunConfig` with the kinds the run knows: its own, or the service's. */
+export type KindedConfig = RunConfig & { readonly kinds: Kinds.Kinds }
+
 /** Trials `run --estimate` runs without `--estimate-trials`. */
 export const DEFAULT_ESTIMATE_TRIALS = 20
 
@@ -138,7 +146,7 @@ export const DEFAULT_SYNTHETIC = 512
 
 // Each value was refused or accepted by its Schema as it was read; what is
 // left are the combinations of flags.
-export const validate = (config: RunConfig): RunInputError | undefined => {
+export const validate = (config: KindedConfig): RunInputError | undefined => {
   const bad = (message: string) => new RunInputError({ message })
   if (config.tasks !== undefined && config.synthetic !== undefined) {
     return bad("--tasks and --synthetic cannot be used together: choose one source of tasks")
@@ -160,7 +168,7 @@ export const validate = (config: RunConfig): RunInputError | undefined => {
   // Stdout is written, never read back.
   if (config.out !== undefined && Results.isStdout(config.out)) {
     if (config.resume) return bad(`--resume cannot read back --out ${config.out}: stdout is not a regular file`)
-    const reader = (config.kinds ?? Kinds.builtIn).outputs.find((o) => o.readsResults === true && outputPath(config, o) !== undefined)
+    const reader = config.kinds.outputs.find((o) => o.readsResults === true && outputPath(config, o) !== undefined)
     if (reader !== undefined) {
       return bad(`--${reader.flag} reads the results file back: it cannot with --out ${config.out} (stdout is not a regular file)`)
     }

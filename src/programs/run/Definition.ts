@@ -112,10 +112,10 @@ export interface Input {
   readonly agent: AgentKinds.Spec
   /** `--tools`: recorded after the agent (`... --tools SPEC`), as they change what it does. */
   readonly tools?: ReadonlyArray<ToolSources.Spec> | undefined
-  /** The kinds `agent` is of; `AgentKinds.builtIn` when undefined. */
-  readonly agents?: ReadonlyArray<AgentKinds.AgentKind> | undefined
-  /** The kinds of `scorers`; `ScorerKinds.builtIn` when undefined. */
-  readonly scorerKinds?: ReadonlyArray<ScorerKinds.ScorerKind> | undefined
+  /** The kinds `agent` is of (the run's, from the `Kinds.Registry` service). */
+  readonly agents: ReadonlyArray<AgentKinds.AgentKind>
+  /** The kinds of `scorers` (the run's). */
+  readonly scorerKinds: ReadonlyArray<ScorerKinds.ScorerKind>
   readonly model: string | undefined
   /** The scorer specs the run applies (`Run.scoreSpecs`). */
   readonly scorers: ReadonlyArray<string>
@@ -186,7 +186,7 @@ export const make = Effect.fn("RunDefinition.make")(function*(input: Input, runI
   const dataset = yield* sourceOf(input, path)
   if (dataset === undefined) return undefined
   const agentKind = AgentKinds.kindOf(input.agent, input.agents)
-  const scorerKinds = input.scorerKinds ?? ScorerKinds.builtIn
+  const scorerKinds = input.scorerKinds
   const definition: RunDefinition = {
     version: 1,
     ...(runId === undefined ? undefined : { run_id: runId }),

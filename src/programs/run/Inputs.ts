@@ -16,12 +16,11 @@ import * as Policy from "../../runner/Policy.ts"
 import { RunInputError } from "../../runner/Remote.ts"
 import { pushEpochs, type TrialUnit } from "../../runner/Runner.ts"
 import * as Scorers from "../../scoring/Scorers.ts"
-import * as Kinds from "../Kinds.ts"
-import { DEFAULT_SYNTHETIC, type RunConfig, scoreSpecs } from "./Config.ts"
+import { DEFAULT_SYNTHETIC, type KindedConfig, type RunConfig, scoreSpecs } from "./Config.ts"
 
 /** The scorers of the run's `--score` specs, `--pass` checked against their names. */
 export const buildScorers = (
-  config: RunConfig
+  config: KindedConfig
 ): Effect.Effect<ReadonlyArray<Scorer<HttpClient.HttpClient>>, RunInputError> =>
   Effect.gen(function*() {
     const specs = scoreSpecs(config)
@@ -32,7 +31,7 @@ export const buildScorers = (
       apiKey: config.apiKey,
       // The run's retry flags, --retries 0 included (the judge's own default retries otherwise).
       retry: Policy.retryOf(config),
-      kinds: (config.kinds ?? Kinds.builtIn).scorers
+      kinds: config.kinds.scorers
     }).pipe(Effect.mapError((e) => new RunInputError({ message: e.message })))
     if (config.pass !== undefined && !scorers.some((s) => s.name === config.pass)) {
       return yield* new RunInputError({
@@ -50,7 +49,7 @@ export const buildScorers = (
  * not `chosen`), or synthetic tasks.
  */
 export const itemsOf = (
-  config: RunConfig,
+  config: KindedConfig,
   options: {
     readonly chosen: boolean
     /** The `--ids` file, read; read here when undefined. */
@@ -71,7 +70,7 @@ export const itemsOf = (
       maxDownload: config.maxDownload,
       onSource: options.onSource
     },
-    (config.kinds ?? Kinds.builtIn).datasets
+    config.kinds.datasets
   )
   if (!options.chosen) return items
   const ids = config.ids

@@ -24,7 +24,7 @@ import * as Results from "../../results/Results.ts"
 import type { ResultsStore } from "../../results/Store.ts"
 import * as ResultsStores from "../../results/ResultsStores.ts"
 import * as RunDefinition from "./Definition.ts"
-import { DEFAULT_SYNTHETIC, outputPath, type RunConfig, scoreSpecs, validate } from "./Config.ts"
+import { DEFAULT_SYNTHETIC, type KindedConfig, outputPath, type RunConfig, scoreSpecs, validate } from "./Config.ts"
 import * as Budget from "./Budget.ts"
 import * as BadInput from "../BadInput.ts"
 import * as ToolsStop from "./ToolsStop.ts"
@@ -42,7 +42,7 @@ import type { MutableCounts } from "./internal/counts.ts"
  * @since 0.7.0
  */
 export interface RunPlan {
-  readonly config: RunConfig
+  readonly config: KindedConfig
   /** The kinds of agents, scorers, datasets, outputs and stores: `config.kinds` read once, here. */
   readonly kinds: Kinds.Kinds
   /** The agent; a `--cluster` run's is the workers' own (this one is never called). */
@@ -114,11 +114,13 @@ const newRunIdOf = Effect.gen(function*() {
  * @category constructors
  * @since 0.7.0
  */
-export const prepare = Effect.fnUntraced(function*(config: RunConfig, counts: MutableCounts) {
+export const prepare = Effect.fnUntraced(function*(options: RunConfig, counts: MutableCounts) {
+  // The deprecated `RunConfig.kinds`, when given, wins over the service.
+  const config: KindedConfig = { ...options, kinds: options.kinds ?? (yield* Kinds.Registry) }
   const invalidConfig = validate(config)
   if (invalidConfig) return yield* invalidConfig
   const path = yield* Path.Path
-  const kinds = config.kinds ?? Kinds.builtIn
+  const kinds = config.kinds
   const input = (e: { readonly message: string }) => new RunInputError({ message: e.message })
   yield* checkDistinct({
     inputs: [

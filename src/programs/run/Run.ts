@@ -47,11 +47,12 @@ export { makeRunId } from "./Prepare.ts"
  * @category running
  * @since 0.1.0
  */
-export const run = Effect.fn("Run.run")(function*(config: RunConfig) {
+export const run = Effect.fn("Run.run")(function*(options: RunConfig) {
   // What the stages count, owned by the run: written by its stages, read by progress and the end.
-  const counts = new MutableCounts(config.tasks === undefined ? (config.synthetic ?? DEFAULT_SYNTHETIC) * config.epochs : undefined)
-  const plan = yield* prepare(config, counts)
+  const counts = new MutableCounts(options.tasks === undefined ? (options.synthetic ?? DEFAULT_SYNTHETIC) * options.epochs : undefined)
+  const plan = yield* prepare(options, counts)
   const {
+    config,
     kinds,
     agent,
     scorers,

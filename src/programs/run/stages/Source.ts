@@ -9,7 +9,7 @@ import { Function, Stream } from "effect"
 import type * as Choose from "../../../datasets/Choose.ts"
 import type * as Dataset from "../../../datasets/Dataset.ts"
 import type { TrialUnit } from "../../../runner/Runner.ts"
-import type { RunConfig } from "../Config.ts"
+import type { KindedConfig } from "../Config.ts"
 import type * as RunDefinition from "../Definition.ts"
 import { itemsOf, sourceError, toUnits } from "../Inputs.ts"
 import type { MutableCounts } from "../internal/counts.ts"
@@ -21,7 +21,7 @@ import type { MutableCounts } from "../internal/counts.ts"
  * @since 0.7.0
  */
 export interface Options {
-  readonly config: RunConfig
+  readonly config: KindedConfig
   /** The `--ids` file, read. */
   readonly ids: Choose.IdList | undefined
   /** The dataset's commit: told by the source, checked against a resume's. */
