@@ -8,10 +8,14 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Layer } from "effect"
+import { Duration, Effect, Layer, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as Compare from "../src/programs/compare/Compare.ts"
+import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 import * as Kinds from "../src/programs/Kinds.ts"
+import { ResultsError } from "../src/results/Results.ts"
+import type * as ResultsStores from "../src/results/ResultsStores.ts"
 import * as Report from "../src/programs/Report.ts"
 import * as Rescore from "../src/programs/Rescore.ts"
 import * as Run from "../src/programs/run/Run.ts"
@@ -140,4 +144,40 @@ describe("Kinds as a service", () => {
       const records = rows(scored).map((line) => JSON.parse(line))
       assert.deepStrictEqual(records.map((r) => [r.id, r.scores?.short?.passed]).sort(), [["line-1:1", true], ["line-2:1", false]])
     }))
+
+  it.live("compare reads both files by a store of the service (a JSON array of trials, which the JSONL store refuses)", () =>
+    Effect.gen(function*() {
+      const f = files()
+      const trial = (id: string, passed: boolean): AgentEvalTrial => ({
+        id,
+        task_id: id.slice(0, id.indexOf(":")),
+        status: "completed",
+        output: { output_text: "x" },
+        metadata: { started_at: "2026-01-01T00:00:00.000Z", finished_at: "2026-01-01T00:00:01.000Z", latency_ms: 1000 },
+        scores: { exact: { value: passed ? 1 : 0, passed } }
+      })
+      const base = path.join(f.dir, "base.array")
+      const next = path.join(f.dir, "new.array")
+      fs.writeFileSync(base, JSON.stringify([trial("t1:1", true), trial("t2:1", true)]))
+      fs.writeFileSync(next, JSON.stringify([trial("t1:1", true), trial("t2:1", false)]))
+      const comparison = yield* Compare.compare(base, next).pipe(
+        Effect.provide(Layer.mergeAll(platform, Kinds.layerWith({ stores: [arrays] })))
+      )
+      assert.strictEqual(comparison.tasks.paired, 2)
+      assert.deepStrictEqual(comparison.scorers.map((s) => s.name), ["exact"])
+      assert.deepStrictEqual(comparison.flips.pass_to_fail, ["t2"])
+    }))
 })
+
+// A read-only store of `.array` files: the trials as one JSON array.
+const arrays: ResultsStores.ResultsStore = {
+  name: "array",
+  doc: "A JSON array of trials",
+  matches: (out) => out.endsWith(".array"),
+  prepare: (out) => Effect.fail(new ResultsError({ path: out, message: "read only" })),
+  writer: () => Effect.die("read only"),
+  read: (out) =>
+    Stream.suspend(() =>
+      Stream.fromIterable((JSON.parse(fs.readFileSync(out, "utf8")) as Array<AgentEvalTrial>).map((trial, i) => ({ trial, line: i + 1 })))
+    )
+}
