@@ -18,10 +18,12 @@ import * as Worker from "../src/cluster/Worker.ts"
 import { entityId, type Settings, TrialEntity } from "../src/cluster/TrialEntity.ts"
 import { MutableProbe } from "../src/runner/internal/probe.ts"
 import { runUnits } from "../src/runner/Runner.ts"
+import * as ScorerKinds from "../src/scoring/ScorerKinds.ts"
 import * as Scorers from "../src/scoring/Scorers.ts"
 import * as Stage from "../src/scoring/Stage.ts"
 import type { AgentEvalTask, AgentEvalTrial } from "../src/domain/Trial.ts"
 import { rememberSecrets } from "../src/internal/redact.ts"
+import { length } from "./fixtures/fake-kinds.ts"
 import { answer, firstUser, modelServer } from "./tool-model-server.ts"
 
 const settings: Settings = { retries: 0, backoffMs: 1, backoffMaxMs: 1, retryAfterMaxMs: 1, score: [] }
@@ -199,4 +201,26 @@ describe("trial entity", () => {
       for (const trial of remote) assert.deepStrictEqual(timeless(trial), byId.get(trial.id))
       assert.strictEqual(server.received.length, 4)
     }))
+
+  it.live("a worker reads the runs' --score specs with the scorer kinds it is given (its Kinds), a kind of one's own among them", () => {
+    const echo: Agent<never, never> = (t) => Effect.succeed({ output_text: String(t.inputs["i"]).repeat(3) })
+    const short = { ...settings, score: ["short=length:max=4"] }
+    const withLength = Worker.layer({ agent: echo, parallelism: 2, cwd: process.cwd(), scorerKinds: [...ScorerKinds.builtIn, length] }).pipe(
+      Layer.provideMerge(TestRunner.layer),
+      Layer.provideMerge(FetchHttpClient.layer)
+    )
+    return Effect.gen(function*() {
+      const [a, b] = yield* Effect.forEach([task(1), task(12)], (t) => send(t, short))
+      assert.deepStrictEqual([a!.status, a!.scores?.["short"]?.passed], ["completed", true])
+      assert.deepStrictEqual([b!.status, b!.scores?.["short"]?.passed], ["completed", false])
+    }).pipe(Effect.provide(withLength))
+  })
+
+  it.live("without them, the worker knows the built-in kinds alone: the same spec fails the trial as InvalidSettings", () => {
+    const echo: Agent<never, never> = (t) => Effect.succeed({ output_text: String(t.inputs["i"]) })
+    return Effect.gen(function*() {
+      const trial = yield* send(task(1), { ...settings, score: ["short=length:max=4"] })
+      assert.deepStrictEqual([trial.status, trial.error?.type], ["failed", "InvalidSettings"])
+    }).pipe(Effect.provide(cluster(echo, { parallelism: 2 })))
+  })
 })

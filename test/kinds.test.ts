@@ -11,6 +11,8 @@ import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Layer, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import type * as AgentKinds from "../src/agents/AgentKinds.ts"
+import * as Cluster from "../src/programs/Cluster.ts"
 import * as Compare from "../src/programs/compare/Compare.ts"
 import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 import * as Kinds from "../src/programs/Kinds.ts"
@@ -166,6 +168,33 @@ describe("Kinds as a service", () => {
       assert.strictEqual(comparison.tasks.paired, 2)
       assert.deepStrictEqual(comparison.scorers.map((s) => s.name), ["exact"])
       assert.deepStrictEqual(comparison.flips.pass_to_fail, ["t2"])
+    }))
+
+  it.live("a worker given no kinds builds its agent by a kind of the service", () =>
+    Effect.gen(function*() {
+      // Refused when built, before the worker reaches its cluster: the refusal is the kind's own.
+      const refusing: AgentKinds.AgentKind<{ readonly _tag: "Refusing" }> = {
+        tag: "Refusing",
+        doc: "Builds no agent",
+        matches: (text) => text === "refusing",
+        usage: "refusing",
+        help: "refusing",
+        parse: () => ({ _tag: "Refusing" }),
+        format: () => "refusing",
+        recorded: () => "refusing",
+        build: () => Effect.fail("refusing: this kind builds no agent")
+      }
+      const error = yield* Cluster.worker({
+        cluster: "postgres://user@127.0.0.1:1/db",
+        agent: { _tag: "Refusing" },
+        model: undefined,
+        apiKey: undefined,
+        parallelism: 1,
+        host: "127.0.0.1",
+        port: 1,
+        cwd: process.cwd()
+      }).pipe(Effect.flip, Effect.provide(Layer.mergeAll(platform, Kinds.layerWith({ agents: [refusing] }))))
+      assert.strictEqual(error.message, "refusing: this kind builds no agent")
     }))
 })
 

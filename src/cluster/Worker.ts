@@ -17,6 +17,7 @@ import type * as Probe from "../runner/Probe.ts"
 import { InvalidTask } from "../runner/Remote.ts"
 import type { Scorer } from "../domain/Scorer.ts"
 import * as Scorers from "../scoring/Scorers.ts"
+import type { ScorerKind } from "../scoring/Kind.ts"
 import { isJudge } from "../scoring/Stage.ts"
 import { type AgentEvalTask, type AgentEvalTrial, type Score, trialId } from "../domain/Trial.ts"
 import { type Settings, TrialEntity } from "./TrialEntity.ts"
@@ -33,6 +34,8 @@ export interface WorkerOptions {
   readonly parallelism: number
   /** Where `module:` scorer paths are resolved. */
   readonly cwd: string
+  /** The kinds the runs' `--score` specs are read with (the worker's); `ScorerKinds.builtIn` when undefined. */
+  readonly scorerKinds?: ReadonlyArray<ScorerKind> | undefined
   /** The worker's counts: `active` calls, `outstanding` trials it is running. */
   readonly probe?: Probe.Probe | undefined
 }
@@ -64,7 +67,7 @@ export const layer = (options: WorkerOptions) =>
       const key = JSON.stringify(settings)
       let entry = prepared.get(key)
       if (entry === undefined) {
-        entry = Effect.runSync(Effect.cached(build(settings, semaphore, probe, options.cwd)))
+        entry = Effect.runSync(Effect.cached(build(settings, semaphore, probe, options.cwd, options.scorerKinds)))
         prepared.set(key, entry)
       }
       return entry
@@ -93,7 +96,8 @@ const build = (
   settings: Settings,
   semaphore: Semaphore.Semaphore,
   probe: MutableProbe,
-  cwd: string
+  cwd: string,
+  kinds: ReadonlyArray<ScorerKind> | undefined
 ): Effect.Effect<Prepared, string, never> => {
   // The run's retry flags, as its messages carry them: one policy for the agent and the judge.
   const retry = Policy.retryOf({
@@ -108,7 +112,8 @@ const build = (
       cwd,
       judgeModel: settings.judgeModel,
       expectedTools: settings.expectedTools,
-      retry
+      retry,
+      kinds
     }).pipe(Effect.mapError((e) => e.message)),
     (scorers): Prepared => ({
       scorers,

@@ -103,7 +103,7 @@ export const worker = (
     const agent = yield* AgentKinds.build(config.agent, config, kinds.agents).pipe(
       Effect.mapError((e) => new ClusterUnreachable({ message: typeof e === "string" ? e : e.message }))
     )
-    const entity = Worker.layer({ agent, parallelism: config.parallelism, cwd: config.cwd })
+    const entity = Worker.layer({ agent, parallelism: config.parallelism, cwd: config.cwd, scorerKinds: kinds.scorers })
     const running = entity.pipe(
       Layer.provide(layerRunner(cluster, { host: config.host, port: config.port })),
       Layer.tap(() =>
