@@ -139,5 +139,4 @@ describe("agent-trials on a Node older than 24", () => {
     },
     30_000
   )
-  if (node === undefined) it.skip("no Node older than 24 on PATH: the old-Node check is not run here", () => {})
 })
