@@ -161,22 +161,35 @@ describe("HttpAgent", () => {
       assert.strictEqual(server.received.length, 1)
     }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
 
-  it.live("the runner keeps at most `parallelism` requests in flight against the server", () =>
+  it.live("the runner keeps exactly `parallelism` requests in flight against the server", () =>
     Effect.gen(function*() {
       let active = 0
       let peak = 0
+      // Held until 4 have arrived, then answered together 10 ms later: a
+      // runner that kept fewer in flight would never fill a batch (the run
+      // times out), one that sent a fifth would be seen in the meantime.
+      const held: Array<() => void> = []
       const server = yield* serve((request, res) => {
         peak = Math.max(peak, ++active)
-        setTimeout(() => {
+        held.push(() => {
           active--
           json(res, 200, { output_text: (JSON.parse(request.body) as AgentEvalTask).id })
-        }, 10)
+        })
+        if (held.length === 4) {
+          const batch = held.splice(0)
+          setTimeout(() => batch.forEach((answer) => answer()), 10)
+        }
       })
       const tasks = Array.from({ length: 24 }, (_, i) => task(`t${i}`, "full"))
-      const trials = yield* run(tasks, HttpAgent.make(`${server.base}/agent`))
+      const trials = yield* run(tasks, HttpAgent.make(`${server.base}/agent`)).pipe(
+        Effect.timeoutOrElse({
+          duration: "60 seconds",
+          orElse: () => Effect.die(`the run did not keep 4 requests in flight: ${server.received.length} of 24 arrived`)
+        })
+      )
       assert.strictEqual(trials.size, 24)
       assert.isTrue([...trials.values()].every((t) => t.status === "completed" && t.output?.output_text === t.task_id))
-      assert.isTrue(peak >= 1 && peak <= 4, `peak ${peak}`)
+      assert.strictEqual(peak, 4)
     }))
 })
 
