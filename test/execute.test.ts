@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Stream } from "effect"
+import { Effect, Fiber, Stream } from "effect"
 import * as Agent from "../src/domain/Agent.ts"
 import { isoTime, SyncBlock, WallClock } from "../src/runner/internal/clock.ts"
 import { MutableProbe } from "../src/runner/internal/probe.ts"
@@ -136,29 +136,54 @@ describe("call latency with Effect's live clock", () => {
     }
   })
 
-  // One permit shared by two runs: the second run's trial is admitted at
-  // once and waits ~40 ms for the permit. Its latency is its own call's
-  // (the admission's clock reading must not be taken as the call's start),
-  // its started_at is its admission.
+  // One permit shared by two runs: the first call holds it until the test
+  // lets it go; the other run's trial is admitted meanwhile and waits for
+  // it. Its latency is its own call's (the admission's clock reading must not
+  // be taken as the call's start), its started_at is its admission. Each
+  // bound below is between readings taken on either side of the runner's
+  // own, so none depends on how fast the machine is.
   it("a call that waited for its permit measures from when it got it", async () => {
-    const agent = Agent.fromPromise(() => new Promise((resolve) => setTimeout(() => resolve("ok"), 40)))
+    let release: (() => void) | undefined
+    let heldCalledAt = 0
+    // The first call is held; the second answers at once.
+    const agent = Agent.fromPromise(() => {
+      if (release !== undefined) return Promise.resolve("waited")
+      heldCalledAt = performance.now()
+      return new Promise((resolve) => release = () => resolve("held"))
+    })
+    let releasedAt = 0
+    let releasedWall = 0
     const program = Effect.gen(function*() {
       const runner = yield* Runner
-      return yield* Effect.all([
+      const fiber = yield* Effect.forkChild(Effect.all([
         Stream.runCollect(runner.run(tasksStream(1), agent)),
         Stream.runCollect(runner.run(tasksStream(1), agent))
-      ], { concurrency: 2 })
+      ], { concurrency: 2 }))
+      // Both trials admitted, one call holding the permit.
+      yield* Effect.sleep("1 millis").pipe(
+        Effect.repeat({ until: () => runner.probe.outstanding === 2 && release !== undefined }),
+        Effect.timeoutOrElse({ duration: "30 seconds", orElse: () => Effect.die("the two trials were not admitted") })
+      )
+      // A wait the waiting trial's latency must not count.
+      yield* Effect.sleep("50 millis")
+      releasedWall = Date.now()
+      releasedAt = performance.now()
+      release!()
+      return yield* Fiber.join(fiber)
     }).pipe(Effect.provide(Runner.layerWith({ parallelism: 1 })))
     const [a, b] = await Effect.runPromise(program)
+    const after = performance.now()
     const trials = [...a, ...b]
     assert.strictEqual(trials.length, 2)
-    const spans = trials.map((t) => Date.parse(t.metadata.finished_at) - Date.parse(t.metadata.started_at))
-    const waited = spans[0]! > spans[1]! ? trials[0]! : trials[1]!
-    const waitedSpan = Math.max(...spans)
-    // Admitted with the other, finished after both calls: ~80 ms.
-    assert.isAtLeast(waitedSpan, 75)
-    assert.isAtLeast(waited.metadata.latency_ms, 35)
-    assert.isBelow(waited.metadata.latency_ms, waitedSpan - 30, `latency ${waited.metadata.latency_ms} of a ${waitedSpan} ms trial`)
+    const waited = trials.find((t) => t.output?.output_text === "waited")!
+    const held = trials.find((t) => t.output?.output_text === "held")!
+    // Its call started after the release, its trial ended before `after`.
+    assert.isAtMost(waited.metadata.latency_ms, after - releasedAt + 0.001)
+    // Admitted before the release, finished after it.
+    assert.isAtMost(Date.parse(waited.metadata.started_at), releasedWall)
+    assert.isAtLeast(Date.parse(waited.metadata.finished_at), releasedWall - 2)
+    // The held call's latency spans its hold.
+    assert.isAtLeast(held.metadata.latency_ms, releasedAt - heldCalledAt - 0.001)
   })
 
   it("records latency_ms to the microsecond: 3 decimals at most", async () => {
