@@ -95,13 +95,13 @@ interface Worker {
   readonly port: number
 }
 
-const startWorker = async (url: string, log: string, parallelism: number): Promise<Worker> => {
+const startWorker = async (url: string, log: string, parallelism: number, calls?: string): Promise<Worker> => {
   let port = await Pg.freePort()
   while (usedPorts.has(port)) port = await Pg.freePort()
   usedPorts.add(port)
   const worker = start(
     ["--cluster", url, "--agent", agent, "--parallelism", String(parallelism), "--host", "127.0.0.1", "--port", String(port)],
-    { command: "worker", env: { CLUSTER_EXEC_LOG: log, CLUSTER_AGENT_MS: "20" } }
+    { command: "worker", env: { CLUSTER_EXEC_LOG: log, CLUSTER_AGENT_MS: "20", ...(calls === undefined ? undefined : { CLUSTER_CALLS_LOG: calls }) } }
   )
   await waitFor("the worker to start", () => worker.stderr().includes("agent-trials worker:") || worker.exited(), {
     timeoutMs: 30_000
@@ -252,7 +252,8 @@ describe.skipIf(missing !== undefined)("run --cluster", () => {
     const n = 300
     const parallelism = 6
     // The workers could take 32 at once: the client's bound is the one that holds.
-    const workers = await Promise.all([startWorker(url, log, 16), startWorker(url, log, 16)])
+    const calls = path.join(dir, "calls.log")
+    const workers = await Promise.all([startWorker(url, log, 16, calls), startWorker(url, log, 16, calls)])
     const client = start(runArgs(url, out, n, parallelism))
     const sql = connect(url)
     const key = runKey(out, repoRoot)
@@ -281,16 +282,18 @@ describe.skipIf(missing !== undefined)("run --cluster", () => {
     assert.isAtMost(summary.peak_active_calls, parallelism)
     assert.isAbove(samples, 5)
     assert.isAtMost(peakUnprocessed, parallelism, `unprocessed messages in the database: ${peakUnprocessed}`)
-    // Calls in flight across both workers, from the agent's own log: a call
-    // lasts 20 ms, so more than `parallelism` starts within 20 ms would mean
-    // more than `parallelism` at once.
-    const starts = executions(log).map((e) => e.at).sort((a, b) => a - b)
-    let peakStarts = 0
-    for (let i = 0, j = 0; i < starts.length; i++) {
-      while (starts[i]! - starts[j]! >= 20) j++
-      peakStarts = Math.max(peakStarts, i - j + 1)
+    // Calls in flight across both workers, counted from the agent's own
+    // starts and ends in the order both workers appended them.
+    const events = fs.readFileSync(calls, "utf8").split("\n").filter((l) => l !== "")
+    let inFlight = 0
+    let peakCalls = 0
+    for (const event of events) {
+      inFlight += event.startsWith("+ ") ? 1 : -1
+      peakCalls = Math.max(peakCalls, inFlight)
     }
-    assert.isAtMost(peakStarts, parallelism)
+    assert.strictEqual(inFlight, 0, "every call that started ended")
+    assert.strictEqual(events.length, 2 * executions(log).length)
+    assert.isAtMost(peakCalls, parallelism)
     await stopWorkers(workers)
   }, 120_000)
 
