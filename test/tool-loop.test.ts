@@ -8,7 +8,8 @@
 import { NodeServices } from "@effect/platform-node"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Latch, Layer, Schema, Stream, Tracer } from "effect"
+import { Clock, Duration, Effect, Fiber, Latch, Layer, Schema, Stream, Tracer } from "effect"
+import { HttpClient } from "effect/http"
 import { Tool, Toolkit } from "effect/ai"
 import { TestClock } from "effect/testing"
 import * as ChatModel from "../src/agents/ChatModel.ts"
@@ -280,19 +281,37 @@ describe("the tool loop", () => {
         }
         return turn === 1 ? callTools([{ id: "c1", name: "weather", args: { city: "Paris" } }]) : answer("20C")
       })
-      const agent = yield* withTools(server.base, { retry: { retries: 2, base: "1 second" } })
+      // The requests the model client sends, counted as each is sent (not as
+      // it arrives), and a latch opened when the loop starts the 7 s wait.
+      let sent = 0
+      const counting = Layer.effect(
+        HttpClient.HttpClient,
+        Effect.map(HttpClient.HttpClient, HttpClient.tapRequest(() => Effect.sync(() => sent++)))
+      )
+      const waiting = yield* Latch.make()
+      const testClock = yield* Clock.Clock
+      const clock: Clock.Clock = {
+        ...testClock,
+        sleep: (duration) => {
+          if (Duration.toMillis(duration) === 7000) Latch.openUnsafe(waiting)
+          return testClock.sleep(duration)
+        }
+      }
+      // The agent keeps the context it was made in: its client and its clock.
+      const agent = yield* withTools(server.base, { retry: { retries: 2, base: "1 second" } }).pipe(
+        Effect.provideService(Clock.Clock, clock),
+        Effect.provide(counting)
+      )
       const fiber = yield* runAll(agent, [task("t1", "weather?")], { parallelism: 1 }).pipe(Effect.forkChild)
-      const until = (n: number) =>
-        Effect.promise(() => new Promise((r) => setTimeout(r, 5))).pipe(
-          Effect.repeat({ until: () => server.received.length >= n })
-        )
-      yield* until(2)
+      yield* waiting.await
+      assert.strictEqual(sent, 2)
       // 6.99 s on: not asked again yet.
       yield* TestClock.adjust("6990 millis")
-      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 100)))
+      assert.strictEqual(sent, 2)
       assert.strictEqual(server.received.length, 2)
       yield* TestClock.adjust("10 millis")
       const [trial] = yield* Fiber.join(fiber)
+      assert.strictEqual(sent, 3)
       assert.strictEqual(server.received.length, 3)
       assert.strictEqual(trial!.status, "completed")
       assert.strictEqual(trial!.output!.output_text, "20C")
