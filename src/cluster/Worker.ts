@@ -12,6 +12,7 @@ import type { Agent } from "../domain/Agent.ts"
 import type { ExecuteConfig } from "../runner/internal/execute.ts"
 import { executeTrial } from "../runner/internal/execute.ts"
 import { MutableProbe } from "../runner/internal/probe.ts"
+import { Starvation } from "../runner/internal/starvation.ts"
 import * as Policy from "../runner/Policy.ts"
 import type * as Probe from "../runner/Probe.ts"
 import { InvalidTask } from "../runner/Remote.ts"
@@ -122,7 +123,9 @@ const build = (
         probe,
         timeoutMs: settings.timeoutMs,
         // Even with no retries: a rate limit's wait uses up no retry.
-        retry
+        retry,
+        // The run's own: another run's trials on this worker do not share it.
+        starvation: new Starvation()
       }
     })
   )

@@ -14,6 +14,7 @@ import type { Agent } from "../domain/Agent.ts"
 import { checkParallelism, type InvalidParallelism } from "../domain/Errors.ts"
 import { executeTrial } from "./internal/execute.ts"
 import * as Probe from "./internal/probe.ts"
+import { Starvation } from "./internal/starvation.ts"
 import type { RunOptions } from "./Runner.ts"
 import type { AgentEvalTask, AgentEvalTrial } from "../domain/Trial.ts"
 
@@ -34,7 +35,8 @@ export const runTrialsEager = <E, R, AE, AR>(
     const probe = Probe.toMutable(options.probe)
     const semaphore = yield* Semaphore.make(options.parallelism)
     const all = yield* Stream.runCollect(tasks)
-    const trials = yield* Effect.forEach(all, (task) => executeTrial(task, undefined, agent, { semaphore, probe }), {
+    const starvation = new Starvation()
+    const trials = yield* Effect.forEach(all, (task) => executeTrial(task, undefined, agent, { semaphore, probe, starvation }), {
       concurrency: "unbounded"
     }).pipe(Probe.trackFibers(probe))
     return Stream.fromIterable(trials)

@@ -9,7 +9,6 @@ import type { Agent } from "../domain/Agent.ts"
 import { checkParallelism, type InvalidParallelism } from "../domain/Errors.ts"
 import {
   bounded,
-  type BoundedConfig,
   policyConfig,
   type PolicyOptions,
   sourceChunkSize,
@@ -86,8 +85,8 @@ export const make = Effect.fn("Runner.make")(function*(
   const probe = new MutableProbe()
   // One rate limiter and one adaptive limit for the life of the service.
   const shared = policyConfig(options, semaphore, probe)
-  const ordered: BoundedConfig = { ...shared, ordered: true }
-  const unordered: BoundedConfig = { ...shared, ordered: false }
+  const ordered = { ...shared, ordered: true }
+  const unordered = { ...shared, ordered: false }
   const withBudget = <E, R>(stream: Stream.Stream<AgentEvalTrial, E, R>) =>
     options.maxFailures === undefined ? stream : stopOnFailures(stream, options.maxFailures)
 

@@ -12,6 +12,7 @@ import { AdaptiveLimit, RateLimiter } from "./policy.ts"
 import * as Probe from "./probe.ts"
 import type { AgentEvalTrial } from "../../domain/Trial.ts"
 import type { ExecuteConfig } from "./execute.ts"
+import { Starvation } from "./starvation.ts"
 import { attributes, runTelemetry, spanNames } from "./telemetry.ts"
 
 /**
@@ -84,7 +85,7 @@ export const policyConfig = (
   options: PolicyOptions & { readonly parallelism: number },
   semaphore: Semaphore.Semaphore,
   probe: Probe.MutableProbe
-): Omit<BoundedConfig, "ordered"> => {
+): Omit<BoundedConfig, "ordered" | PerRun> => {
   probe.limit = probe.lowestLimit = probe.highestLimit = options.parallelism
   return {
     parallelism: options.parallelism,
@@ -108,12 +109,20 @@ export interface BoundedConfig extends ExecuteConfig {
 
 /**
  * A run's config with what its telemetry needs, read once from the fiber
- * that starts the run (its tracer, its metric registry).
+ * that starts the run (its tracer, its metric registry), and the state that
+ * is the run's own, made here as each run starts and never shared with
+ * another run (of a `Runner` service's either): its view of the event loop.
  *
  * @internal
  */
-export const withTelemetry = <C extends BoundedConfig>(config: C): Effect.Effect<C> =>
-  Effect.clockWith((clock) => Effect.map(runTelemetry, ({ counts, traced }) => ({ ...config, traced, counts, clock })))
+export const withTelemetry = <C extends Omit<BoundedConfig, PerRun>>(
+  config: C
+): Effect.Effect<C & Pick<BoundedConfig, PerRun>> =>
+  Effect.clockWith((clock) =>
+    Effect.map(runTelemetry, ({ counts, traced }) => ({ ...config, traced, counts, clock, starvation: new Starvation() }))
+  )
+
+type PerRun = "starvation"
 
 /**
  * The run span around a run's whole stream (its failure budget included),

@@ -25,22 +25,35 @@
 const STARVED_MS = 10
 const STARVED_TRIALS = 1024
 const BLOCKED_MS = 50
-let lastTurn = performance.now()
-let trialsSinceTurn = 0
-let heartbeat = false
-export let loopBlocked = false
-const beat = () => {
-  heartbeat = false
-  loopBlocked = false
-  trialsSinceTurn = 0
+
+/**
+ * One run's view of the event loop: made where the run starts (its config,
+ * `bounded.withTelemetry`), so a run that starves or blocks the loop makes
+ * its own trials yield, not another run's, and no run starts with another's
+ * count of trials or a turn long past.
+ *
+ * @internal
+ */
+export class Starvation {
   lastTurn = performance.now()
-}
-export const eventLoopStarved = (now: number | undefined): boolean => {
-  if (!heartbeat) {
-    heartbeat = true
-    setImmediate(beat)
+  trialsSinceTurn = 0
+  heartbeat = false
+  /** Set while the loop is blocked: each call of the run yields before it starts. */
+  loopBlocked = false
+  readonly beat = (): void => {
+    this.heartbeat = false
+    this.loopBlocked = false
+    this.trialsSinceTurn = 0
+    this.lastTurn = performance.now()
   }
-  if (++trialsSinceTurn > STARVED_TRIALS) return performance.now() - lastTurn > STARVED_MS
-  if (now !== undefined && now - lastTurn > BLOCKED_MS) loopBlocked = true
-  return false
+  /** Asked as each trial ends, with the live clock's reading (`now`) when the run has it. */
+  eventLoopStarved(now: number | undefined): boolean {
+    if (!this.heartbeat) {
+      this.heartbeat = true
+      setImmediate(this.beat)
+    }
+    if (++this.trialsSinceTurn > STARVED_TRIALS) return performance.now() - this.lastTurn > STARVED_MS
+    if (now !== undefined && now - this.lastTurn > BLOCKED_MS) this.loopBlocked = true
+    return false
+  }
 }

@@ -20,7 +20,7 @@ import { liveClock, syncBlock, wallClock } from "./clock.ts"
 import { firstError, withTimeout } from "./failure.ts"
 import { nextWait, rateLimited } from "./rateLimit.ts"
 import { toTrial } from "./record.ts"
-import { eventLoopStarved, loopBlocked } from "./starvation.ts"
+import type { Starvation } from "./starvation.ts"
 import { recordableOutput } from "./recordable.ts"
 
 /** @internal */
@@ -39,6 +39,8 @@ export interface ExecuteConfig {
   readonly counts?: Counts | undefined
   /** A trial whose usage exceeds this many tokens fails with `TokenLimit`, never retried. */
   readonly trialMaxTokens?: number | undefined
+  /** Per run: whether the event loop gets its turns (`starvation.ts`). */
+  readonly starvation: Starvation
 }
 
 const ZERO = BigInt(0)
@@ -138,7 +140,7 @@ export class TrialRun<AE, AR> {
   next(): Effect.Effect<AgentEvalTrial, never, AR> {
     // The loop waits for its turn before a call, never a finished trial (an
     // interrupt there would drop it): see `loopBlocked`.
-    if (loopBlocked) return Effect.andThen(Effect.yieldNow, Effect.suspend(() => this.next()))
+    if (this.config.starvation.loopBlocked) return Effect.andThen(Effect.yieldNow, Effect.suspend(() => this.next()))
     this.attempt++
     const { adaptive, retry, timeoutMs, traced } = this.config
     // A user's function (`Agent.fromPromise`, `module:`) without a timeout or
@@ -302,7 +304,7 @@ export class TrialRun<AE, AR> {
       }
       if (this.span !== undefined) this.annotate(this.span, trial, last)
       const done = adapted === undefined ? Effect.succeed(trial) : Effect.as(adapted, trial)
-      return eventLoopStarved(liveNow) ? Effect.andThen(Effect.yieldNow, done) : done
+      return config.starvation.eventLoopStarved(liveNow) ? Effect.andThen(Effect.yieldNow, done) : done
     }
     const backoff = rateLimitWait !== undefined ? this.waitThenNext(rateLimitWait) : this.backoff(retry, error?.value)
     return adapted === undefined ? backoff : Effect.andThen(adapted, backoff)
