@@ -8,7 +8,8 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { commandLineSecrets, rememberSecrets, scrubRemembered } from "../src/internal/redact.ts"
+import { commandLineSecrets } from "../src/internal/redact.ts"
+import * as Redactor from "../src/runner/Redactor.ts"
 import { describeResult, killAll, readTrials, removeTempDirs, run, tempDir, writeJsonl } from "./cli-helpers.ts"
 
 afterAll(() => {
@@ -48,12 +49,12 @@ describe("words of a URL on the command line", () => {
   })
 
   it("the reviewer's command line: postgres, verify-full and the model name stay, the password and an api_key are scrubbed", () => {
-    rememberSecrets(commandLineSecrets([
+    const secrets = Redactor.make(commandLineSecrets([
       "--cluster", "postgres://postgres:s3cretpw@db/trials?sslmode=verify-full",
       "--agent", "http://localhost:8000/v1?model=Qwen2.5-7B-Instruct&api_key=k9"
     ], { AGENT_TRIALS_SCORE: "judge:http://h/v1?token=tok-0123456789&lang=english-us" }))
     assert.strictEqual(
-      scrubRemembered("postgres with verify-full on Qwen2.5-7B-Instruct in english-us; s3cretpw, api_key=k9, tok-0123456789"),
+      secrets.scrub("postgres with verify-full on Qwen2.5-7B-Instruct in english-us; s3cretpw, api_key=k9, tok-0123456789"),
       "postgres with verify-full on Qwen2.5-7B-Instruct in english-us; <redacted>, api_key=<redacted>, <redacted>"
     )
   })

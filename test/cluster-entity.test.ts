@@ -22,7 +22,7 @@ import * as ScorerKinds from "../src/scoring/ScorerKinds.ts"
 import * as Scorers from "../src/scoring/Scorers.ts"
 import * as Stage from "../src/scoring/Stage.ts"
 import type { AgentEvalTask, AgentEvalTrial } from "../src/domain/Trial.ts"
-import { rememberSecrets } from "../src/internal/redact.ts"
+import * as Redactor from "../src/runner/Redactor.ts"
 import { length } from "./fixtures/fake-kinds.ts"
 import { answer, firstUser, modelServer } from "./tool-model-server.ts"
 
@@ -145,7 +145,6 @@ describe("trial entity", () => {
   it.live("a worker records as a local run does: an output JSON cannot write fails its trial alone, and a tool's secret is scrubbed", () => {
     // What the worker's command line made known (`commandLineSecrets`).
     const key = "sk-SECRET-worker-key-9"
-    rememberSecrets([key])
     const agent: Agent<never, never> = (t) =>
       Effect.sync(() => {
         if (t.id === "t1") {
@@ -170,7 +169,7 @@ describe("trial entity", () => {
       ])
       assert.strictEqual(good.status, "completed")
       assert.deepStrictEqual(good.output?.trajectory?.map((s) => s.arguments ?? s.content), [{ note: "use <redacted>" }, { key: "<redacted>" }])
-    }).pipe(Effect.provide(cluster(agent, { parallelism: 2 })))
+    }).pipe(Effect.provide(cluster(agent, { parallelism: 2 })), Effect.provide(Redactor.Redactor.layer([key])))
   })
 
   it.live("a worker's one-call openai: agent whose server answers 200 with an error body records the trial failed (InvalidAgentOutput), as a local run does", () =>

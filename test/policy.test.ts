@@ -12,6 +12,7 @@ import { HttpStatusError, NetworkError } from "../src/domain/HttpErrors.ts"
 import { AgentError, InvalidAgentOutput } from "../src/domain/Errors.ts"
 import { executeTrial } from "../src/runner/internal/execute.ts"
 import { Starvation } from "../src/runner/internal/starvation.ts"
+import * as Redactor from "../src/runner/Redactor.ts"
 import * as PolicyInternal from "../src/runner/internal/policy.ts"
 import { MutableProbe } from "../src/runner/internal/probe.ts"
 import * as Policy from "../src/runner/Policy.ts"
@@ -308,7 +309,7 @@ describe("bounds while retrying", () => {
     Effect.gen(function*() {
       const semaphore = yield* Semaphore.make(1)
       const probe = new MutableProbe()
-      const config = { semaphore, probe, starvation: new Starvation(), retry: { retries: 1, base: "10 seconds", max: "10 seconds" } } as const
+      const config = { semaphore, probe, starvation: new Starvation(), redactor: Redactor.make(), retry: { retries: 1, base: "10 seconds", max: "10 seconds" } } as const
       let aCalls = 0
       const a: Agent.Agent<HttpStatusError> = () => ++aCalls === 1 ? Effect.fail(status(503)) : Effect.succeed(ok("a"))
       const b: Agent.Agent = () => Effect.as(Effect.sleep("1 second"), ok("b"))

@@ -8,7 +8,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import { InvalidAgentOutput } from "../src/domain/Errors.ts"
-import { rememberSecrets } from "../src/internal/redact.ts"
+import * as Redactor from "../src/runner/Redactor.ts"
 import { writable } from "../src/internal/writable.ts"
 import * as Line from "../src/results/internal/line.ts"
 import { runTrials } from "../src/runner/Runner.ts"
@@ -19,7 +19,8 @@ describe("a failed trial's output_text", () => {
   it.effect("a module agent's text kept beside a schema failure is scrubbed of the process's secrets", () =>
     Effect.gen(function*() {
       const key = "sk-SECRET-output-text-1"
-      rememberSecrets([key])
+      // What the run knows (the CLI: its command line's; here, given to it).
+      yield* Redactor.remember([key])
       const trials = yield* Stream.runCollect(runTrials(tasks(1), () =>
         Effect.fail(
           new InvalidAgentOutput({ message: "output.trajectory[0].started_at: Missing key", output_text: `the key is ${key}` })
@@ -27,7 +28,7 @@ describe("a failed trial's output_text", () => {
       const error = trials[0]!.error!
       assert.deepStrictEqual([trials[0]!.status, error.type, error.output_text], ["failed", "InvalidAgentOutput", "the key is <redacted>"])
       assert.notInclude(JSON.stringify(trials), key)
-    }))
+    }).pipe(Effect.provide(Redactor.Redactor.layer())))
 })
 
 describe("an output that throws when read", () => {
@@ -75,7 +76,8 @@ describe("keys of an object", () => {
   it.effect("a tool result and an output keyed by a token: the key is scrubbed, __proto__ stays data", () =>
     Effect.gen(function*() {
       const key = "sk-SECRET-as-a-key-3"
-      rememberSecrets([key])
+      // What the run knows (the CLI: its command line's; here, given to it).
+      yield* Redactor.remember([key])
       const response = JSON.parse(`{"${key}": {"ok": 1}, "__proto__": {"polluted": true}, "plain": "v"}`) as object
       const step = { type: "tool_result" as const, name: "peek", content: { [key]: "found" }, started_at: "2026-01-01T00:00:00.000Z", duration_ms: 0 }
       const trials = yield* Stream.runCollect(runTrials(tasks(1), () =>
@@ -88,7 +90,7 @@ describe("keys of an object", () => {
       assert.strictEqual(Object.getPrototypeOf(output.response), Object.prototype)
       assert.deepStrictEqual(output.trajectory![0]!.content, { "<redacted>": "found" })
       assert.strictEqual(({} as Record<string, unknown>)["polluted"], undefined)
-    }))
+    }).pipe(Effect.provide(Redactor.Redactor.layer())))
 })
 
 describe("the writer's guard over a record that throws when read", () => {

@@ -15,7 +15,7 @@ import { Effect, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { AgentEvalTrial } from "../src/domain/Trial.ts"
-import { rememberSecrets } from "../src/internal/redact.ts"
+import * as Redactor from "../src/runner/Redactor.ts"
 import * as Results from "../src/results/Results.ts"
 import { runTrials } from "../src/runner/Runner.ts"
 import * as Pricing from "../src/summary/Pricing.ts"
@@ -176,7 +176,8 @@ describe("a failure's steps", () => {
   it.effect("a failed trial's message and steps are scrubbed; steps JSON cannot write are dropped, the message saying why", () =>
     Effect.gen(function*() {
       const key = "sk-SECRET-steps-key-5"
-      rememberSecrets([key])
+      // What the run knows (the CLI: its command line's; here, given to it).
+      yield* Redactor.remember([key])
       const step = (content: unknown) => ({ type: "tool_result" as const, name: "peek", content, started_at: "2026-01-01T00:00:00.000Z", duration_ms: 0 })
       const tasks = Stream.fromIterable([0, 1].map((i) => ({ id: `t${i}`, inputs: {} })))
       const trials = yield* Stream.runCollect(runTrials(tasks, (task) =>
@@ -193,7 +194,7 @@ describe("a failure's steps", () => {
         "stopped after <redacted> (its steps are not kept: error.trajectory[0].content.n is a BigInt (1n), which JSON cannot hold)",
         undefined
       ])
-    }))
+    }).pipe(Effect.provide(Redactor.Redactor.layer())))
 })
 
 describe("prices too large to make a finite cost", () => {

@@ -10,6 +10,7 @@ import type { AgentEvalTask } from "../src/domain/Trial.ts"
 import { executeTrial } from "../src/runner/internal/execute.ts"
 import { MutableProbe } from "../src/runner/internal/probe.ts"
 import { Starvation } from "../src/runner/internal/starvation.ts"
+import * as Redactor from "../src/runner/Redactor.ts"
 
 const task = (id: string): AgentEvalTask => ({ id, inputs: {} })
 
@@ -17,7 +18,8 @@ const task = (id: string): AgentEvalTask => ({ id, inputs: {} })
 const runConfig = Effect.map(Semaphore.make(1), (semaphore) => ({
   semaphore,
   probe: new MutableProbe(),
-  starvation: new Starvation()
+  starvation: new Starvation(),
+  redactor: Redactor.make()
 }))
 
 describe("a run's view of the event loop", () => {

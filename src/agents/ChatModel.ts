@@ -17,6 +17,7 @@ import { at, field } from "../domain/internal/fields.ts"
 import { chatCompletionsUrl, chatUsage, postJson, preview } from "../domain/internal/post.ts"
 import type { HttpAgentError } from "../domain/HttpErrors.ts"
 import { keySecrets, redactUrl, scrubber, urlCredentials, urlSecrets } from "../internal/redact.ts"
+import * as Redactor from "../runner/Redactor.ts"
 import * as ModelTrouble from "./internal/modelTrouble.ts"
 
 /**
@@ -69,13 +70,18 @@ export const make = (options: Options): Effect.Effect<LanguageModel.LanguageMode
     const url = chatCompletionsUrl(options.baseUrl)
     const key = options.apiKey === undefined ? "" : Redacted.value(options.apiKey)
     const bearer = key === "" ? undefined : options.apiKey
-    const scrub = scrubber([...keySecrets(key), ...urlCredentials(url)], urlSecrets(url))
+    // Its key and credentials: every record of the run loses them (`Redactor`).
+    const everywhere = [...keySecrets(key), ...urlCredentials(url)]
+    const scrub = scrubber(everywhere, urlSecrets(url))
     const where = scrub(redactUrl(url))
     const client = yield* Effect.context<HttpClient.HttpClient>()
     return yield* LanguageModel.make({
       generateText: (request) =>
-        postJson({ url, body: requestBody(options.model, request), bearer, scrub }).pipe(
-          Effect.provideContext(client),
+        // Added in the caller's context (the trial's): the post runs in the client's.
+        Redactor.remember(everywhere).pipe(
+          Effect.andThen(postJson({ url, body: requestBody(options.model, request), bearer, scrub }).pipe(
+            Effect.provideContext(client)
+          )),
           Effect.mapError((error) => toAiError(error, where)),
           Effect.flatMap((body) => toParts(body, options.model, where))
         ),

@@ -12,7 +12,8 @@ import { InvalidAgentOutput } from "../domain/Errors.ts"
 import { AgentOutput, type AgentEvalTask } from "../domain/Trial.ts"
 import type { HttpAgentError } from "../domain/HttpErrors.ts"
 import { postJson, preview } from "../domain/internal/post.ts"
-import { redactUrl, scrubber, urlCredentials, urlSecrets } from "../internal/redact.ts"
+import { redactUrl, type Secret, scrubber, urlCredentials, urlSecrets } from "../internal/redact.ts"
+import * as Redactor from "../runner/Redactor.ts"
 import type { AgentKind } from "./Kind.ts"
 
 /**
@@ -66,16 +67,20 @@ export const make = (url: string, options?: Options): Agent<HttpAgentError, Http
     readonly names: ReadonlyArray<string | RegExp>
     readonly scrub: (text: string) => string
     readonly where: string
+    // What every record of the run loses (`Redactor`).
+    readonly everywhere: ReadonlyArray<Secret>
   } | undefined
   const scrubFor = (names: ReadonlyArray<string | RegExp>) => {
     if (built?.names !== names) {
-      const scrub = scrubber([...urlCredentials(url), ...credentialValues(headers, names)], fromUrl)
-      built = { names, scrub, where: scrub(redactUrl(url)) }
+      const everywhere = [...urlCredentials(url), ...credentialValues(headers, names)]
+      const scrub = scrubber(everywhere, fromUrl)
+      built = { names, scrub, where: scrub(redactUrl(url)), everywhere }
     }
     return built
   }
   return Effect.fn("HttpAgent.call")(function*(task: AgentEvalTask) {
-    const { scrub, where } = scrubFor(yield* Headers.CurrentRedactedNames)
+    const { everywhere, scrub, where } = scrubFor(yield* Headers.CurrentRedactedNames)
+    yield* Redactor.remember(everywhere)
     const body = yield* postJson({ url, body: task, headers, scrub })
     const exit = decodeOutput(body)
     if (exit._tag === "Success") return exit.value

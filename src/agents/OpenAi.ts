@@ -16,6 +16,7 @@ import { troubleOf } from "../domain/internal/completion.ts"
 import { at, field } from "../domain/internal/fields.ts"
 import { chatCompletionsUrl, chatUsage, postJson, preview } from "../domain/internal/post.ts"
 import { keySecrets, redactUrl, scrubber, urlCredentials, urlSecrets } from "../internal/redact.ts"
+import * as Redactor from "../runner/Redactor.ts"
 import { userContent } from "./internal/prompt.ts"
 import * as ChatModel from "./ChatModel.ts"
 import type { AgentKind } from "./Kind.ts"
@@ -64,9 +65,12 @@ export const make = (options: Options): Agent<HttpAgentError, HttpClient.HttpCli
   const url = chatCompletionsUrl(options.baseUrl)
   const key = options.apiKey === undefined ? "" : Redacted.value(options.apiKey)
   const bearer = key === "" ? undefined : options.apiKey
-  const scrub = scrubber([...keySecrets(key), ...urlCredentials(url)], urlSecrets(url))
+  // Its key and credentials: every record of the run loses them (`Redactor`).
+  const everywhere = [...keySecrets(key), ...urlCredentials(url)]
+  const scrub = scrubber(everywhere, urlSecrets(url))
   const where = scrub(redactUrl(url))
   return Effect.fn("OpenAiAgent.call")(function*(task: AgentEvalTask) {
+    yield* Redactor.remember(everywhere)
     const body = yield* postJson({
       url,
       body: { model: options.model, messages: [{ role: "user", content: userContent(task) }] },

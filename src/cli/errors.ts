@@ -6,7 +6,7 @@
  */
 import { Console, Effect, Runtime, Schema } from "effect"
 import * as BadInput from "../programs/BadInput.ts"
-import { scrubRemembered } from "../internal/redact.ts"
+import * as Redactor from "../runner/Redactor.ts"
 
 /**
  * The reproduction did not show the bounded runner within its bounds.
@@ -52,7 +52,9 @@ export class RunStopped extends Schema.TaggedError<RunStopped>()("RunStopped", {
 
 /**
  * Prints a failure of ours as one plain line on stderr (no stack trace): the
- * message already names the flag, file or line at fault.
+ * message already names the flag, file or line at fault, scrubbed of the
+ * command's secrets (its `Redactor`, which `runOnNode` provides around the
+ * whole command: its command line's, and every agent's the run called).
  *
  * @category combinators
  * @since 0.1.0
@@ -60,7 +62,7 @@ export class RunStopped extends Schema.TaggedError<RunStopped>()("RunStopped", {
 export const reportErrors = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.tapError(self, (error) =>
     (error instanceof UsageError && error.told !== true) || error instanceof BoundsViolated || error instanceof RunStopped
-      ? Console.error(`agent-trials: ${scrubRemembered(error.message)}`)
+      ? Effect.flatMap(Redactor.scrubCurrent(error.message), (message) => Console.error(`agent-trials: ${message}`))
       : Effect.void)
 
 // A command's own failure as its exit: bad input 2, a stop on the way (a

@@ -19,7 +19,8 @@ import type { HttpClient } from "effect/http"
 import type { Command } from "effect/cli"
 import { runCli, UsageError } from "./Cli.ts"
 import * as Telemetry from "../runner/Telemetry.ts"
-import { commandLineSecrets, rememberSecrets } from "../internal/redact.ts"
+import { commandLineSecrets } from "../internal/redact.ts"
+import * as Redactor from "../runner/Redactor.ts"
 
 // A bad OTEL_* variable is a usage error: one line on stderr, exit 2.
 const telemetry = Telemetry.layerFromEnv.pipe(
@@ -55,10 +56,15 @@ const exitWhenFlushed: Runtime.Teardown = (exit) =>
 export const runOnNode = <Name extends string, Input, E>(
   command: Command.Command<Name, Input, {}, E, NodeServices.NodeServices | HttpClient.HttpClient>
 ): void => {
-  // Known before anything runs, so no record, line or span can carry them.
-  rememberSecrets(commandLineSecrets(process.argv.slice(2), process.env))
+  // The command's secrets: its command line's, known before anything runs, so
+  // no record, line or span can carry them, and every agent's it calls. One
+  // for the whole command, so its last error line (`reportErrors`) is
+  // scrubbed of them too.
+  const redactor = Redactor.Redactor.layer(commandLineSecrets(process.argv.slice(2), process.env))
   runCli(command).pipe(
-    Effect.provide(telemetry.pipe(Layer.provideMerge(Layer.mergeAll(NodeServices.layer, NodeHttpClient.layerUndici)))),
+    Effect.provide(
+      telemetry.pipe(Layer.provideMerge(Layer.mergeAll(NodeServices.layer, NodeHttpClient.layerUndici, redactor)))
+    ),
     runMain({ teardown: exitWhenFlushed })
   )
 }

@@ -13,6 +13,7 @@ import type { ExecuteConfig } from "../runner/internal/execute.ts"
 import { executeTrial } from "../runner/internal/execute.ts"
 import { MutableProbe } from "../runner/internal/probe.ts"
 import { Starvation } from "../runner/internal/starvation.ts"
+import * as Redactor from "../runner/Redactor.ts"
 import * as Policy from "../runner/Policy.ts"
 import type * as Probe from "../runner/Probe.ts"
 import { InvalidTask } from "../runner/Remote.ts"
@@ -62,13 +63,16 @@ export const layer = (options: WorkerOptions) =>
     const judges = yield* Semaphore.make(options.parallelism)
     const probe = (options.probe as MutableProbe | undefined) ?? new MutableProbe()
     probe.limit = probe.lowestLimit = probe.highestLimit = options.parallelism
+    // The worker's secrets (its command line's, its agent's): every run it
+    // serves calls the same agent, so they are the worker's, not a run's.
+    const redactor = yield* Redactor.currentOrNew
     // One per distinct settings (a run's): its scorers are built once.
     const prepared = new Map<string, Effect.Effect<Prepared, string>>()
     const prepare = (settings: Settings) => {
       const key = JSON.stringify(settings)
       let entry = prepared.get(key)
       if (entry === undefined) {
-        entry = Effect.runSync(Effect.cached(build(settings, semaphore, probe, options.cwd, options.scorerKinds)))
+        entry = Effect.runSync(Effect.cached(build(settings, semaphore, probe, redactor, options.cwd, options.scorerKinds)))
         prepared.set(key, entry)
       }
       return entry
@@ -87,7 +91,7 @@ export const layer = (options: WorkerOptions) =>
           return Effect.flatMap(
             executeTrial(payload.task, payload.epoch, agent, execute),
             (trial) => score(payload.task, trial, scorers, judges)
-          )
+          ).pipe(Effect.provideService(Redactor.Redactor, redactor))
         })
     })
     return TrialEntity.toLayer(handlers, { concurrency: "unbounded", maxIdleTime: Duration.minutes(1) })
@@ -97,6 +101,7 @@ const build = (
   settings: Settings,
   semaphore: Semaphore.Semaphore,
   probe: MutableProbe,
+  redactor: Redactor.Secrets,
   cwd: string,
   kinds: ReadonlyArray<ScorerKind> | undefined
 ): Effect.Effect<Prepared, string, never> => {
@@ -125,7 +130,8 @@ const build = (
         // Even with no retries: a rate limit's wait uses up no retry.
         retry,
         // The run's own: another run's trials on this worker do not share it.
-        starvation: new Starvation()
+        starvation: new Starvation(),
+        redactor
       }
     })
   )

@@ -4,7 +4,9 @@
  * `redactUrl`, and a `scrubber` of `urlSecrets` and the credential values
  * runs over every body before a message or record can quote it. A trace
  * carries every string through `redactText`: its URLs redacted, and every
- * secret of every scrubber made in the process scrubbed.
+ * secret of every scrubber made in the process scrubbed (the exporter serves
+ * every run of the process). What a run's records lose of the strings no
+ * scrubber saw is the run's own `Redactor` (runner/Redactor.ts).
  *
  * @internal
  */
@@ -38,8 +40,9 @@ export type Secret = string | { readonly prefix: string; readonly value: string 
  * shorter than 8 characters is not scrubbed on its own (see `Secret`).
  *
  * Every secret is also remembered for `redactText`, which the trace
- * exporter applies to every string it sends, and for `scrubRemembered`,
- * which every record's strings go through. `own` secrets (an agent's URL's
+ * exporter applies to every string it sends. The records of a run lose
+ * `secrets` (not `own`) once the agent hands them to the run's `Redactor`
+ * (`Redactor.remember`, at each call). `own` secrets (an agent's URL's
  * user name and ordinary long query values, which a server may echo) are
  * scrubbed by this scrubber and the trace only: in every record they would
  * cut a model's name or a word out of other agents' answers.
@@ -57,8 +60,8 @@ export type Secret = string | { readonly prefix: string; readonly value: string 
  * @internal
  */
 export const scrubber = (secrets: ReadonlyArray<Secret>, own: ReadonlyArray<Secret> = []): (text: string) => string => {
-  for (const secret of secrets) remember(secret, true)
-  for (const secret of own) remember(secret, false)
+  for (const secret of secrets) rememberTraced(secret)
+  for (const secret of own) rememberTraced(secret)
   return build(own.length === 0 ? secrets : [...secrets, ...own])
 }
 
@@ -80,37 +83,7 @@ export const redactText = (text: string): string => {
 }
 
 /**
- * `text` with every secret any `scrubber` of this process was made for (and
- * every one `rememberSecrets` was given) removed, URLs otherwise as written:
- * what a record keeps of a string no agent's own scrubber saw (a tool's
- * result or error, a module agent's output), so no tool source can forget it.
- *
- * @internal
- */
-export const scrubRemembered = (text: string): string => (rememberedScrub ??= build([...remembered.values()]))(text)
-
-/**
- * Whether `scrubRemembered` would remove nothing (no secret remembered), so
- * a hot path may skip calling it on every string.
- *
- * @internal
- */
-export const remembersNothing = (): boolean => (rememberedScrub ??= build([...remembered.values()])) === unchanged
-
-/**
- * Adds `secrets` to what `scrubRemembered` and `redactText` remove, without
- * making a scrubber: the process's own keys (`OPENAI_API_KEY`, `HF_TOKEN`)
- * and the secrets of URLs given on its command line, which a tool may echo
- * whether or not an agent of this process sends them.
- *
- * @internal
- */
-export const rememberSecrets = (secrets: ReadonlyArray<Secret>): void => {
-  for (const secret of secrets) remember(secret, true)
-}
-
-/**
- * The secrets a command line brings, for `rememberSecrets` before a command
+ * The secrets a command line brings, for the command's `Redactor` before it
  * runs: `OPENAI_API_KEY` (the `openai:` agents' and the judges' key),
  * `HF_TOKEN`, and the credentials of every URL in the arguments and in the
  * `AGENT_TRIALS_*` variables that stand for them (`--agent`, `--tools
@@ -137,28 +110,35 @@ const urlInText = /\b[a-z][a-z\d+.-]*:\/\/[^\s"'`<>]+/gi
 
 /**
  * The URLs in `text` (`openai:https://h/v1?k=v` holds one), for
- * `rememberSecrets(urlSecrets(url))` over a command line.
+ * `urlCredentials` of each over a command line.
  *
  * @internal
  */
 export const urlsIn = (text: string): Array<string> => text.includes("://") ? text.match(urlInText) ?? [] : []
 
-// The credentials scrubbed from every record (`scrubRemembered`), and every
-// secret any scrubber was made for, which the trace also loses (`redactText`).
-const remembered = new Map<string, Secret>()
-let rememberedScrub: ((text: string) => string) | undefined
+// Every secret any scrubber or Redactor of the process was given, which the
+// trace loses (`redactText`): the exporter serves every run of the process.
 const traced = new Map<string, Secret>()
 let tracedScrub: ((text: string) => string) | undefined
 
-const remember = (secret: Secret, everywhere: boolean): void => {
-  const id = typeof secret === "string" ? `=${secret}` : `${secret.prefix}\u0000${secret.value}`
-  if (!traced.has(id)) {
-    traced.set(id, secret)
-    tracedScrub = undefined
-  }
-  if (!everywhere || remembered.has(id)) return
-  remembered.set(id, secret)
-  rememberedScrub = undefined
+/**
+ * A key for `secret` in a set of secrets: two spellings of one secret share it.
+ *
+ * @internal
+ */
+export const secretId = (secret: Secret): string =>
+  typeof secret === "string" ? `=${secret}` : `${secret.prefix}\u0000${secret.value}`
+
+/**
+ * Adds `secret` to what `redactText` removes.
+ *
+ * @internal
+ */
+export const rememberTraced = (secret: Secret): void => {
+  const id = secretId(secret)
+  if (traced.has(id)) return
+  traced.set(id, secret)
+  tracedScrub = undefined
 }
 
 // A letter, digit or `_` (Unicode-aware): what a secret's edges must not touch.
@@ -168,7 +148,13 @@ const wordChar = /[\p{L}\p{N}_]/u
 const before = String.raw`(?:(?<![\p{L}\p{N}_])|(?<=%[0-9A-Fa-f]{2}|\\[bfnrt]|\\u[0-9A-Fa-f]{4}))`
 const after = String.raw`(?![\p{L}\p{N}_])`
 
-const build = (secrets: ReadonlyArray<Secret>): (text: string) => string => {
+/**
+ * The scrub of `secrets` (see `scrubber`), remembered nowhere: `noSecrets`
+ * when there is nothing to remove.
+ *
+ * @internal
+ */
+export const build = (secrets: ReadonlyArray<Secret>): (text: string) => string => {
   // Each spelling as it may appear, and what replaces it.
   const replacements = new Map<string, string>()
   const add = (form: string, replacement: string) => {
@@ -186,7 +172,7 @@ const build = (secrets: ReadonlyArray<Secret>): (text: string) => string => {
       add(jsonEscaped(prefix) + jsonEscaped(value), jsonEscaped(prefix) + REDACTED)
     }
   }
-  if (replacements.size === 0) return unchanged
+  if (replacements.size === 0) return noSecrets
   // Longest first, so a secret that contains another is removed whole.
   const forms = [...replacements.keys()].sort((a, b) => b.length - a.length)
   const pattern = new RegExp(
@@ -197,8 +183,12 @@ const build = (secrets: ReadonlyArray<Secret>): (text: string) => string => {
   return (text) => text.replace(pattern, (match) => replacements.get(match) ?? REDACTED)
 }
 
-// The scrub of no secrets: `remembersNothing` knows it by its identity.
-const unchanged = (text: string): string => text
+/**
+ * The scrub of no secrets: a `Redactor` knows it by its identity.
+ *
+ * @internal
+ */
+export const noSecrets = (text: string): string => text
 
 const jsonEscaped = (text: string): string => JSON.stringify(text).slice(1, -1)
 

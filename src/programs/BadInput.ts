@@ -7,7 +7,7 @@
  * @since 0.6.0
  */
 import { Cause, Console, Effect, Exit, FileSystem } from "effect"
-import { scrubRemembered } from "../internal/redact.ts"
+import * as Redactor from "../runner/Redactor.ts"
 import * as Results from "../results/Results.ts"
 import * as RunDefinition from "./run/Definition.ts"
 
@@ -40,7 +40,11 @@ export const tellFirst = (exit: Exit.Exit<unknown, unknown>, outcome: string): E
     const error = reason?.error as { readonly message?: unknown } | undefined
     if (typeof error !== "object" || error === null || typeof error.message !== "string") return Effect.succeed(false)
     toldErrors.add(error)
-    return Effect.as(Console.error(`agent-trials: ${scrubRemembered(error.message)}`), true)
+    // Scrubbed of the run's secrets: the command's Redactor (the CLI provides one).
+    return Effect.flatMap(
+      Redactor.scrubCurrent(error.message),
+      (message) => Effect.as(Console.error(`agent-trials: ${message}`), true)
+    )
   })
 
 /**

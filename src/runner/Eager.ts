@@ -15,6 +15,7 @@ import { checkParallelism, type InvalidParallelism } from "../domain/Errors.ts"
 import { executeTrial } from "./internal/execute.ts"
 import * as Probe from "./internal/probe.ts"
 import { Starvation } from "./internal/starvation.ts"
+import * as Redactor from "./Redactor.ts"
 import type { RunOptions } from "./Runner.ts"
 import type { AgentEvalTask, AgentEvalTrial } from "../domain/Trial.ts"
 
@@ -36,8 +37,11 @@ export const runTrialsEager = <E, R, AE, AR>(
     const semaphore = yield* Semaphore.make(options.parallelism)
     const all = yield* Stream.runCollect(tasks)
     const starvation = new Starvation()
-    const trials = yield* Effect.forEach(all, (task) => executeTrial(task, undefined, agent, { semaphore, probe, starvation }), {
-      concurrency: "unbounded"
-    }).pipe(Probe.trackFibers(probe))
+    const redactor = yield* Redactor.currentOrNew
+    const trials = yield* Effect.forEach(
+      all,
+      (task) => executeTrial(task, undefined, agent, { semaphore, probe, starvation, redactor }),
+      { concurrency: "unbounded" }
+    ).pipe(Probe.trackFibers(probe), Effect.provideService(Redactor.Redactor, redactor))
     return Stream.fromIterable(trials)
   }))

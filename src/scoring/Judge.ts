@@ -18,6 +18,7 @@ import type { HttpClient } from "effect/http"
 import { InvalidAgentOutput } from "../domain/Errors.ts"
 import { chatCompletionsUrl, chatUsage, postJson, preview } from "../domain/internal/post.ts"
 import { keySecrets, redactUrl, scrubber, urlCredentials, urlSecrets } from "../internal/redact.ts"
+import * as Redactor from "../runner/Redactor.ts"
 import * as Policy from "../runner/Policy.ts"
 import { type AgentEvalTask, type Trajectory, Usage } from "../domain/Trial.ts"
 import * as Trajectories from "../domain/Trajectory.ts"
@@ -117,7 +118,9 @@ export const make = (options: Options): Judge => {
   const url = chatCompletionsUrl(options.baseUrl)
   const key = options.apiKey === undefined ? "" : Redacted.value(options.apiKey)
   const bearer = key === "" ? undefined : options.apiKey
-  const scrub = scrubber([...keySecrets(key), ...urlCredentials(url)], urlSecrets(url))
+  // Its key and credentials: what the run loses from its records and last error (`Redactor`).
+  const everywhere = [...keySecrets(key), ...urlCredentials(url)]
+  const scrub = scrubber(everywhere, urlSecrets(url))
   const where = scrub(redactUrl(url))
   const timeoutMs = Duration.toMillis(options.timeout ?? "60 seconds")
   const retry = options.retry ?? Policy.defaultRetry
@@ -170,6 +173,7 @@ export const make = (options: Options): Judge => {
 
   const scorer = Scorer.make(options.name ?? "judge", (task, output, trial) =>
     Effect.gen(function*() {
+      yield* Redactor.remember(everywhere)
       const expected = yield* Scorer.reference(task, "judge")
       const steps = options.trajectory === true ? yield* PathScorers.trajectoryOf(trial, options.name ?? "judge") : undefined
       const spent: Spent = { usage: undefined }

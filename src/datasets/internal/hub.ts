@@ -20,6 +20,7 @@ import * as NodePath from "node:path"
 import { preview } from "../../domain/internal/post.ts"
 import { formatBytes } from "../../internal/byteSize.ts"
 import { keySecrets, redactUrl, scrubber } from "../../internal/redact.ts"
+import * as Redactor from "../../runner/Redactor.ts"
 import type { DatasetError } from "../Source.ts"
 import { download, type HubFile } from "./download.ts"
 import {
@@ -240,6 +241,9 @@ export const resolve = (
 ): Effect.Effect<Resolved, DatasetError, HttpClient.HttpClient | FileSystem.FileSystem | Path.Path> =>
   Effect.gen(function*() {
     const token = options.token === undefined ? "" : Redacted.value(options.token)
+    // And lost from the run's records and last error (`Redactor`).
+    const tokenSecrets = keySecrets(token)
+    yield* Redactor.remember(tokenSecrets)
     const base = yield* HttpClient.HttpClient
     const ctx: Context = {
       spec, ref, options, fs: yield* FileSystem.FileSystem, path: yield* Path.Path, base,
@@ -250,7 +254,7 @@ export const resolve = (
       maxDownload: options.maxDownload ?? DEFAULT_MAX_DOWNLOAD,
       maxInfo: options.maxInfo ?? DEFAULT_MAX_INFO,
       // Also remembered for the trace exporter: a span quoting a header or body cannot carry the token.
-      scrub: scrubber(keySecrets(token)),
+      scrub: scrubber(tokenSecrets),
       sent: token !== ""
     }
     const requested = ref.revision ?? "main"

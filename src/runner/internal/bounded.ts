@@ -12,6 +12,7 @@ import { AdaptiveLimit, RateLimiter } from "./policy.ts"
 import * as Probe from "./probe.ts"
 import type { AgentEvalTrial } from "../../domain/Trial.ts"
 import type { ExecuteConfig } from "./execute.ts"
+import * as Redactor from "../Redactor.ts"
 import { Starvation } from "./starvation.ts"
 import { attributes, runTelemetry, spanNames } from "./telemetry.ts"
 
@@ -111,7 +112,8 @@ export interface BoundedConfig extends ExecuteConfig {
  * A run's config with what its telemetry needs, read once from the fiber
  * that starts the run (its tracer, its metric registry), and the state that
  * is the run's own, made here as each run starts and never shared with
- * another run (of a `Runner` service's either): its view of the event loop.
+ * another run (of a `Runner` service's either): its view of the event loop,
+ * and its secrets (the `Redactor` provided, else a new one).
  *
  * @internal
  */
@@ -119,10 +121,18 @@ export const withTelemetry = <C extends Omit<BoundedConfig, PerRun>>(
   config: C
 ): Effect.Effect<C & Pick<BoundedConfig, PerRun>> =>
   Effect.clockWith((clock) =>
-    Effect.map(runTelemetry, ({ counts, traced }) => ({ ...config, traced, counts, clock, starvation: new Starvation() }))
+    Effect.flatMap(Redactor.currentOrNew, (redactor) =>
+      Effect.map(runTelemetry, ({ counts, traced }) => ({
+        ...config,
+        traced,
+        counts,
+        clock,
+        starvation: new Starvation(),
+        redactor
+      })))
   )
 
-type PerRun = "starvation"
+type PerRun = "starvation" | "redactor"
 
 /**
  * The run span around a run's whole stream (its failure budget included),
@@ -143,8 +153,15 @@ export const bounded = <A, E, R, AR, B = AgentEvalTrial>(
   config: BoundedConfig
 ): Stream.Stream<B, E, R | AR> =>
   items.pipe(
-    Stream.mapEffect(trial, { concurrency: config.parallelism, unordered: !config.ordered }),
-    trackStreamFibers(config.probe)
+    Stream.mapEffect(
+      // At parallelism 1 the trials run in the consumer's pulls, not in fibers
+      // forked from the stream's setup: each is given the run's Redactor.
+      config.parallelism === 1
+        ? (item, index) => Effect.provideService(trial(item, index), Redactor.Redactor, config.redactor)
+        : trial,
+      { concurrency: config.parallelism, unordered: !config.ordered }
+    ),
+    trackStreamFibers(config.probe, config.redactor)
   )
 
 /**
@@ -164,8 +181,9 @@ export const unwrapAtStart = <A, E, R, E2, R2>(
 
 /**
  * Installs, for the fibers the stream forks (its helpers and one per
- * admitted trial), a fiber-metrics service that feeds `probe.liveFibers`, and
- * a scheduler whose fibers share one dispatcher. Both are provided to the
+ * admitted trial), a fiber-metrics service that feeds `probe.liveFibers`, a
+ * scheduler whose fibers share one dispatcher, and the run's `Redactor` (its
+ * agents add their secrets to it as they are called). All are provided to the
  * stream's setup only (the channel's transform, where `Stream.mapEffect`
  * captures the context it forks trial fibers with), not around every pull as
  * `Stream.provideService` would: the consumer's pulls run in its own context
@@ -173,15 +191,18 @@ export const unwrapAtStart = <A, E, R, E2, R2>(
  *
  * @internal
  */
-export const trackStreamFibers = (probe: Probe.MutableProbe) => <A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A, E, R> =>
+export const trackStreamFibers = (probe: Probe.MutableProbe, redactor?: Redactor.Secrets) =>
+<A, E, R>(self: Stream.Stream<A, E, R>): Stream.Stream<A, E, R> =>
   Stream.fromChannel(Channel.fromTransform((upstream, scope) =>
     Effect.flatMap(
       Effect.all([Probe.currentFiberMetrics(probe), Effect.service(Scheduler.Scheduler)]),
-      ([metrics, scheduler]) =>
-        Channel.toTransform(Stream.toChannel(self))(upstream, scope).pipe(
+      ([metrics, scheduler]) => {
+        const transform = Channel.toTransform(Stream.toChannel(self))(upstream, scope).pipe(
           Effect.provideService(Probe.FiberRuntimeMetrics, metrics),
           Effect.provideService(Scheduler.Scheduler, sharedDispatcher(scheduler))
         )
+        return redactor === undefined ? transform : Effect.provideService(transform, Redactor.Redactor, redactor)
+      }
     )
   ))
 

@@ -11,6 +11,7 @@ import * as Usages from "../../domain/Usage.ts"
 import { isoTime } from "./clock.ts"
 import { tokenLimit, toTrialError } from "./failure.ts"
 import { recordableError } from "./recordable.ts"
+import type { Secrets } from "../Redactor.ts"
 
 /** What of a trial's run its record is made from. @internal */
 export interface Attempts {
@@ -23,6 +24,8 @@ export interface Attempts {
   /** Of `delays`, how many were rate limits' `Retry-After` waits (no retry used up), and their sum. */
   readonly rateLimitWaits: number
   readonly rateLimitWaitedMs: number
+  /** The run's: what its failure's message and steps lose. */
+  readonly config: { readonly redactor: Secrets }
 }
 
 /** @internal */
@@ -56,7 +59,7 @@ export const toTrial = (
   if (exit._tag === "Failure") {
     // Failed attempts that spent past the limit end the trial as over it.
     const error = overLimit === undefined
-      ? recordableError(toTrialError(exit.cause, finishedAt))
+      ? recordableError(toTrialError(exit.cause, finishedAt), run.config.redactor)
       : tokenLimit(spent, overLimit, finishedAt)
     return {
       id: context.id,

@@ -1,7 +1,7 @@
 /**
  * What a trial's record may keep of what came from outside: an agent's
  * output and a failure's message and steps, every string scrubbed of the
- * process's secrets (`scrubRemembered`: tool results and errors, tool-call
+ * run's secrets (its `Redactor`: tool results and errors, tool-call
  * arguments, a module agent's text) and nothing JSON cannot write. Applied
  * where an attempt settles, for every agent and tool source alike, on a
  * local run and on a cluster's workers.
@@ -12,8 +12,8 @@ import { Exit, Schema } from "effect"
 import { InvalidAgentOutput } from "../../domain/Errors.ts"
 import { schemaFailure } from "../../domain/internal/failure.ts"
 import { AgentOutput, type TrialError } from "../../domain/Trial.ts"
-import { remembersNothing, scrubRemembered } from "../../internal/redact.ts"
 import { describeUnwritable, writable } from "../../internal/writable.ts"
+import type { Secrets } from "../Redactor.ts"
 
 /**
  * A successful attempt's output as it will be recorded; an output that
@@ -24,10 +24,13 @@ import { describeUnwritable, writable } from "../../internal/writable.ts"
  *
  * @internal
  */
-export const recordableOutput = <E>(exit: Exit.Exit<AgentOutput, E>): Exit.Exit<AgentOutput, E | InvalidAgentOutput> => {
+export const recordableOutput = <E>(
+  exit: Exit.Exit<AgentOutput, E>,
+  secrets: Secrets
+): Exit.Exit<AgentOutput, E | InvalidAgentOutput> => {
   if (exit._tag === "Failure") return exit
-  // No secret remembered (a library run without keys): no string to scrub.
-  const checked = writable(exit.value, "output", remembersNothing() ? undefined : scrubRemembered)
+  // No secret known to the run (a library run without keys): no string to scrub.
+  const checked = writable(exit.value, "output", secrets.nothing() ? undefined : secrets.scrub)
   if (checked._tag === "Writable") {
     // Counts and steps an agent made itself (a tool loop's usage from a
     // server's numbers) must read back too: a cost is priced from them.
@@ -54,24 +57,25 @@ export const recordableOutput = <E>(exit: Exit.Exit<AgentOutput, E>): Exit.Exit<
  *
  * @internal
  */
-export const recordableError = (error: TrialError): TrialError => {
-  const scrubbed = scrubText(error)
+export const recordableError = (error: TrialError, secrets: Secrets): TrialError => {
+  const scrub = secrets.scrub
+  const scrubbed = scrubText(error, scrub)
   if (error.trajectory === undefined) return scrubbed
-  const checked = writable(error.trajectory, "error.trajectory", scrubRemembered)
+  const checked = writable(error.trajectory, "error.trajectory", scrub)
   if (checked._tag === "Writable") {
     return checked.value === error.trajectory
       ? scrubbed
       : { ...scrubbed, trajectory: checked.value as TrialError["trajectory"] & {} }
   }
   const { trajectory: _, ...rest } = scrubbed
-  return { ...rest, message: `${scrubbed.message} (its steps are not kept: ${scrubRemembered(describeUnwritable(checked))})` }
+  return { ...rest, message: `${scrubbed.message} (its steps are not kept: ${scrub(describeUnwritable(checked))})` }
 }
 
 // The message and the text a module agent returned (kept beside a schema
 // failure of its steps): the same object when neither held a secret.
-const scrubText = (error: TrialError): TrialError => {
-  const message = scrubRemembered(error.message)
-  const text = error.output_text === undefined ? undefined : scrubRemembered(error.output_text)
+const scrubText = (error: TrialError, scrub: (text: string) => string): TrialError => {
+  const message = scrub(error.message)
+  const text = error.output_text === undefined ? undefined : scrub(error.output_text)
   return message === error.message && text === error.output_text
     ? error
     : { ...error, message, ...(text === undefined ? undefined : { output_text: text }) }

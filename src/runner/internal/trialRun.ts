@@ -21,6 +21,7 @@ import { firstError, withTimeout } from "./failure.ts"
 import { nextWait, rateLimited } from "./rateLimit.ts"
 import { toTrial } from "./record.ts"
 import type { Starvation } from "./starvation.ts"
+import type { Secrets } from "../Redactor.ts"
 import { recordableOutput } from "./recordable.ts"
 
 /** @internal */
@@ -41,6 +42,8 @@ export interface ExecuteConfig {
   readonly trialMaxTokens?: number | undefined
   /** Per run: whether the event loop gets its turns (`starvation.ts`). */
   readonly starvation: Starvation
+  /** Per run: the secrets its records lose (`Redactor`). */
+  readonly redactor: Secrets
 }
 
 const ZERO = BigInt(0)
@@ -240,7 +243,7 @@ export class TrialRun<AE, AR> {
   settle(called: Exit.Exit<AgentOutput, unknown>): Effect.Effect<AgentEvalTrial, never, AR> {
     const { clock, config } = this
     // Scrubbed, and refused if JSON cannot write it, before anything reads it.
-    const exit = recordableOutput(called)
+    const exit = recordableOutput(called, config.redactor)
     // One reading of the live clock gives both the call's duration and the
     // trial's end (`wallClock`); any other clock is read for each.
     let durationMs: number
