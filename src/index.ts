@@ -395,5 +395,5 @@ export * as Budget from "./programs/run/Budget.ts"
  */
 export * as ToolsStop from "./programs/run/ToolsStop.ts"
 
-/** The kinds a program knows and the `Registry` service the programs read them from (`Kinds.layer`). @since 0.7.0 */
+/** The kinds a program knows and the `Registry` service the programs read them from (`Kinds.layer()`). @since 0.7.0 */
 export * as Kinds from "./programs/Kinds.ts"

@@ -60,5 +60,5 @@ describe("compare --json as a Schema", () => {
       const decoded = Schema.decodeUnknownSync(Compare.Comparison)(written, { onExcessProperty: "error" })
       assert.deepStrictEqual(decoded, comparison)
       assert.strictEqual(text, JSON.stringify(Schema.encodeSync(Compare.Comparison)(comparison), null, 2) + "\n")
-    }).pipe(Effect.provide([NodeServices.layer, Kinds.layer])))
+    }).pipe(Effect.provide([NodeServices.layer, Kinds.layer()])))
 })

@@ -50,7 +50,7 @@ const failed = (id: string, usage: Usage): AgentEvalTrial => ({
 })
 
 const file = (name: string, trials: ReadonlyArray<AgentEvalTrial>) => writeJsonl(path.join(tempDir(), name), trials)
-const compare = (a: string, b: string) => Compare.compare(a, b).pipe(Effect.provide([NodeServices.layer, Kinds.layer]))
+const compare = (a: string, b: string) => Compare.compare(a, b).pipe(Effect.provide([NodeServices.layer, Kinds.layer()]))
 
 const close = (actual: number | null | undefined, expected: number, what: string) => {
   assert.isNumber(actual, what)

@@ -96,7 +96,7 @@ const newTrials = [
 ]
 
 const compare = (a: string, b: string, options: Compare.CompareOptions = {}) =>
-  Compare.compare(a, b, options).pipe(Effect.provide([NodeServices.layer, Kinds.layer]))
+  Compare.compare(a, b, options).pipe(Effect.provide([NodeServices.layer, Kinds.layer()]))
 const refusal = (a: string, b: string, options: Compare.CompareOptions = {}) =>
   Effect.flip(compare(a, b, options)).pipe(Effect.map((e) => {
     assert.strictEqual(e._tag, "CompareInputError")

@@ -1,6 +1,6 @@
 /**
  * Issue 39, part 2: the kinds a program knows are a service (`Kinds.Registry`),
- * provided once (`Kinds.layer`, `Kinds.layerWith(extra)`), and every program
+ * provided once (`Kinds.layer()`, `Kinds.layer(extra)`), and every program
  * reads it, so a function reached without passing kinds still sees a user's
  * own (the fakes of test/fixtures/fake-kinds.ts). A `RunConfig.kinds` given
  * (deprecated) wins over the service.
@@ -75,17 +75,17 @@ describe("Kinds as a service", () => {
     assert.deepStrictEqual(Kinds.extend({ stores: [tsv] }).stores.map((s) => s.name), ["tsv", "jsonl"])
   })
 
-  it.effect("Kinds.layer holds the built-in kinds, layerWith(extra) them and extra, layerOf(kinds) exactly kinds", () =>
+  it.effect("Kinds.layer() holds the built-in kinds, layer(extra) them and extra, layerOf(kinds) exactly kinds", () =>
     Effect.gen(function*() {
-      assert.strictEqual(yield* Effect.provide(Effect.service(Kinds.Registry), Kinds.layer), Kinds.builtIn)
-      assert.deepStrictEqual(yield* Effect.provide(Effect.service(Kinds.Registry), Kinds.layerWith(extra)), fakeKinds)
+      assert.strictEqual(yield* Effect.provide(Effect.service(Kinds.Registry), Kinds.layer()), Kinds.builtIn)
+      assert.deepStrictEqual(yield* Effect.provide(Effect.service(Kinds.Registry), Kinds.layer(extra)), fakeKinds)
       assert.strictEqual(yield* Effect.provide(Effect.service(Kinds.Registry), Kinds.layerOf(fakeKinds)), fakeKinds)
     }))
 
-  it.live("a run given no kinds reads the service: the agent, dataset format, store and output of layerWith(extra)", () =>
+  it.live("a run given no kinds reads the service: the agent, dataset format, store and output of layer(extra)", () =>
     Effect.gen(function*() {
       const f = files()
-      yield* Run.run(runConfig(f)).pipe(Effect.provide(Layer.mergeAll(platform, Kinds.layerWith(extra))))
+      yield* Run.run(runConfig(f)).pipe(Effect.provide(Layer.mergeAll(platform, Kinds.layer(extra))))
       assert.deepStrictEqual(rows(f.out), [
         "line-1:1\tcompleted\tALPHA",
         "line-2:1\tcompleted\tBETA",
@@ -102,7 +102,7 @@ describe("Kinds as a service", () => {
       const f = files()
       // The service alone knows the tsv store; the config's kinds do not, so the JSONL store writes out.tsv.
       const given = Kinds.extend({ agents: [echo], datasets: [lines], outputs: [markdown] })
-      yield* Run.run({ ...runConfig(f), kinds: given }).pipe(Effect.provide(Layer.mergeAll(platform, Kinds.layerWith(extra))))
+      yield* Run.run({ ...runConfig(f), kinds: given }).pipe(Effect.provide(Layer.mergeAll(platform, Kinds.layer(extra))))
       const records = rows(f.out).map((line) => JSON.parse(line))
       assert.deepStrictEqual(records.map((r) => [r.task_id, r.output?.output_text]).sort(), [
         ["line-1", "ALPHA"],
@@ -116,7 +116,7 @@ describe("Kinds as a service", () => {
       const f = files()
       fs.writeFileSync(f.out, "line-1:1\tcompleted\tALPHA\nline-2:1\tfailed\t\n")
       const written = yield* Report.report({ results: f.out, html: f.html, maxRows: 10, tasks: f.tasks }).pipe(
-        Effect.provide(Layer.mergeAll(platform, Kinds.layerWith(extra)))
+        Effect.provide(Layer.mergeAll(platform, Kinds.layer(extra)))
       )
       assert.strictEqual(written.trials, 2)
       assert.strictEqual(written.rows, 2)
@@ -142,7 +142,7 @@ describe("Kinds as a service", () => {
         summary: undefined,
         apiKey: undefined,
         cwd: process.cwd()
-      }).pipe(Effect.provide(Layer.mergeAll(platform, Kinds.layerWith(extra))))
+      }).pipe(Effect.provide(Layer.mergeAll(platform, Kinds.layer(extra))))
       const records = rows(scored).map((line) => JSON.parse(line))
       assert.deepStrictEqual(records.map((r) => [r.id, r.scores?.short?.passed]).sort(), [["line-1:1", true], ["line-2:1", false]])
     }))
@@ -163,7 +163,7 @@ describe("Kinds as a service", () => {
       fs.writeFileSync(base, JSON.stringify([trial("t1:1", true), trial("t2:1", true)]))
       fs.writeFileSync(next, JSON.stringify([trial("t1:1", true), trial("t2:1", false)]))
       const comparison = yield* Compare.compare(base, next).pipe(
-        Effect.provide(Layer.mergeAll(platform, Kinds.layerWith({ stores: [arrays] })))
+        Effect.provide(Layer.mergeAll(platform, Kinds.layer({ stores: [arrays] })))
       )
       assert.strictEqual(comparison.tasks.paired, 2)
       assert.deepStrictEqual(comparison.scorers.map((s) => s.name), ["exact"])
@@ -193,7 +193,7 @@ describe("Kinds as a service", () => {
         host: "127.0.0.1",
         port: 1,
         cwd: process.cwd()
-      }).pipe(Effect.flip, Effect.provide(Layer.mergeAll(platform, Kinds.layerWith({ agents: [refusing] }))))
+      }).pipe(Effect.flip, Effect.provide(Layer.mergeAll(platform, Kinds.layer({ agents: [refusing] }))))
       assert.strictEqual(error.message, "refusing: this kind builds no agent")
     }))
 })

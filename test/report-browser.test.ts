@@ -88,7 +88,7 @@ describe("report in a browser", () => {
     const html = path.join(dir, "report.html")
     fs.writeFileSync(results, all.map((t) => JSON.stringify(t)).join("\n") + "\n")
     fs.writeFileSync(tasks, all.map((t, i) => JSON.stringify({ id: t.task_id, inputs: { q: `What is ${i} + ${i}?` }, reference: String(2 * i) })).join("\n") + "\n")
-    await Effect.runPromise(Report.report({ results, html, maxRows: 250, tasks }).pipe(Effect.provide([NodeServices.layer, Kinds.layer])))
+    await Effect.runPromise(Report.report({ results, html, maxRows: 250, tasks }).pipe(Effect.provide([NodeServices.layer, Kinds.layer()])))
     const failing = all.filter((t) => t.status !== "completed" || !t.scores!["exact"]!.passed)
     const exactFailed = all.filter((t) => t.scores !== undefined && !t.scores["exact"]!.passed)
 
@@ -210,7 +210,7 @@ describe("report in a browser", () => {
       })).join("\n") + "\n")
       return f
     }
-    const c = await Effect.runPromise(Compare.compare(file("ids-base.jsonl", true), file("ids-new.jsonl", false), {}).pipe(Effect.provide([NodeServices.layer, Kinds.layer])))
+    const c = await Effect.runPromise(Compare.compare(file("ids-base.jsonl", true), file("ids-new.jsonl", false), {}).pipe(Effect.provide([NodeServices.layer, Kinds.layer()])))
     const html = path.join(dir, "compare.html")
     fs.writeFileSync(html, Compare.toHtml(c))
     const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu"] })
@@ -250,7 +250,7 @@ describe("report in a browser", () => {
     const results = path.join(dir, "bidi.jsonl")
     const html = path.join(dir, "bidi.html")
     fs.writeFileSync(results, rows.map((t) => JSON.stringify(t)).join("\n") + "\n")
-    await Effect.runPromise(Report.report({ results, html, maxRows: 10 }).pipe(Effect.provide([NodeServices.layer, Kinds.layer])))
+    await Effect.runPromise(Report.report({ results, html, maxRows: 10 }).pipe(Effect.provide([NodeServices.layer, Kinds.layer()])))
     assert.notInclude(fs.readFileSync(html, "utf8"), RLO, "no raw U+202E in the file")
 
     const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu"] })
@@ -308,7 +308,7 @@ describe("report in a browser", () => {
     const results = path.join(dir, "usage.jsonl")
     const html = path.join(dir, "usage.html")
     fs.writeFileSync(results, rows.map((t) => JSON.stringify(t)).join("\n") + "\n")
-    await Effect.runPromise(Report.report({ results, html, maxRows: 10 }).pipe(Effect.provide([NodeServices.layer, Kinds.layer])))
+    await Effect.runPromise(Report.report({ results, html, maxRows: 10 }).pipe(Effect.provide([NodeServices.layer, Kinds.layer()])))
     const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu"] })
     try {
       const page = await browser.newPage()
@@ -349,7 +349,7 @@ describe("report in a browser", () => {
     const results = path.join(dir, "acts.jsonl")
     const html = path.join(dir, "acts.html")
     fs.writeFileSync(results, rows.map((t) => JSON.stringify(t)).join("\n") + "\n")
-    await Effect.runPromise(Report.report({ results, html, maxRows: 10 }).pipe(Effect.provide([NodeServices.layer, Kinds.layer])))
+    await Effect.runPromise(Report.report({ results, html, maxRows: 10 }).pipe(Effect.provide([NodeServices.layer, Kinds.layer()])))
     const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu"] })
     try {
       const page = await browser.newPage()
@@ -420,7 +420,7 @@ describe("report in a browser", () => {
     const results = path.join(dir, "wrap.jsonl")
     const html = path.join(dir, "wrap.html")
     fs.writeFileSync(results, rows.map((t) => JSON.stringify(t)).join("\n") + "\n")
-    await Effect.runPromise(Report.report({ results, html, maxRows: 10, tasks }).pipe(Effect.provide([NodeServices.layer, Kinds.layer])))
+    await Effect.runPromise(Report.report({ results, html, maxRows: 10, tasks }).pipe(Effect.provide([NodeServices.layer, Kinds.layer()])))
     const page0 = fs.readFileSync(html, "utf8")
     assert.match(page0, /Click a row of the trials(?:'|&#39;|&#x27;) table to read its transcript\./)
     const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu"] })

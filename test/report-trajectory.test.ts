@@ -88,7 +88,7 @@ const reportOf = (name: string, records: ReadonlyArray<AgentEvalTrial>) =>
     const html = path.join(dir, `${name}.html`)
     yield* Report.report({ results, html, maxRows: 100 })
     return fs.readFileSync(html, "utf8")
-  }).pipe(Effect.provide([NodeServices.layer, Kinds.layer]))
+  }).pipe(Effect.provide([NodeServices.layer, Kinds.layer()]))
 
 const table = (html: string) => {
   const head = /<table id="rows"><thead><tr>(.*?)<\/tr><\/thead>/.exec(html)![1]!

@@ -112,7 +112,7 @@ const reportOf = (name: string, trials: ReadonlyArray<AgentEvalTrial>, summary?:
     if (summary === undefined) yield* Report.report({ results, html, maxRows: 100 })
     else yield* Report.write({ results, html, maxRows: 100, summary })
     return fs.readFileSync(html, "utf8")
-  }).pipe(Effect.provide([NodeServices.layer, Kinds.layer]))
+  }).pipe(Effect.provide([NodeServices.layer, Kinds.layer()]))
 
 // The usage section's cards, label -> [value, note], as the page's text says them.
 const usageCards = (html: string): Map<string, readonly [string, string | undefined]> | undefined => {

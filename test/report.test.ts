@@ -559,7 +559,7 @@ describe("Report.write", () => {
         ["t0:1", "question 0", `{"n":0}`]
       ])
       fs.rmSync(dir, { recursive: true, force: true })
-    }).pipe(Effect.provide([NodeServices.layer, Kinds.layer])))
+    }).pipe(Effect.provide([NodeServices.layer, Kinds.layer()])))
 })
 
 describe("Report.readSummary", () => {

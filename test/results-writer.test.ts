@@ -279,7 +279,7 @@ describe("Run.run when the results file fails", () => {
       let outWrites = 0
       const error = yield* Effect.flip(Run.run(config)).pipe(
         Effect.provide(
-          Layer.mergeAll(controlledFs((_n, file) => (file !== out || ++outWrites === 1 ? "ok" : "fail")), NodeHttpClient.layerUndici, Kinds.layer)
+          Layer.mergeAll(controlledFs((_n, file) => (file !== out || ++outWrites === 1 ? "ok" : "fail")), NodeHttpClient.layerUndici, Kinds.layer())
         )
       )
       assert.strictEqual(error._tag, "RunWriteError")

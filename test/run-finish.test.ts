@@ -90,12 +90,12 @@ describe("Prepare.prepare", () => {
       assert.isFalse(plan.budgeted)
       assert.isUndefined(plan.estimateTotal)
       assert.match(plan.runId, /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-z]{6}$/)
-    }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(NodeServices.layer, NodeHttpClient.layerUndici, Kinds.layer))))
+    }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(NodeServices.layer, NodeHttpClient.layerUndici, Kinds.layer()))))
 
   it.effect("refuses a bad combination of flags before building anything", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(Prepare.prepare(configOf({ resume: true }), new MutableCounts(undefined)))
       assert.instanceOf(error, RunInputError)
       assert.strictEqual(error.message, "--resume needs --out FILE: the results file to continue")
-    }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(NodeServices.layer, NodeHttpClient.layerUndici, Kinds.layer))))
+    }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(NodeServices.layer, NodeHttpClient.layerUndici, Kinds.layer()))))
 })

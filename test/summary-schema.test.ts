@@ -174,7 +174,7 @@ describe("Written: the text of --summary FILE", () => {
       assert.strictEqual(failed, `cannot write --summary ${other}: the summary's field cache is not in its Schema`)
       assert.isFalse(fs.existsSync(other))
       fs.rmSync(dir, { recursive: true, force: true })
-    }).pipe(Effect.provide([NodeServices.layer, Kinds.layer])))
+    }).pipe(Effect.provide([NodeServices.layer, Kinds.layer()])))
 })
 
 describe("Summary.decodeReported: a bad summary names the field at fault from the Schema's issue path", () => {

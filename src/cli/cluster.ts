@@ -69,7 +69,7 @@ export const makeWorkerCommand = (kinds: Kinds.Kinds) =>
  * @category commands
  * @since 0.1.0
  */
-export const workerCommand = makeWorkerCommand(Kinds.builtIn).pipe(Command.provide(Kinds.layer))
+export const workerCommand = makeWorkerCommand(Kinds.builtIn).pipe(Command.provide(Kinds.layer()))
 
 /**
  * `cluster prune --cluster URL [--out FILE]`: deletes trial messages from the

@@ -319,7 +319,7 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
  * @category commands
  * @since 0.1.0
  */
-export const runCommand = makeRunCommand(Kinds.builtIn).pipe(Command.provide(Kinds.layer))
+export const runCommand = makeRunCommand(Kinds.builtIn).pipe(Command.provide(Kinds.layer()))
 
 // `run --cluster`: the cluster's code is loaded only then. The agent is the
 // workers' (`worker --agent`); rate and adaptive limits are per process and

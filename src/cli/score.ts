@@ -93,4 +93,4 @@ export const makeScoreCommand = (kinds: Kinds.Kinds) =>
  * @category commands
  * @since 0.1.0
  */
-export const scoreCommand = makeScoreCommand(Kinds.builtIn).pipe(Command.provide(Kinds.layer))
+export const scoreCommand = makeScoreCommand(Kinds.builtIn).pipe(Command.provide(Kinds.layer()))

@@ -75,7 +75,7 @@ export interface WorkerConfig {
    * The kinds `agent` is of. When given, they win over the `Kinds.Registry`
    * service the worker reads otherwise.
    *
-   * @deprecated provide `Kinds.layerWith(extra)` (or `Kinds.layerOf(kinds)`) instead.
+   * @deprecated provide `Kinds.layer(extra)` (or `Kinds.layerOf(kinds)`) instead.
    */
   readonly kinds?: Kinds.Kinds | undefined
   readonly model: string | undefined

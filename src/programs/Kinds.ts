@@ -5,8 +5,8 @@
  * (`--summary`, `--report`), and the results stores (`--out`).
  * The CLI is made from one `Kinds` (its help and parsing derived from it);
  * `builtIn` is this package's, and a program of one's own may extend it.
- * Programs read the kinds from the `Registry` service (`layer`,
- * `layerWith(extra)`), which the CLI provides once.
+ * Programs read the kinds from the `Registry` service (`layer()`,
+ * `layer(extra)`), which the CLI provides once.
  *
  * @since 0.3.0
  */
@@ -83,17 +83,12 @@ export const extend = (extra: Partial<Kinds>): Kinds => ({
  */
 export const layerOf = (kinds: Kinds): Layer.Layer<Registry> => Layer.succeed(Registry)(kinds)
 
-/**
- * The `Registry` service holding this package's kinds (`builtIn`).
- *
- * @category layers
- * @since 0.7.0
- */
-export const layer: Layer.Layer<Registry> = layerOf(builtIn)
+// One layer of the built-in kinds, holding `builtIn` itself.
+const builtInLayer: Layer.Layer<Registry> = layerOf(builtIn)
 
 /**
  * The `Registry` service holding this package's kinds and `extra`
- * (`extend(extra)`).
+ * (`extend(extra)`); `layer()` holds the built-in kinds alone.
  *
  * **Example** (A run that knows an agent kind of one's own)
  *
@@ -103,10 +98,11 @@ export const layer: Layer.Layer<Registry> = layerOf(builtIn)
  *
  * declare const echo: AgentKinds.AgentKind
  * export const withEcho = <A, E, R>(program: Effect.Effect<A, E, R>) =>
- *   program.pipe(Effect.provide(Kinds.layerWith({ agents: [echo] })))
+ *   program.pipe(Effect.provide(Kinds.layer({ agents: [echo] })))
  * ```
  *
  * @category layers
  * @since 0.7.0
  */
-export const layerWith = (extra: Partial<Kinds>): Layer.Layer<Registry> => layerOf(extend(extra))
+export const layer = (extra?: Partial<Kinds>): Layer.Layer<Registry> =>
+  extra === undefined ? builtInLayer : layerOf(extend(extra))

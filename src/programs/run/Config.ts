@@ -47,7 +47,7 @@ export interface RunConfig extends RemoteConfig, Source.DatasetFlags {
    * The kinds of the agent, scorers, dataset and outputs. When given, they
    * win over the `Kinds.Registry` service the run reads otherwise.
    *
-   * @deprecated provide `Kinds.layerWith(extra)` (or `Kinds.layerOf(kinds)`) instead.
+   * @deprecated provide `Kinds.layer(extra)` (or `Kinds.layerOf(kinds)`) instead.
    */
   readonly kinds?: Kinds.Kinds | undefined
   readonly model: string | undefined
