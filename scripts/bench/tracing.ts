@@ -60,8 +60,8 @@ const child = async (variant: Variant, src: string, sink: string | undefined): P
   const { OtlpSerialization, OtlpTracer } = await import("effect/observability")
   const NodeHttpClient = await import("@effect/platform-node/NodeHttpClient")
   const { tasks, agents } = await import("./agents.ts")
-  const Runner = await import(pathToFileURL(path.join(src, "Runner.ts")).href)
-  const Agent = await import(pathToFileURL(path.join(src, "Agent.ts")).href)
+  const Runner = await import(pathToFileURL(path.join(src, "runner", "Runner.ts")).href)
+  const Agent = await import(pathToFileURL(path.join(src, "domain", "Agent.ts")).href)
 
   let spans = 0
   const dropping = Tracer.make({
