@@ -51,7 +51,7 @@ export const compareCommand = Command.make(
       html: Option.getOrUndefined(flags.html),
       failOnRegression: flags.failOnRegression,
       nonInferiority: Option.getOrUndefined(flags.nonInferiority)
-    }).pipe(Effect.mapError(exitFor((e) => e instanceof Compare.CompareInputError)))
+    }).pipe(Effect.mapError(exitFor))
   }, reportErrors)
 ).pipe(Command.withDescription(
   "Compare two results files task by task: each scorer's change in mean with a 95% paired interval, pass@1, flipped tasks"

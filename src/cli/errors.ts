@@ -4,7 +4,9 @@
  *
  * @since 0.1.0
  */
-import { Console, Effect, Runtime, Schema } from "effect"
+import { Console, Effect, Predicate, Runtime, Schema } from "effect"
+import { exitCodeOf } from "../domain/Errors.ts"
+import { whereFields, whereOf } from "../domain/internal/where.ts"
 import * as BadInput from "../programs/BadInput.ts"
 import * as Redactor from "../runner/Redactor.ts"
 
@@ -17,21 +19,31 @@ import * as Redactor from "../runner/Redactor.ts"
 export class BoundsViolated extends Schema.TaggedError<BoundsViolated>()("BoundsViolated", {
   message: Schema.String
 }) {
+  /** A stop on the way, not bad input: the command exits 1. */
+  get exitCode(): 1 {
+    return 1
+  }
   override readonly [Runtime.errorExitCode] = 1
   override readonly [Runtime.errorReported] = false
 }
 
 /**
- * Bad flags or input: exit code 2.
+ * Bad flags or input: exit code 2. It keeps the flag, the file and the line
+ * at fault that the command's own error named.
  *
  * @category errors
  * @since 0.1.0
  */
 export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
   message: Schema.String,
+  ...whereFields,
   /** Already printed by the command itself, before its summary: not printed again. */
   told: Schema.optionalKey(Schema.Boolean)
 }) {
+  /** Bad input: the command exits 2. */
+  get exitCode(): 2 {
+    return 2
+  }
   override readonly [Runtime.errorExitCode] = 2
   override readonly [Runtime.errorReported] = false
 }
@@ -46,6 +58,10 @@ export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
 export class RunStopped extends Schema.TaggedError<RunStopped>()("RunStopped", {
   message: Schema.String
 }) {
+  /** A stop on the way, not bad input: the command exits 1. */
+  get exitCode(): 1 {
+    return 1
+  }
   override readonly [Runtime.errorExitCode] = 1
   override readonly [Runtime.errorReported] = false
 }
@@ -60,14 +76,25 @@ export class RunStopped extends Schema.TaggedError<RunStopped>()("RunStopped", {
  * @since 0.1.0
  */
 export const reportErrors = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.tapError(self, (error) =>
-    (error instanceof UsageError && error.told !== true) || error instanceof BoundsViolated || error instanceof RunStopped
-      ? Effect.flatMap(Redactor.scrubCurrent(error.message), (message) => Console.error(`agent-trials: ${message}`))
-      : Effect.void)
+  Effect.tapError(self, (error) => {
+    const shown = shownOf(error)
+    return shown === undefined ? Effect.void : Effect.flatMap(Redactor.scrubCurrent(shown), (message) => Console.error(`agent-trials: ${message}`))
+  })
 
-// A command's own failure as its exit: bad input 2, a stop on the way (a
-// failure budget, a results file that cannot be written) 1.
-export const exitFor = (isInput: (error: unknown) => boolean) => (error: { readonly message: string }) =>
-  isInput(error)
-    ? new UsageError({ message: error.message, ...(BadInput.told(error) ? { told: true } : undefined) })
+// The line a command's own failure prints, by its tag; undefined for a
+// failure that is not ours, or one the command has printed already.
+const shownOf = (error: unknown): string | undefined => {
+  if (!Predicate.isTagged(error, "UsageError") && !Predicate.isTagged(error, "BoundsViolated") && !Predicate.isTagged(error, "RunStopped")) {
+    return undefined
+  }
+  const { message, told } = error as unknown as { readonly message: string; readonly told?: boolean }
+  return told === true ? undefined : message
+}
+
+// A command's own failure as its exit, by the exit code its class carries
+// (`Errors.exitCodeOf`): bad input 2, a stop on the way (a failure budget, a
+// results file that cannot be written) 1.
+export const exitFor = (error: { readonly message: string }): UsageError | RunStopped =>
+  exitCodeOf(error) === 2
+    ? new UsageError({ message: error.message, ...whereOf(error), ...(BadInput.told(error) ? { told: true } : undefined) })
     : new RunStopped({ message: error.message })

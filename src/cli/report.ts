@@ -51,7 +51,7 @@ export const reportCommand = Command.make(
       tasks: Option.getOrUndefined(flags.tasks),
       ...datasetOptions(flags),
       summary: Option.getOrUndefined(flags.summary)
-    }).pipe(Effect.mapError(exitFor((e) => e instanceof Report.ReportInputError)))
+    }).pipe(Effect.mapError(exitFor))
     yield* Console.log(
       `report: ${written.html} (${written.trials} trials, ${written.rows} rows in the table, ${written.bytes} bytes)`
     )

@@ -307,7 +307,7 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         groupBy: flags.groupBy,
         passK: flags.passK,
         failUnder: flags.failUnder
-      }).pipe(Effect.mapError(exitFor((e) => e instanceof Run.RunInputError)))
+      }).pipe(Effect.mapError(exitFor))
     }, reportErrors)
   ).pipe(Command.withDescription(
     "Run every task of a dataset through an agent, at most --parallelism at a time, appending each trial to --out as it finishes"

@@ -81,7 +81,7 @@ export const makeScoreCommand = (kinds: Kinds.Kinds) =>
         failUnder: flags.failUnder,
         apiKey,
         cwd: process.cwd()
-      }).pipe(Effect.mapError(exitFor((e) => e instanceof Rescore.ScoreInputError)))
+      }).pipe(Effect.mapError(exitFor))
     }, reportErrors)
   ).pipe(Command.withDescription(
     "Score (or re-score) an existing results file with --score scorers, writing the scored trials to --out"

@@ -10,6 +10,36 @@ import { Usage } from "./Trial.ts"
 export { MAX_EPOCHS } from "../internal/limits.ts"
 
 /**
+ * The exit code a command ends with when it stops on an error: 2 for bad
+ * input (a flag, a file or a line at fault: fix it and run again), 1 for a
+ * stop on the way (a failure budget, a write that failed, a gate). An error
+ * class says which by its `exitCode`.
+ *
+ * @category exit codes
+ * @since 0.7.0
+ */
+export type ExitCode = 1 | 2
+
+/**
+ * The exit code `error` carries (its class's `exitCode`); 1 when it carries
+ * none, as for any stop that is not bad input.
+ *
+ * **Example** (Bad input exits 2)
+ *
+ * ```ts
+ * import { Errors, Rescore } from "agent-trials"
+ *
+ * Errors.exitCodeOf(new Rescore.ScoreInputError({ message: "--tasks x.jsonl: not found" })) // 2
+ * Errors.exitCodeOf(new Error("boom")) // 1
+ * ```
+ *
+ * @category exit codes
+ * @since 0.7.0
+ */
+export const exitCodeOf = (error: unknown): ExitCode =>
+  typeof error === "object" && error !== null && (error as { readonly exitCode?: unknown }).exitCode === 2 ? 2 : 1
+
+/**
  * `parallelism` was not an integer >= 1. Raised before any agent call.
  *
  * @category errors

@@ -23,13 +23,23 @@ export interface NamedFile {
 
 /**
  * An output names the same file as an input or as another output (bad
- * input: exit code 2). The message names both flags and both paths.
+ * input: exit code 2): `flag` and `path` are the output at fault, `other`
+ * the input or earlier output it would overwrite. The message names both
+ * flags and both paths.
  *
  * @internal
  */
 export class SameFile extends Schema.TaggedError<SameFile>()("SameFile", {
-  message: Schema.String
-}) {}
+  flag: Schema.String,
+  path: Schema.String,
+  other: Schema.Struct({ flag: Schema.String, path: Schema.String, role: Schema.Literals(["input", "output"]) })
+}) {
+  override get message(): string {
+    return `${this.flag} ${this.path} is the same file as ${this.other.flag} ${this.other.path}: ` +
+      (this.other.role === "input" ? "writing it would destroy that input" : "one would overwrite the other") +
+      "; choose another file"
+  }
+}
 
 // What makes two paths one file. An existing regular file is its device and
 // inode, shared by every symlink and hard link to it; one not made yet is its
@@ -91,11 +101,7 @@ export const checkDistinct = Effect.fnUntraced(function*(files: {
       const clash = role === "output" ? seen.find(([, other]) => other === id) : undefined
       if (clash !== undefined) {
         const [other, , otherRole] = clash
-        return yield* new SameFile({
-          message: `${file.flag} ${file.path} is the same file as ${other.flag} ${other.path}: ` +
-            (otherRole === "input" ? "writing it would destroy that input" : "one would overwrite the other") +
-            "; choose another file"
-        })
+        return yield* new SameFile({ flag: file.flag, path: file.path, other: { flag: other.flag, path: other.path, role: otherRole } })
       }
       seen.push([named, id, role])
     }

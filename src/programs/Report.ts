@@ -42,6 +42,7 @@ import * as Summary from "../summary/Summary.ts"
 import type { AgentEvalTask } from "../domain/Trial.ts"
 import * as Aggregate from "../report/Aggregate.ts"
 import * as Page from "../report/page/Page.ts"
+import { whereFields, whereOf } from "../domain/internal/where.ts"
 
 /**
  * A results, summary or task file the report cannot use, or a bad option
@@ -51,8 +52,19 @@ import * as Page from "../report/page/Page.ts"
  * @since 0.1.0
  */
 export class ReportInputError extends Schema.TaggedError<ReportInputError>()("ReportInputError", {
-  message: Schema.String
-}) {}
+  message: Schema.String,
+  /** The flag, file and line at fault, when known. */
+  ...whereFields
+}) {
+  /** Bad input: the command exits 2. */
+  get exitCode(): 2 {
+    return 2
+  }
+  /** Bad input from another error: its message, and the flag, file (its `file` or `path`) and line it names. */
+  static from(error: { readonly message: string }): ReportInputError {
+    return new ReportInputError({ message: error.message, ...whereOf(error) })
+  }
+}
 
 /**
  * The HTML file could not be written (exit code 1).
@@ -62,7 +74,12 @@ export class ReportInputError extends Schema.TaggedError<ReportInputError>()("Re
  */
 export class ReportWriteError extends Schema.TaggedError<ReportWriteError>()("ReportWriteError", {
   message: Schema.String
-}) {}
+}) {
+  /** A stop on the way, not bad input: the command exits 1. */
+  get exitCode(): 1 {
+    return 1
+  }
+}
 
 /**
  * What `report` needs, after flags are read.
@@ -124,10 +141,10 @@ export const report = Effect.fn("Report.report")(function*(config: ReportConfig)
       { flag: "--summary", path: config.summary }
     ],
     outputs: [{ flag: "--html", path: config.html }]
-  }).pipe(Effect.mapError((e) => new ReportInputError({ message: e.message })))
+  }).pipe(Effect.mapError((e) => ReportInputError.from(e)))
   const summary = config.summary === undefined ? undefined : yield* readSummary(config.summary)
   const source = yield* Recorded.tasksOf({ ...config, tasks: config.tasks, cwd: config.cwd ?? process.cwd() }).pipe(
-    Effect.mapError((e) => new ReportInputError({ message: e.message }))
+    Effect.mapError((e) => ReportInputError.from(e))
   )
   if (source.warning !== undefined) yield* Console.error(`agent-trials: warning: ${source.warning}; the table shows no inputs`)
   return yield* write({
@@ -185,7 +202,7 @@ export const write = Effect.fn("Report.write")(function*(input: {
   })
   yield* ResultsStores.storeOf(input.results, stores).read(input.results).pipe(
     Stream.runForEach(({ trial }) => Effect.sync(() => aggregate.add(trial))),
-    Effect.mapError((e) => bad(e.message))
+    Effect.mapError(ReportInputError.from)
   )
   const result = aggregate.result()
   if (s !== undefined && input.summaryFile !== undefined) {
@@ -193,7 +210,7 @@ export const write = Effect.fn("Report.write")(function*(input: {
   }
   if (input.tasks !== undefined) {
     // A download that failed on the way (stalled, too large) is no bad input: exit 1, as run's.
-    const matched = yield* fillTasks(result.rows, input.tasks).pipe(Effect.mapError((e) => e.transient === true ? e : bad(e.message)))
+    const matched = yield* fillTasks(result.rows, input.tasks).pipe(Effect.mapError((e) => e.transient === true ? e : ReportInputError.from(e)))
     // A bad task line's record (InvalidTask) has no task to match.
     if (matched === 0 && result.rows.some((row) => row.error?.type !== "InvalidTask")) {
       const source = input.source ?? { name: "the tasks", how: "", items: input.tasks }
@@ -202,7 +219,7 @@ export const write = Effect.fn("Report.write")(function*(input: {
         Stream.runFold(() => new Set<string>(), (set, item) => item._tag === "Task" ? set.add(item.task.id) : set)
       )
       const trials = ResultsStores.storeOf(input.results, stores).read(input.results).pipe(Stream.map(({ trial }) => trial.task_id))
-      yield* Recorded.someMatch({ tasks: source, ids, results: input.results, trials }).pipe(Effect.mapError((e) => bad(e.message)))
+      yield* Recorded.someMatch({ tasks: source, ids, results: input.results, trials }).pipe(Effect.mapError(ReportInputError.from))
     }
   }
 

@@ -32,6 +32,7 @@ import * as Pricing from "../summary/Pricing.ts"
 import * as Written from "../summary/Written.ts"
 import { Registry } from "./internal/kinds.ts"
 import * as Recorded from "./Recorded.ts"
+import { whereFields, whereOf } from "../domain/internal/where.ts"
 
 /**
  * What `score` needs, after flags are read.
@@ -75,8 +76,19 @@ export interface ScoreConfig extends Recorded.TasksRead {
  * @since 0.1.0
  */
 export class ScoreInputError extends Schema.TaggedError<ScoreInputError>()("ScoreInputError", {
-  message: Schema.String
-}) {}
+  message: Schema.String,
+  /** The flag, file and line at fault, when known. */
+  ...whereFields
+}) {
+  /** Bad input: the command exits 2. */
+  get exitCode(): 2 {
+    return 2
+  }
+  /** Bad input from another error: its message, and the flag, file (its `file` or `path`) and line it names. */
+  static from(error: { readonly message: string }): ScoreInputError {
+    return new ScoreInputError({ message: error.message, ...whereOf(error) })
+  }
+}
 
 /**
  * A `--fail-under` gate failed on a scoring that otherwise finished (exit code 1).
@@ -86,7 +98,12 @@ export class ScoreInputError extends Schema.TaggedError<ScoreInputError>()("Scor
  */
 export class ScoreGateFailed extends Schema.TaggedError<ScoreGateFailed>()("ScoreGateFailed", {
   message: Schema.String
-}) {}
+}) {
+  /** A stop on the way, not bad input: the command exits 1. */
+  get exitCode(): 1 {
+    return 1
+  }
+}
 
 /**
  * The scored file or the `--summary` could not be written (exit code 1).
@@ -96,7 +113,12 @@ export class ScoreGateFailed extends Schema.TaggedError<ScoreGateFailed>()("Scor
  */
 export class ScoreWriteError extends Schema.TaggedError<ScoreWriteError>()("ScoreWriteError", {
   message: Schema.String
-}) {}
+}) {
+  /** A stop on the way, not bad input: the command exits 1. */
+  get exitCode(): 1 {
+    return 1
+  }
+}
 
 
 /**
@@ -120,17 +142,17 @@ export const score = Effect.fn("Rescore.score")(function*(options: ScoreConfig) 
     inputs: [{ flag: "RESULTS", path: config.input }, { flag: "--tasks", path: config.tasks }],
     outputs: [{ flag: "--out", path: config.out }, { flag: "--summary", path: config.summary }],
     cwd: config.cwd
-  }).pipe(Effect.mapError((e) => bad(e.message)))
+  }).pipe(Effect.mapError(ScoreInputError.from))
   const scorers = yield* Scorers.fromSpecs(specs, {
     cwd: config.cwd,
     judgeModel: config.judgeModel,
     expectedTools: config.expectedTools,
     apiKey: config.apiKey,
     kinds: config.scorerKinds
-  }).pipe(Effect.mapError((e) => bad(e.message)))
+  }).pipe(Effect.mapError(ScoreInputError.from))
   const names = scorers.map((s) => s.name)
   const gates = config.failUnder ?? []
-  yield* Effect.fromResult(Gates.check(gates, names)).pipe(Effect.mapError((e) => bad(e.message)))
+  yield* Effect.fromResult(Gates.check(gates, names)).pipe(Effect.mapError(ScoreInputError.from))
   if (config.pass !== undefined && !names.includes(config.pass)) {
     return yield* bad(`--pass ${config.pass}: no scorer has that name (scorers: ${names.join(", ")})`)
   }
@@ -138,7 +160,7 @@ export const score = Effect.fn("Rescore.score")(function*(options: ScoreConfig) 
   const unpriced: Array<string> = []
   const pricing = config.pricing === undefined ? undefined : Pricing.make(
     config.pricing,
-    yield* Pricing.load(path.resolve(config.cwd, config.pricing)).pipe(Effect.mapError((e) => bad(e.message))),
+    yield* Pricing.load(path.resolve(config.cwd, config.pricing)).pipe(Effect.mapError(ScoreInputError.from)),
     (model) => unpriced.push(model)
   )
   const sayUnpriced = Effect.suspend(() =>
@@ -151,11 +173,11 @@ export const score = Effect.fn("Rescore.score")(function*(options: ScoreConfig) 
   if (info._tag === "None" || info.value.type !== "File") {
     return yield* bad(`results file not found: ${config.input}`)
   }
-  const source = yield* Recorded.tasksOf({ ...config, results: config.input }).pipe(Effect.mapError((e) => bad(e.message)))
+  const source = yield* Recorded.tasksOf({ ...config, results: config.input }).pipe(Effect.mapError(ScoreInputError.from))
   if (source.warning !== undefined) yield* Console.error(`agent-trials: warning: ${source.warning}; scoring without references`)
   // A download that failed on the way (stalled, too large) is no bad input: exit 1, as run's.
   const tasks = source.tasks === undefined ? undefined : yield* readTasks(source.tasks.items).pipe(
-    Effect.mapError((e) => e.transient === true ? e : bad(e.message))
+    Effect.mapError((e) => e.transient === true ? e : ScoreInputError.from(e))
   )
   // Tasks none of whose ids is a trial's would score every trial without its reference: refused before anything is written.
   if (source.tasks !== undefined && tasks !== undefined) {
@@ -165,7 +187,7 @@ export const score = Effect.fn("Rescore.score")(function*(options: ScoreConfig) 
       Stream.map((t) => t.task_id)
     )
     yield* Recorded.someMatch({ tasks: source.tasks, ids: tasks, results: config.input, trials }).pipe(
-      Effect.mapError((e) => bad(e.message))
+      Effect.mapError(ScoreInputError.from)
     )
   }
 
@@ -191,7 +213,7 @@ export const score = Effect.fn("Rescore.score")(function*(options: ScoreConfig) 
     resume: config.resume,
     retryFailed: false,
     onPrior: (trial) => acc.add(priced(trial), true)
-  }).pipe(Effect.mapError((e) => bad(e.message)))
+  }).pipe(Effect.mapError(ScoreInputError.from))
   yield* say(`scoring ${config.input} -> ${out}`)
   if (source.tasks !== undefined && config.tasks === undefined) {
     yield* say(`tasks: ${source.tasks.name}${source.tasks.how === "" ? "" : `, read with ${source.tasks.how}`}`)
@@ -287,7 +309,7 @@ export const score = Effect.fn("Rescore.score")(function*(options: ScoreConfig) 
 const inputTrials = (config: Pick<ScoreConfig, "input" | "stores">) =>
   ResultsStores.storeOf(config.input, config.stores).read(config.input).pipe(
     Stream.map((numbered) => numbered.trial),
-    Stream.mapError((e) => new ScoreInputError({ message: e.message }))
+    Stream.mapError((e) => ScoreInputError.from(e))
   )
 
 /**
@@ -298,7 +320,7 @@ const inputTrials = (config: Pick<ScoreConfig, "input" | "stores">) =>
  * @since 0.1.0
  */
 export const trialsOf = (file: string): Stream.Stream<AgentEvalTrial, ScoreInputError, FileSystem.FileSystem> =>
-  Stream.mapError(Read.trialsOf(file), (e) => new ScoreInputError({ message: e.message }))
+  Stream.mapError(Read.trialsOf(file), (e) => ScoreInputError.from(e))
 
 /**
  * The trials of a results file with their line numbers (`Read.numberedTrialsOf`),
@@ -310,7 +332,7 @@ export const trialsOf = (file: string): Stream.Stream<AgentEvalTrial, ScoreInput
 export const numberedTrialsOf = (
   file: string
 ): Stream.Stream<{ readonly trial: AgentEvalTrial; readonly line: number }, ScoreInputError, FileSystem.FileSystem> =>
-  Stream.mapError(Read.numberedTrialsOf(file), (e) => new ScoreInputError({ message: e.message }))
+  Stream.mapError(Read.numberedTrialsOf(file), (e) => ScoreInputError.from(e))
 
 // Every task of the file by id: the join needs any task at any time, as the
 // results file is in completion order, not task order.

@@ -208,7 +208,12 @@ export class ResultsWriteError extends Schema.TaggedError<ResultsWriteError>()("
   path: Schema.String,
   message: Schema.String,
   lost: Schema.Number
-}) {}
+}) {
+  /** A stop on the way, not bad input: the command exits 1. */
+  get exitCode(): 1 {
+    return 1
+  }
+}
 
 /**
  * An append-only writer of trials. Lines are buffered and written when

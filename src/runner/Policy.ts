@@ -59,7 +59,12 @@ export class MaxFailuresExceeded extends Schema.TaggedError<MaxFailuresExceeded>
   message: Schema.String,
   failed: Schema.Number,
   finished: Schema.Number
-}) {}
+}) {
+  /** A stop on the way, not bad input: the command exits 1. */
+  get exitCode(): 1 {
+    return 1
+  }
+}
 
 /**
  * Retries of retryable failures.

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { type Duration, Schema, type Stream } from "effect"
+import { whereFields, whereOf } from "../domain/internal/where.ts"
 import type { MutableProbe } from "./internal/probe.ts"
 import type * as Policy from "./Policy.ts"
 import type { Paired, TrialUnit } from "./Runner.ts"
@@ -58,13 +59,29 @@ export type Remote = <E, R>(
 ) => Stream.Stream<Paired, E | RunInputError | Policy.MaxFailuresExceeded, R>
 
 /**
- * A flag or input the run cannot use (exit code 2).
+ * A flag or input the run cannot use (exit code 2). Beside its message, it
+ * names what to fix where it knows: the `flag` at fault (`--resume`,
+ * `--score`), the `file` (a `--tasks` file, the `--out` file), and the
+ * `line` of that file (1-based).
  *
  * @category errors
  * @since 0.1.0
  */
 export class RunInputError extends Schema.TaggedError<RunInputError>()("RunInputError", {
-  message: Schema.String
-}) {}
+  message: Schema.String,
+  ...whereFields
+}) {
+  /** Bad input: the command exits 2. */
+  get exitCode(): 2 {
+    return 2
+  }
+  /**
+   * The run's bad input from another error: its message, and the flag, the
+   * file (its `file` or `path`) and the line it names.
+   */
+  static from(error: { readonly message: string }): RunInputError {
+    return new RunInputError({ message: error.message, ...whereOf(error) })
+  }
+}
 
 export { InvalidTask } from "../domain/Errors.ts"

@@ -202,7 +202,12 @@ export interface CompareConfig {
 export class Regressed extends Schema.TaggedError<Regressed>()("Regressed", {
   message: Schema.String,
   scorers: Schema.Array(Schema.String)
-}) {}
+}) {
+  /** A stop on the way, not bad input: the command exits 1. */
+  get exitCode(): 1 {
+    return 1
+  }
+}
 
 /**
  * With `--non-inferiority M`: a scorer of both files whose 95% interval does
@@ -215,7 +220,12 @@ export class Regressed extends Schema.TaggedError<Regressed>()("Regressed", {
 export class NotNonInferior extends Schema.TaggedError<NotNonInferior>()("NotNonInferior", {
   message: Schema.String,
   scorers: Schema.Array(Schema.String)
-}) {}
+}) {
+  /** A stop on the way, not bad input: the command exits 1. */
+  get exitCode(): 1 {
+    return 1
+  }
+}
 
 /**
  * `--json` or `--html` could not be written (exit code 1: the input was
@@ -227,7 +237,12 @@ export class NotNonInferior extends Schema.TaggedError<NotNonInferior>()("NotNon
  */
 export class CompareWriteError extends Schema.TaggedError<CompareWriteError>()("CompareWriteError", {
   message: Schema.String
-}) {}
+}) {
+  /** A stop on the way, not bad input: the command exits 1. */
+  get exitCode(): 1 {
+    return 1
+  }
+}
 
 // The --json file: the fields in the Schema's order.
 const encodeComparison = Schema.encodeEffect(Comparison)
@@ -248,7 +263,7 @@ export const run = Effect.fn("Compare.run")(function*(config: CompareConfig) {
   yield* checkDistinct({
     inputs: [{ flag: "BASE", path: config.base }, { flag: "NEW", path: config.new }],
     outputs: [{ flag: "--json", path: config.json }, { flag: "--html", path: config.html }]
-  }).pipe(Effect.mapError((e) => new CompareInputError({ message: e.message })))
+  }).pipe(Effect.mapError((e) => CompareInputError.from(e)))
   const comparison = yield* compare(config.base, config.new, { pass: config.pass })
   yield* Console.log(format(comparison))
   const write = (flag: string, file: string, text: string) =>

@@ -16,6 +16,7 @@ import * as Summary from "../../summary/Summary.ts"
 import type { AgentEvalTrial } from "../../domain/Trial.ts"
 import { Aggregate } from "../../report/Aggregate.ts"
 import { FileUsage, NO_USAGE, type TaskUsage } from "./UsageTally.ts"
+import { whereFields, whereOf } from "../../domain/internal/where.ts"
 
 /**
  * A file or flag `compare` cannot use (exit code 2).
@@ -24,8 +25,19 @@ import { FileUsage, NO_USAGE, type TaskUsage } from "./UsageTally.ts"
  * @since 0.1.0
  */
 export class CompareInputError extends Schema.TaggedError<CompareInputError>()("CompareInputError", {
-  message: Schema.String
-}) {}
+  message: Schema.String,
+  /** The flag, file and line at fault, when known. */
+  ...whereFields
+}) {
+  /** Bad input: the command exits 2. */
+  get exitCode(): 2 {
+    return 2
+  }
+  /** Bad input from another error: its message, and the flag, file (its `file` or `path`) and line it names. */
+  static from(error: { readonly message: string }): CompareInputError {
+    return new CompareInputError({ message: error.message, ...whereOf(error) })
+  }
+}
 
 // A trial's scorers are bits of a mask (its file's scorers, indexed in order
 // of first appearance): 30 bits stay small integers.
@@ -289,7 +301,7 @@ export const tally = (file: string): Effect.Effect<FileTally, CompareInputError,
     }
     const result = new FileTally(file)
     yield* ResultsStores.storeOf(file, stores).read(file).pipe(
-      Stream.mapError((e) => new CompareInputError({ message: e.message })),
+      Stream.mapError((e) => CompareInputError.from(e)),
       Stream.runForEach(({ line, trial }) => {
         const problem = result.add(trial, line)
         return problem === undefined ? Effect.void : Effect.fail(new CompareInputError({ message: problem }))

@@ -30,7 +30,12 @@ export class BudgetExceeded extends Schema.TaggedError<BudgetExceeded>()("Budget
   limit: Schema.Number,
   /** The calls in flight when the run stopped (their estimate reserved). */
   in_flight: Schema.optionalKey(Schema.Number)
-}) {}
+}) {
+  /** A stop on the way, not bad input: the command exits 1. */
+  get exitCode(): 1 {
+    return 1
+  }
+}
 
 /**
  * The budgets; none when both are undefined.

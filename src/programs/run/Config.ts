@@ -147,9 +147,10 @@ export const DEFAULT_SYNTHETIC = 512
 // Each value was refused or accepted by its Schema as it was read; what is
 // left are the combinations of flags.
 export const validate = (config: KindedConfig): RunInputError | undefined => {
-  const bad = (message: string) => new RunInputError({ message })
+  // `flag`: the one to change (the first the message names).
+  const bad = (message: string, flag?: string) => new RunInputError({ message, ...(flag === undefined ? undefined : { flag }) })
   if (config.tasks !== undefined && config.synthetic !== undefined) {
-    return bad("--tasks and --synthetic cannot be used together: choose one source of tasks")
+    return bad("--tasks and --synthetic cannot be used together: choose one source of tasks", "--tasks")
   }
   const choice = Choose.problem({ limit: config.limit, sample: config.sample, shuffle: config.shuffle }, config.seed !== undefined)
   if (choice !== undefined) return bad(choice)
@@ -162,36 +163,39 @@ export const validate = (config: KindedConfig): RunInputError | undefined => {
       ["--shuffle", config.shuffle === true ? true : undefined],
       ["--ids", config.ids]
     ].find(([, v]) => v !== undefined)
-    if (flag !== undefined) return bad(`${flag[0]} chooses rows of --tasks FILE: it cannot be used with synthetic tasks (use --synthetic N for fewer)`)
-  }
-  if (config.resume && config.out === undefined) return bad("--resume needs --out FILE: the results file to continue")
-  // Stdout is written, never read back.
-  if (config.out !== undefined && Results.isStdout(config.out)) {
-    if (config.resume) return bad(`--resume cannot read back --out ${config.out}: stdout is not a regular file`)
-    const reader = config.kinds.outputs.find((o) => o.readsResults === true && outputPath(config, o) !== undefined)
-    if (reader !== undefined) {
-      return bad(`--${reader.flag} reads the results file back: it cannot with --out ${config.out} (stdout is not a regular file)`)
+    if (flag !== undefined) {
+      return bad(`${flag[0]} chooses rows of --tasks FILE: it cannot be used with synthetic tasks (use --synthetic N for fewer)`, String(flag[0]))
     }
   }
-  if (config.retryFailed && !config.resume) return bad("--retry-failed needs --resume")
+  if (config.resume && config.out === undefined) return bad("--resume needs --out FILE: the results file to continue", "--resume")
+  // Stdout is written, never read back.
+  if (config.out !== undefined && Results.isStdout(config.out)) {
+    if (config.resume) return bad(`--resume cannot read back --out ${config.out}: stdout is not a regular file`, "--resume")
+    const reader = config.kinds.outputs.find((o) => o.readsResults === true && outputPath(config, o) !== undefined)
+    if (reader !== undefined) {
+      return bad(`--${reader.flag} reads the results file back: it cannot with --out ${config.out} (stdout is not a regular file)`, `--${reader.flag}`)
+    }
+  }
+  if (config.retryFailed && !config.resume) return bad("--retry-failed needs --resume", "--retry-failed")
   if (config.maxCost !== undefined && config.pricing === undefined) {
-    return bad("--max-cost needs --pricing FILE: the cost of a trial is computed from that file's prices")
+    return bad("--max-cost needs --pricing FILE: the cost of a trial is computed from that file's prices", "--max-cost")
   }
   if (config.estimateTrials !== undefined && config.estimate !== true) {
-    return bad("--estimate-trials N needs --estimate (it is the number of trials the estimate runs)")
+    return bad("--estimate-trials N needs --estimate (it is the number of trials the estimate runs)", "--estimate-trials")
   }
   const above = config.passK?.filter((k) => k > config.epochs) ?? []
   if (above.length > 0) {
     return bad(
       `--pass-k ${above.join(",")}: above --epochs ${config.epochs} (pass@k draws k of a task's ${config.epochs} trials); ` +
-        `run more epochs or ask for a smaller k`
+        `run more epochs or ask for a smaller k`,
+      "--pass-k"
     )
   }
   if (config.groupBy !== undefined && new Set(config.groupBy).size < config.groupBy.length) {
-    return bad(`--group-by ${config.groupBy.find((p, i) => config.groupBy!.indexOf(p) !== i)} is given twice`)
+    return bad(`--group-by ${config.groupBy.find((p, i) => config.groupBy!.indexOf(p) !== i)} is given twice`, "--group-by")
   }
   if (config.score !== undefined && config.score.includes("none") && config.score.length > 1) {
-    return bad("--score none scores nothing: it cannot be given with other --score specs")
+    return bad("--score none scores nothing: it cannot be given with other --score specs", "--score")
   }
   return undefined
 }

@@ -32,9 +32,10 @@ export const buildScorers = (
       // The run's retry flags, --retries 0 included (the judge's own default retries otherwise).
       retry: Policy.retryOf(config),
       kinds: config.kinds.scorers
-    }).pipe(Effect.mapError((e) => new RunInputError({ message: e.message })))
+    }).pipe(Effect.mapError((e) => new RunInputError({ message: e.message, flag: "--score" })))
     if (config.pass !== undefined && !scorers.some((s) => s.name === config.pass)) {
       return yield* new RunInputError({
+        flag: "--pass",
         message: scorers.length === 0
           ? `--pass ${config.pass}: the run has no scorers (--score SPEC)`
           : `--pass ${config.pass}: no scorer has that name (scorers: ${scorers.map((s) => s.name).join(", ")})`
@@ -86,7 +87,7 @@ export const itemsOf = (
  * exit 1, and running again may read it.
  */
 export const sourceError = (e: Dataset.DatasetError): Dataset.DatasetError | RunInputError =>
-  e.transient === true ? e : new RunInputError({ message: e.message })
+  e.transient === true ? e : RunInputError.from(e)
 
 /**
  * The run's size from the `n` rows a file holds: the rows chosen (at most

@@ -121,7 +121,7 @@ export const prepare = Effect.fnUntraced(function*(options: RunConfig, counts: M
   if (invalidConfig) return yield* invalidConfig
   const path = yield* Path.Path
   const kinds = config.kinds
-  const input = (e: { readonly message: string }) => new RunInputError({ message: e.message })
+  const input = (e: { readonly message: string }) => RunInputError.from(e)
   yield* checkDistinct({
     inputs: [
       { flag: "--tasks", path: config.tasks },

@@ -71,7 +71,7 @@ export const run = Effect.fn("Run.run")(function*(options: RunConfig) {
     recorded,
     named
   } = plan
-  const input = (e: { readonly message: string }) => new RunInputError({ message: e.message })
+  const input = (e: { readonly message: string }) => RunInputError.from(e)
 
   const budget = budgeted ? { budgets, spent } : undefined
   // The units are read as the runner asks for them: built here, read in the scope below.

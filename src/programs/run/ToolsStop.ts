@@ -20,7 +20,12 @@ import { stopAfter } from "../../internal/stopAfter.ts"
  */
 export class ToolServerFailed extends Schema.TaggedError<ToolServerFailed>()("ToolServerFailed", {
   message: Schema.String
-}) {}
+}) {
+  /** A stop on the way, not bad input: the command exits 1. */
+  get exitCode(): 1 {
+    return 1
+  }
+}
 
 /** The trial error of a tool server gone for good. */
 const FATAL = "McpServerFailed"

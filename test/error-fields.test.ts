@@ -1,0 +1,170 @@
+/**
+ * Issue 39, section 3: errors with fields. The exit code rides on the error's
+ * class (`exitCode`, read by `Errors.exitCodeOf` and the CLI's `exitFor`);
+ * a run's bad input names the flag, the file and the line at fault, and the
+ * CLI's `UsageError` keeps them.
+ */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import { Duration, Effect, Layer, Runtime } from "effect"
+import * as TestConsole from "effect/testing/TestConsole"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { BoundsViolated, exitFor, reportErrors, RunStopped, UsageError } from "../src/cli/errors.ts"
+import { DatasetError } from "../src/datasets/Source.ts"
+import * as Errors from "../src/domain/Errors.ts"
+import * as Compare from "../src/programs/compare/Compare.ts"
+import { CompareInputError } from "../src/programs/compare/Tally.ts"
+import * as Report from "../src/programs/Report.ts"
+import * as Kinds from "../src/programs/Kinds.ts"
+import * as Rescore from "../src/programs/Rescore.ts"
+import * as Budget from "../src/programs/run/Budget.ts"
+import * as Run from "../src/programs/run/Run.ts"
+import * as ToolsStop from "../src/programs/run/ToolsStop.ts"
+import * as Results from "../src/results/Results.ts"
+import * as Policy from "../src/runner/Policy.ts"
+import { removeTempDirs, tempDir } from "./cli-helpers.ts"
+
+afterAll(removeTempDirs)
+
+const services = Layer.mergeAll(NodeServices.layer, NodeHttpClient.layerUndici, Kinds.layer())
+
+describe("the exit code rides on the error's class", () => {
+  it("bad input is 2, a stop on the way 1, an error of no class of ours 1", () => {
+    const badInput = [
+      new Run.RunInputError({ message: "m" }),
+      new CompareInputError({ message: "m" }),
+      new Report.ReportInputError({ message: "m" }),
+      new Rescore.ScoreInputError({ message: "m" }),
+      new UsageError({ message: "m" })
+    ]
+    for (const error of badInput) assert.strictEqual(Errors.exitCodeOf(error), 2, error._tag)
+    const stops = [
+      new Run.RunWriteError({ message: "m" }),
+      new Run.RunGateFailed({ message: "m" }),
+      new ToolsStop.ToolServerFailed({ message: "m" }),
+      new Budget.BudgetExceeded({ message: "m", budget: "max_cost", spent: 2, limit: 1 }),
+      new Policy.MaxFailuresExceeded({ message: "m", failed: 3, finished: 4 }),
+      new Results.ResultsWriteError({ path: "out.jsonl", message: "m", lost: 1 }),
+      new Rescore.ScoreWriteError({ message: "m" }),
+      new Report.ReportWriteError({ message: "m" }),
+      new Compare.CompareWriteError({ message: "m" }),
+      new Compare.Regressed({ message: "m", scorers: ["exact"] }),
+      new RunStopped({ message: "m" }),
+      new BoundsViolated({ message: "m" }),
+      new DatasetError({ path: "hf:a/b", message: "m", transient: true })
+    ]
+    for (const error of stops) assert.strictEqual(Errors.exitCodeOf(error), 1, error._tag)
+    assert.strictEqual(Errors.exitCodeOf(new Error("boom")), 1)
+    assert.strictEqual(Errors.exitCodeOf("a string"), 1)
+  })
+
+  it("exitFor: bad input becomes UsageError (exit 2) keeping its flag, file and line; any other stop RunStopped (exit 1); the words kept", () => {
+    const usage = exitFor(new Run.RunInputError({ message: "t.jsonl:3: not JSON", file: "t.jsonl", line: 3 }))
+    assert.instanceOf(usage, UsageError)
+    assert.strictEqual(usage.message, "t.jsonl:3: not JSON")
+    assert.strictEqual(usage[Runtime.errorExitCode], 2)
+    assert.deepStrictEqual([usage.flag, usage.file, usage.line], [undefined, "t.jsonl", 3])
+    const flagged = exitFor(new Run.RunInputError({ message: "--retry-failed needs --resume", flag: "--retry-failed" }))
+    assert.strictEqual((flagged as UsageError).flag, "--retry-failed")
+    for (const input of [new CompareInputError({ message: "c" }), new Report.ReportInputError({ message: "r" }), new Rescore.ScoreInputError({ message: "s" })]) {
+      const exit = exitFor(input)
+      assert.strictEqual(exit._tag, "UsageError")
+      assert.strictEqual(exit[Runtime.errorExitCode], 2)
+      assert.strictEqual(exit.message, input.message)
+    }
+    for (const stop of [new Run.RunWriteError({ message: "w" }), new DatasetError({ path: "hf:a/b", message: "d", transient: true })]) {
+      const exit = exitFor(stop)
+      assert.instanceOf(exit, RunStopped)
+      assert.strictEqual(exit[Runtime.errorExitCode], 1)
+      assert.strictEqual(exit.message, stop.message)
+    }
+  })
+
+  it.effect("reportErrors prints a UsageError not told yet, a RunStopped and a BoundsViolated, by tag; nothing else", () =>
+    Effect.gen(function*() {
+      const shown = (error: unknown) => Effect.ignore(reportErrors(Effect.fail(error)))
+      yield* shown(new UsageError({ message: "bad flag" }))
+      yield* shown(new UsageError({ message: "told already", told: true }))
+      yield* shown(new RunStopped({ message: "stopped" }))
+      yield* shown(new BoundsViolated({ message: "out of bounds" }))
+      yield* shown(new Run.RunInputError({ message: "not mapped yet" }))
+      yield* shown("a string")
+      assert.deepStrictEqual(yield* TestConsole.errorLines, [
+        "agent-trials: bad flag",
+        "agent-trials: stopped",
+        "agent-trials: out of bounds"
+      ])
+    }))
+})
+
+// A run of a few synthetic trials, changed by `patch`.
+const configOf = (patch: Partial<Run.RunConfig>): Run.RunConfig => ({
+  tasks: undefined,
+  synthetic: 3,
+  agent: { _tag: "Sim", options: { latencyMs: 0, jitterMs: 0, failRate: 0, seed: 1 } },
+  model: undefined,
+  apiKey: undefined,
+  parallelism: 2,
+  epochs: 1,
+  out: undefined,
+  resume: false,
+  retryFailed: false,
+  progress: false,
+  progressInterval: 1000,
+  tty: false,
+  onInvalid: "fail",
+  cwd: process.cwd(),
+  timeout: undefined,
+  retries: 0,
+  backoff: Duration.millis(500),
+  backoffMax: Duration.seconds(30),
+  retryAfterMax: Duration.seconds(60),
+  rate: undefined,
+  adaptive: false,
+  maxFailures: undefined,
+  ...patch
+})
+
+const refusal = (config: Run.RunConfig) =>
+  Effect.flip(Run.run(config)).pipe(
+    Effect.provide(services),
+    Effect.map((error) => {
+      assert.strictEqual(error._tag, "RunInputError")
+      return error as Run.RunInputError
+    })
+  )
+
+describe("a run's bad input names the flag, the file and the line", () => {
+  it.effect("a combination of flags: the flag to change", () =>
+    Effect.gen(function*() {
+      const error = yield* refusal(configOf({ retryFailed: true }))
+      assert.strictEqual(error.message, "--retry-failed needs --resume")
+      assert.strictEqual(error.flag, "--retry-failed")
+      assert.strictEqual(exitFor(error)._tag, "UsageError")
+    }))
+
+  it.effect("a bad line of --tasks: the file and its line", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const tasks = path.join(dir, "tasks.jsonl")
+      fs.writeFileSync(tasks, "{\"id\":\"t1\",\"inputs\":{\"instruction\":\"a\"}}\nnot json\n")
+      const error = yield* refusal(configOf({ synthetic: undefined, tasks, out: path.join(dir, "out.jsonl") }))
+      assert.strictEqual(error.file, tasks)
+      assert.strictEqual(error.line, 2)
+      assert.include(error.message, `${tasks}:2`)
+      const usage = exitFor(error) as UsageError
+      assert.deepStrictEqual([usage.file, usage.line], [tasks, 2])
+    }))
+
+  it.effect("an output that is its input: the output's flag and file", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const tasks = path.join(dir, "tasks.jsonl")
+      fs.writeFileSync(tasks, "{\"id\":\"t1\",\"inputs\":{\"instruction\":\"a\"}}\n")
+      const error = yield* refusal(configOf({ synthetic: undefined, tasks, out: tasks }))
+      assert.strictEqual(error.message, `--out ${tasks} is the same file as --tasks ${tasks}: writing it would destroy that input; choose another file`)
+      assert.deepStrictEqual([error.flag, error.file], ["--out", tasks])
+    }))
+})
