@@ -15,6 +15,7 @@ import type * as AgentKinds from "../src/agents/AgentKinds.ts"
 import * as Cluster from "../src/programs/Cluster.ts"
 import * as Compare from "../src/programs/compare/Compare.ts"
 import type { AgentEvalTrial } from "../src/domain/Trial.ts"
+import { AgentBuildError } from "../src/agents/Kind.ts"
 import * as Kinds from "../src/programs/Kinds.ts"
 import { ResultsError } from "../src/results/Results.ts"
 import type * as ResultsStores from "../src/results/ResultsStores.ts"
@@ -182,7 +183,7 @@ describe("Kinds as a service", () => {
         parse: () => ({ _tag: "Refusing" }),
         format: () => "refusing",
         recorded: () => "refusing",
-        build: () => Effect.fail("refusing: this kind builds no agent")
+        build: () => Effect.fail(new AgentBuildError({ where: "refusing", problem: "this kind builds no agent" }))
       }
       const error = yield* Cluster.worker({
         cluster: "postgres://user@127.0.0.1:1/db",

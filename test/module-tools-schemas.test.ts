@@ -167,7 +167,7 @@ describe("module tools declared with Zod, a Standard Schema or the AI SDK", () =
       const opaque = {
         "~standard": { version: 1, vendor: "opaque", validate: (value: unknown) => ({ value }) }
       }
-      const refuse = (tools: unknown) => Effect.flip(ModuleTools.fromExport(tools, "--tools m.ts"))
+      const refuse = (tools: unknown) => Effect.map(Effect.flip(ModuleTools.fromExport(tools, "--tools m.ts")), (e) => e.message)
       assert.strictEqual(
         yield* refuse({ lookup: { parameters: opaque, execute: () => 1 } }),
         "--tools m.ts: the parameters of tool \"lookup\" (a Standard Schema of vendor \"opaque\") cannot be turned into a JSON Schema: " +

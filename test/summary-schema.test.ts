@@ -171,7 +171,7 @@ describe("Written: the text of --summary FILE", () => {
       assert.strictEqual(fs.readFileSync(file, "utf8"), JSON.stringify(summary, null, 2) + "\n")
       const other = path.join(dir, "other.json")
       const failed = yield* Effect.flip(SummaryOutput.format.write(other, { ...context, gated: { ...summary, cache: 1 } as Gates.GatedSummary }))
-      assert.strictEqual(failed, `cannot write --summary ${other}: the summary's field cache is not in its Schema`)
+      assert.strictEqual(failed.message, `cannot write --summary ${other}: the summary's field cache is not in its Schema`)
       assert.isFalse(fs.existsSync(other))
       fs.rmSync(dir, { recursive: true, force: true })
     }).pipe(Effect.provide([NodeServices.layer, Kinds.layer()])))

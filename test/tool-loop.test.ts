@@ -249,7 +249,7 @@ describe("the tool loop", () => {
       ])
       assert.deepStrictEqual(seen, [{ a: 2, b: 3 }])
       const refused = yield* Effect.flip(ModuleTools.fromExport({ bad: { parameters: { type: "nope" }, execute: () => 1 } }, "--tools m.ts"))
-      assert.match(refused, /^--tools m\.ts: the parameters schema of tool "bad" is not a valid JSON Schema: /)
+      assert.match(refused.message, /^--tools m\.ts: the parameters schema of tool "bad" is not a valid JSON Schema: /)
     })))
 
   it.effect("MaxTurns: a model that never stops fails the trial with MaxTurns, never retried, its trajectory and usage kept", () =>

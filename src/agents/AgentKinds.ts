@@ -12,13 +12,13 @@ import type { Agent } from "../domain/Agent.ts"
 import { redactUrl } from "../internal/redact.ts"
 import * as EffectAiAgent from "./EffectAi.ts"
 import * as HttpAgent from "./Http.ts"
-import type { AgentKind, BuildOptions, Spec } from "./Kind.ts"
-import type { McpServerFailed, Requirements } from "./tools/Source.ts"
+import { type AgentKind, AgentBuildError, type BuildOptions, type Spec } from "./Kind.ts"
+import type { McpServerFailed, Requirements, ToolConnectError } from "./tools/Source.ts"
 import * as ModuleAgent from "./Module.ts"
 import * as OpenAiAgent from "./OpenAi.ts"
 import * as SimAgent from "./Sim.ts"
 
-export type { AgentKind, BuildOptions, Spec } from "./Kind.ts"
+export { AgentBuildError, type AgentKind, type BuildOptions, type Spec } from "./Kind.ts"
 
 /**
  * The kinds this package has, in the order help and messages list them.
@@ -83,8 +83,9 @@ export const kindOf = (spec: Spec, kinds: ReadonlyArray<AgentKind> = builtIn): A
 }
 
 /**
- * Builds the agent of a spec; a failure is the problem, worded for `--agent`
- * (or `McpServerFailed`: a tool server that did not answer in time).
+ * Builds the agent of a spec; a failure is `AgentBuildError`, worded for
+ * `--agent`, `ToolConnectError` for `--tools`, or `McpServerFailed`: a tool
+ * server that did not answer in time.
  *
  * @category constructors
  * @since 0.3.0
@@ -93,13 +94,15 @@ export const build = (
   spec: Spec,
   options: BuildOptions,
   kinds: ReadonlyArray<AgentKind> = builtIn
-): Effect.Effect<Agent<unknown, HttpClient.HttpClient>, string | McpServerFailed, Requirements> =>
+): Effect.Effect<Agent<unknown, HttpClient.HttpClient>, AgentBuildError | ToolConnectError | McpServerFailed, Requirements> =>
   Effect.suspend(() => {
     const kind = kindOf(spec, kinds)
     if (options.tools !== undefined && options.tools.length > 0 && kind.usesTools !== true) {
       return Effect.fail(
-        `--tools needs an agent that runs a tool loop (${kinds.filter((k) => k.usesTools === true).map((k) => k.usage).join(" or ")}), ` +
-          `not ${kind.usage}`
+        new AgentBuildError({
+          problem: `--tools needs an agent that runs a tool loop (${kinds.filter((k) => k.usesTools === true).map((k) => k.usage).join(" or ")}), ` +
+            `not ${kind.usage}`
+        })
       )
     }
     return kind.build(spec, options)

@@ -10,7 +10,7 @@
 import { Effect, Layer } from "effect"
 import type { LanguageModel } from "effect/ai"
 import { loadValue } from "../internal/loadExport.ts"
-import type { AgentKind } from "./Kind.ts"
+import { AgentBuildError, type AgentKind } from "./Kind.ts"
 import * as ToolAgent from "./tools/Agent.ts"
 import type { Requirements } from "./tools/Source.ts"
 
@@ -48,10 +48,11 @@ export const kind: AgentKind<EffectAiSpec> = {
   build: (spec, options) => {
     const where = `--agent ${specText(spec.file, spec.exportName)}`
     return loadValue(spec.file, spec.exportName, options.cwd, "model module").pipe(
+      Effect.mapError((problem) => new AgentBuildError({ where, problem })),
       Effect.flatMap((value) =>
         Layer.isLayer(value)
           ? Effect.succeed(value as Layer.Layer<LanguageModel.LanguageModel, unknown, Requirements>)
-          : Effect.fail(`export "${spec.exportName ?? "default"}" is a ${typeof value}, not a Layer that provides LanguageModel`)
+          : Effect.fail(new AgentBuildError({ where, problem: `export "${spec.exportName ?? "default"}" is a ${typeof value}, not a Layer that provides LanguageModel` }))
       ),
       Effect.flatMap((layer) =>
         ToolAgent.make(layer, {
@@ -63,9 +64,14 @@ export const kind: AgentKind<EffectAiSpec> = {
           retry: options.retry,
           model: options.model,
           cwd: options.cwd
-        })
-      ),
-      Effect.mapError((e) => typeof e === "string" ? `${where}: ${e}` : e)
+        }).pipe(
+          // The tool loop's problems are worded under the spec too.
+          Effect.catchTags({
+            AgentBuildError: (e) => Effect.fail(new AgentBuildError({ where, problem: e.message })),
+            ToolConnectError: (e) => Effect.fail(new AgentBuildError({ where, problem: e.message }))
+          })
+        )
+      )
     )
   }
 }

@@ -6,11 +6,11 @@
  *
  * @since 0.3.0
  */
-import type { Duration, Effect, Redacted } from "effect"
+import { type Duration, type Effect, type Redacted, Schema } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Agent } from "../domain/Agent.ts"
 import type { RetryPolicy } from "../runner/Policy.ts"
-import type { McpServerFailed, Requirements, Spec as ToolSpec } from "./tools/Source.ts"
+import type { McpServerFailed, Requirements, Spec as ToolSpec, ToolConnectError } from "./tools/Source.ts"
 
 /**
  * A parsed `--agent` spec: its kind's tag and the kind's own fields.
@@ -19,6 +19,29 @@ import type { McpServerFailed, Requirements, Spec as ToolSpec } from "./tools/So
  * @since 0.3.0
  */
 export type Spec = { readonly _tag: string } & { readonly [field: string]: unknown }
+
+/**
+ * An `--agent` spec that cannot be built: a module without the export, a
+ * kind that needs `--model`, `--tools` with an agent that runs no tool loop,
+ * a model layer that failed (bad input: exit 2). `where` is the flag and
+ * spec at fault (`--agent module:agent.ts`) when the problem is worded
+ * under it, and `problem` what is wrong; the message is the two joined.
+ *
+ * @category errors
+ * @since 0.7.0
+ */
+export class AgentBuildError extends Schema.TaggedError<AgentBuildError>()("AgentBuildError", {
+  where: Schema.optionalKey(Schema.String),
+  problem: Schema.String
+}) {
+  override get message(): string {
+    return this.where === undefined ? this.problem : `${this.where}: ${this.problem}`
+  }
+  /** Bad input: the command exits 2. */
+  get exitCode(): 2 {
+    return 2
+  }
+}
 
 /**
  * What building an agent may need besides its spec.
@@ -81,12 +104,13 @@ export interface AgentKind<S extends Spec = any> {
   readonly usesTools?: boolean | undefined
   /**
    * The agent, built in the run's scope (which its resources, an MCP
-   * server's process, live as long as); a failure is the problem, worded
-   * for `--agent`, or `McpServerFailed` for a tool server that did not
-   * answer in time (not bad input: the run stops with exit 1).
+   * server's process, live as long as); a failure is `AgentBuildError`,
+   * worded for `--agent`, `ToolConnectError` for `--tools` that cannot be
+   * connected, or `McpServerFailed` for a tool server that did not answer
+   * in time (not bad input: the run stops with exit 1).
    */
   readonly build: (
     spec: S,
     options: BuildOptions
-  ) => Effect.Effect<Agent<unknown, HttpClient.HttpClient>, string | McpServerFailed, Requirements>
+  ) => Effect.Effect<Agent<unknown, HttpClient.HttpClient>, AgentBuildError | ToolConnectError | McpServerFailed, Requirements>
 }

@@ -9,7 +9,7 @@ import { Effect, Schema } from "effect"
 import { loadExport } from "../internal/loadExport.ts"
 import { fromCallable } from "../domain/Agent.ts"
 import type { AgentEvalTask } from "../domain/Trial.ts"
-import type { AgentKind } from "./Kind.ts"
+import { AgentBuildError, type AgentKind } from "./Kind.ts"
 
 /**
  * The module cannot be loaded, or lacks a callable export of that name.
@@ -71,6 +71,6 @@ export const kind: AgentKind<ModuleSpec> = {
   input: (spec) => spec.file,
   build: (spec, options) =>
     load(spec.file, spec.exportName, options.cwd).pipe(
-      Effect.mapError((e) => `--agent ${moduleText(spec.file, spec.exportName)}: ${e.message}`)
+      Effect.mapError((e) => new AgentBuildError({ where: `--agent ${moduleText(spec.file, spec.exportName)}`, problem: e.message }))
     )
 }

@@ -19,7 +19,7 @@ import { keySecrets, redactUrl, scrubber, urlCredentials, urlSecrets } from "../
 import * as Redactor from "../runner/Redactor.ts"
 import { userContent } from "./internal/prompt.ts"
 import * as ChatModel from "./ChatModel.ts"
-import type { AgentKind } from "./Kind.ts"
+import { AgentBuildError, type AgentKind } from "./Kind.ts"
 import * as ToolAgent from "./tools/Agent.ts"
 
 /**
@@ -149,7 +149,9 @@ export const kind: AgentKind<{ readonly _tag: "OpenAi"; readonly baseUrl: string
   usesTools: true,
   build: (spec, options) => {
     const model = options.model
-    if (model === undefined || model === "") return Effect.fail(`--agent openai:${redactUrl(spec.baseUrl)} needs --model NAME`)
+    if (model === undefined || model === "") {
+      return Effect.fail(new AgentBuildError({ problem: `--agent openai:${redactUrl(spec.baseUrl)} needs --model NAME` }))
+    }
     const chat = { baseUrl: spec.baseUrl, model, apiKey: options.apiKey }
     // With --tools, the tool loop over the same endpoint; else one call.
     return options.tools === undefined || options.tools.length === 0

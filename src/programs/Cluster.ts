@@ -101,7 +101,7 @@ export const worker = (
     const cluster = yield* checked(config.cluster)
     const kinds = config.kinds ?? (yield* Kinds.Registry)
     const agent = yield* AgentKinds.build(config.agent, config, kinds.agents).pipe(
-      Effect.mapError((e) => new ClusterUnreachable({ message: typeof e === "string" ? e : e.message }))
+      Effect.mapError((e) => new ClusterUnreachable({ message: e.message }))
     )
     const entity = Worker.layer({ agent, parallelism: config.parallelism, cwd: config.cwd, scorerKinds: kinds.scorers })
     const running = entity.pipe(

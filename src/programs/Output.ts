@@ -7,11 +7,32 @@
  *
  * @since 0.3.0
  */
-import type { Effect, FileSystem, Path, Stream } from "effect"
+import { type Effect, type FileSystem, type Path, Schema, type Stream } from "effect"
 import type * as Dataset from "../datasets/Dataset.ts"
 import type * as Gates from "../summary/Gates.ts"
 import type * as Summary from "../summary/Summary.ts"
 import type { Registry } from "./internal/kinds.ts"
+
+/**
+ * An output could not be written (a full disk, a folder where the file
+ * should be): `flag` and `path` are the output asked for, and the message
+ * names them with the reason. After a run that ended well it is the run's
+ * error (exit 1); after any other end, one line on stderr beside it.
+ *
+ * @category errors
+ * @since 0.7.0
+ */
+export class OutputWriteError extends Schema.TaggedError<OutputWriteError>()("OutputWriteError", {
+  /** The output's flag, `--summary`. */
+  flag: Schema.String,
+  path: Schema.String,
+  message: Schema.String
+}) {
+  /** A stop on the way, not bad input: the command exits 1. */
+  get exitCode(): 1 {
+    return 1
+  }
+}
 
 /**
  * What an output is made from.
@@ -57,6 +78,6 @@ export interface OutputFormat {
   readonly readsResults?: boolean | undefined
   /** Written also when bad input stopped the run (a summary says so; a report would be of a run that never ran). */
   readonly afterInputError?: boolean | undefined
-  /** Writes `path`; a failure is the message, naming the flag and the file. */
-  readonly write: (path: string, context: Context) => Effect.Effect<void, string, Services>
+  /** Writes `path`; a failure is `OutputWriteError`, its message naming the flag and the file. */
+  readonly write: (path: string, context: Context) => Effect.Effect<void, OutputWriteError, Services>
 }

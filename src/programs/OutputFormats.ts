@@ -10,7 +10,7 @@ import type { OutputFormat } from "./Output.ts"
 import * as RunReport from "./run/Report.ts"
 import * as SummaryOutput from "./SummaryOutput.ts"
 
-export type { Context, OutputFormat, Services } from "./Output.ts"
+export { type Context, type OutputFormat, OutputWriteError, type Services } from "./Output.ts"
 
 /**
  * The outputs this package writes, in the order they are written.

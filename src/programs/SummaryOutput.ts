@@ -6,7 +6,7 @@
 import { Effect } from "effect"
 import { writeOutput } from "../internal/outputs.ts"
 import * as Written from "../summary/Written.ts"
-import type { OutputFormat } from "./Output.ts"
+import { type OutputFormat, OutputWriteError } from "./Output.ts"
 
 /**
  * The output format.
@@ -22,6 +22,7 @@ export const format: OutputFormat = {
   write: (path, context) =>
     Effect.fromResult(Written.runSummary(context.gated)).pipe(
       Effect.mapError((problem) => `cannot write --summary ${path}: ${problem}`),
-      Effect.flatMap((json) => writeOutput("--summary", path, json).pipe(Effect.mapError((e) => e.message)))
+      Effect.flatMap((json) => writeOutput("--summary", path, json).pipe(Effect.mapError((e) => e.message))),
+      Effect.mapError((message) => new OutputWriteError({ flag: "--summary", path, message }))
     )
 }

@@ -10,6 +10,7 @@
 import { Context, type Duration, Effect, Layer, Schema } from "effect"
 import type { LanguageModel } from "effect/ai"
 import type { Agent } from "../../domain/Agent.ts"
+import { AgentBuildError } from "../Kind.ts"
 import type { RetryPolicy } from "../../runner/Policy.ts"
 import { DEFAULT_TIMEOUT } from "./internal/mcp.ts"
 import * as ToolLoop from "./Loop.ts"
@@ -57,8 +58,9 @@ export const defaults = { maxTurns: 10, toolParallelism: 4, mcpTimeout: DEFAULT_
 
 /**
  * The agent, built in the current scope (the run's): the model's layer built
- * once, the tools connected once unless `mcpPerTrial`. A failure is the
- * problem, worded for the flag at fault, or `McpServerFailed` for an MCP
+ * once, the tools connected once unless `mcpPerTrial`. A failure is
+ * `AgentBuildError` (the model's layer failed), `ToolConnectError` (a
+ * `--tools` source cannot be connected), or `McpServerFailed` for an MCP
  * server that did not answer within `mcpTimeout` (per trial with
  * `mcpPerTrial`: the trial fails with it, and the run stops).
  *
@@ -70,13 +72,13 @@ export const make = <E>(
   options: Options
 ): Effect.Effect<
   Agent<ToolLoop.MaxTurns | ToolLoop.ModelError | ToolSourceError | ToolSources.McpServerFailed>,
-  string | ToolSources.McpServerFailed,
+  AgentBuildError | ToolSources.ToolConnectError | ToolSources.McpServerFailed,
   ToolSources.Requirements
 > =>
   Effect.gen(function*() {
     const services = yield* Effect.context<ToolSources.Requirements>()
     const modelContext = yield* Layer.build(model).pipe(
-      Effect.mapError((e) => `the model's layer failed: ${String((e as { message?: unknown })?.message ?? e)}`)
+      Effect.mapError((e) => new AgentBuildError({ problem: `the model's layer failed: ${String((e as { message?: unknown })?.message ?? e)}` }))
     )
     const connect = ToolSources.connectAll(options.tools, { cwd: options.cwd, mcpTimeout: options.mcpTimeout }, options.sources)
     const shared = options.mcpPerTrial === true ? undefined : yield* connect
@@ -98,7 +100,7 @@ export const make = <E>(
         ? ToolLoop.run(task, loopOptions(shared))
         : Effect.scoped(
           connect.pipe(
-            Effect.mapError((e) => typeof e === "string" ? new ToolSourceError({ message: e }) : e),
+            Effect.catchTag("ToolConnectError", (e) => Effect.fail(new ToolSourceError({ message: e.message }))),
             Effect.flatMap((tools) => ToolLoop.run(task, loopOptions(tools)))
           )
         )).pipe(Effect.provideContext(Context.merge(services, modelContext)))

@@ -23,7 +23,7 @@ import { Tool, Toolkit } from "effect/ai"
 import { loadValue } from "../../internal/loadExport.ts"
 import { parametersOf } from "./internal/parameters.ts"
 import type { Tools } from "./Loop.ts"
-import type { ToolSource } from "./Source.ts"
+import { ToolConnectError, type ToolSource } from "./Source.ts"
 
 type ModuleSpec = { readonly _tag: "ModuleTools"; readonly file: string; readonly exportName: string | undefined }
 
@@ -67,17 +67,17 @@ const isWithHandler = (u: unknown): u is Tools => isObject(u) && isObject(u["too
 
 /**
  * The tools of a module's export (see the module's doc for the shapes); a
- * string is the problem.
+ * failure is `ToolConnectError` at `where`.
  *
  * @category constructors
  * @since 0.5.0
  */
-export const fromExport = (value: unknown, where: string): Effect.Effect<Tools, string> => {
+export const fromExport = (value: unknown, where: string): Effect.Effect<Tools, ToolConnectError> => {
   if (Effect.isEffect(value)) {
     return (value as Effect.Effect<unknown, unknown>).pipe(
-      Effect.mapError((e) => `${where}: building the toolkit failed: ${String((e as Error)?.message ?? e)}`),
+      Effect.mapError((e) => new ToolConnectError({ where, problem: `building the toolkit failed: ${String((e as Error)?.message ?? e)}` })),
       Effect.flatMap((built) =>
-        isWithHandler(built) ? Effect.succeed(built) : Effect.fail(`${where}: the Effect gave no toolkit with handlers`)
+        isWithHandler(built) ? Effect.succeed(built) : Effect.fail(new ToolConnectError({ where, problem: "the Effect gave no toolkit with handlers" }))
       )
     )
   }
@@ -85,7 +85,9 @@ export const fromExport = (value: unknown, where: string): Effect.Effect<Tools, 
     const toolkit = value["toolkit"] as Effect.Effect<unknown, never, never>
     return fromExport(Effect.provide(toolkit, value["layer"] as unknown as Layer.Layer<never>), where)
   }
-  if (!isObject(value)) return Effect.fail(`${where}: expected a toolkit with its layer or an object of tools, got a ${typeof value}`)
+  if (!isObject(value)) {
+    return Effect.fail(new ToolConnectError({ where, problem: `expected a toolkit with its layer or an object of tools, got a ${typeof value}` }))
+  }
   return Effect.gen(function*() {
     const tools: Array<Tool.Any> = []
     const handlers: Record<
@@ -94,12 +96,12 @@ export const fromExport = (value: unknown, where: string): Effect.Effect<Tools, 
     > = {}
     for (const [name, entry] of Object.entries(value)) {
       if (!isObject(entry) || typeof entry["execute"] !== "function") {
-        return yield* Effect.fail(`${where}: tool "${name}" needs an execute function ({ description?, parameters, execute })`)
+        return yield* new ToolConnectError({ where, problem: `tool "${name}" needs an execute function ({ description?, parameters, execute })` })
       }
       const plain = entry as unknown as PlainTool
       // effect/ai does not check JSON-Schema parameters: arguments that do not
       // fit are a tool error the model sees, and `execute` never runs on them.
-      const parameters = yield* Effect.mapError(parametersOf(entry, name), (problem) => `${where}: ${problem}`)
+      const parameters = yield* Effect.mapError(parametersOf(entry, name), (problem) => new ToolConnectError({ where, problem }))
       tools.push(Tool.dynamic(name, {
         ...(plain.description === undefined ? undefined : { description: plain.description }),
         parameters: parameters.jsonSchema as never,
@@ -119,7 +121,7 @@ export const fromExport = (value: unknown, where: string): Effect.Effect<Tools, 
         ))
     }
     const toolkit = Toolkit.make(...tools)
-    return yield* (Effect.provide(toolkit, toolkit.toLayer(handlers as never)) as unknown as Effect.Effect<Tools, string>)
+    return yield* (Effect.provide(toolkit, toolkit.toLayer(handlers as never)) as unknown as Effect.Effect<Tools, ToolConnectError>)
   })
 }
 
@@ -153,7 +155,7 @@ export const source: ToolSource<ModuleSpec> = {
   connect: (spec, options) => {
     const where = `--tools ${moduleText(spec.file, spec.exportName)}`
     return loadValue(spec.file, spec.exportName, options.cwd, "tools module").pipe(
-      Effect.mapError((message) => `${where}: ${message}`),
+      Effect.mapError((problem) => new ToolConnectError({ where, problem })),
       Effect.flatMap((value) => fromExport(value, where))
     )
   }

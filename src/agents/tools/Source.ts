@@ -44,6 +44,29 @@ export class McpServerFailed extends Schema.TaggedError<McpServerFailed>()("McpS
 }) {}
 
 /**
+ * A `--tools` source that cannot be connected: a module without tools, a
+ * tool whose schema gives no JSON Schema, an MCP server that cannot be
+ * started, two sources with a tool of one name (bad input: exit 2). `where`
+ * is the flag and spec at fault (`--tools module:tools.ts`) when there is
+ * one, and `problem` what is wrong there; the message is the two joined.
+ *
+ * @category errors
+ * @since 0.7.0
+ */
+export class ToolConnectError extends Schema.TaggedError<ToolConnectError>()("ToolConnectError", {
+  where: Schema.optionalKey(Schema.String),
+  problem: Schema.String
+}) {
+  override get message(): string {
+    return this.where === undefined ? this.problem : `${this.where}: ${this.problem}`
+  }
+  /** Bad input: the command exits 2. */
+  get exitCode(): 2 {
+    return 2
+  }
+}
+
+/**
  * How a source connects: paths in the spec are resolved from `cwd`; an MCP
  * server must answer `initialize` and `tools/list` within `mcpTimeout`
  * (default 30 seconds).
@@ -76,8 +99,8 @@ export interface ToolSource<S extends Spec = any> {
   /** Whether it holds state a trial may change (an MCP server): `--mcp-per-trial` connects it per trial. */
   readonly stateful: boolean
   /**
-   * Its tools with their handlers; a failure is the problem, worded for
-   * `--tools`, or `McpServerFailed` for a server that did not answer in time.
+   * Its tools with their handlers; a failure is `ToolConnectError`, worded
+   * for `--tools`, or `McpServerFailed` for a server that did not answer in time.
    */
-  readonly connect: (spec: S, options: ConnectOptions) => Effect.Effect<Tools, string | McpServerFailed, Requirements>
+  readonly connect: (spec: S, options: ConnectOptions) => Effect.Effect<Tools, ToolConnectError | McpServerFailed, Requirements>
 }

@@ -11,10 +11,10 @@ import * as McpHttpTools from "./McpHttp.ts"
 import * as McpStdioTools from "./McpStdio.ts"
 import * as ModuleTools from "./Module.ts"
 import type { Tools } from "./Loop.ts"
-import type { ConnectOptions, McpServerFailed, Requirements, Spec, ToolSource } from "./Source.ts"
+import { type ConnectOptions, type McpServerFailed, type Requirements, type Spec, ToolConnectError, type ToolSource } from "./Source.ts"
 
 export type { ConnectOptions, Requirements, Spec, ToolSource } from "./Source.ts"
-export { McpServerFailed } from "./Source.ts"
+export { McpServerFailed, ToolConnectError } from "./Source.ts"
 
 /**
  * The sources this package has, in the order messages list them.
@@ -61,7 +61,7 @@ export const connectAll = (
   specs: ReadonlyArray<Spec>,
   options: ConnectOptions,
   sources: ReadonlyArray<ToolSource> = builtIn
-): Effect.Effect<Tools, string | McpServerFailed, Requirements> =>
+): Effect.Effect<Tools, ToolConnectError | McpServerFailed, Requirements> =>
   Effect.gen(function*() {
     const owners = new Map<string, { readonly tools: Tools; readonly from: string }>()
     for (const spec of specs) {
@@ -70,7 +70,7 @@ export const connectAll = (
       for (const name of Object.keys(tools.tools)) {
         const other = owners.get(name)
         if (other !== undefined) {
-          return yield* Effect.fail(`--tools: the tool "${name}" is in both ${other.from} and ${source.format(spec)}`)
+          return yield* new ToolConnectError({ where: "--tools", problem: `the tool "${name}" is in both ${other.from} and ${source.format(spec)}` })
         }
         owners.set(name, { tools, from: source.format(spec) })
       }

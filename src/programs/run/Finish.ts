@@ -104,7 +104,7 @@ export const finish = (plan: RunPlan, ended: Outcome) =>
       // A run stopped by bad input is reported on only by the outputs that
       // say so (a summary, not a report of a run that never ran as asked).
       if (file === undefined || (outcome === "input_error" && output.afterInputError !== true)) continue
-      yield* output.write(file, context).pipe(Effect.catch(lost))
+      yield* output.write(file, context).pipe(Effect.catchTag("OutputWriteError", (e) => lost(e.message)))
     }
   })
 

@@ -137,12 +137,12 @@ export const prepare = Effect.fnUntraced(function*(options: RunConfig, counts: M
   // A --cluster run's agent is the workers' own.
   const agent: Agent<unknown, HttpClient.HttpClient> = config.remote === undefined
     ? yield* AgentKinds.build(config.agent, { ...config, retry: Policy.retryOf(config) }, kinds.agents)
-      .pipe(Effect.mapError((e) =>
+      .pipe(Effect.catchTags({
+        AgentBuildError: (e) => Effect.fail(input(e)),
+        ToolConnectError: (e) => Effect.fail(input(e)),
         // A tool server that does not answer is not bad input: exit 1, not 2.
-        typeof e === "string"
-          ? new RunInputError({ message: e })
-          : new ToolsStop.ToolServerFailed({ message: `${e.message}; the run stopped before its first trial` })
-      ))
+        McpServerFailed: (e) => Effect.fail(new ToolsStop.ToolServerFailed({ message: `${e.message}; the run stopped before its first trial` }))
+      }))
     : () => Effect.die("a --cluster run calls no agent here")
   const scorers = yield* buildScorers(config)
   const pricing = config.pricing === undefined ? undefined : Pricing.make(

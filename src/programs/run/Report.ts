@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
-import type { OutputFormat } from "../Output.ts"
+import { type OutputFormat, OutputWriteError } from "../Output.ts"
 import * as Report from "../Report.ts"
 
 /**
@@ -32,6 +32,12 @@ export const format: OutputFormat = {
       tasks: context.tasks
     }).pipe(
       Effect.flatMap((written) => context.say(`report: ${written.html}`)),
-      Effect.mapError((e) => e instanceof Report.ReportWriteError ? e.message : `cannot write --report ${path}: ${e.message}`)
+      Effect.mapError((e) =>
+        new OutputWriteError({
+          flag: "--report",
+          path,
+          message: e._tag === "ReportWriteError" ? e.message : `cannot write --report ${path}: ${e.message}`
+        })
+      )
     )
 }

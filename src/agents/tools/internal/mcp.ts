@@ -15,7 +15,7 @@ import { Cause, Context, Duration, Effect, Exit, Layer, Scope, Semaphore, Stream
 import { McpClient, type McpClientError } from "effect/ai"
 import { packageVersion } from "../../../internal/packageVersion.ts"
 import type { Tools } from "../Loop.ts"
-import { McpServerFailed, type Requirements } from "../Source.ts"
+import { McpServerFailed, type Requirements, ToolConnectError } from "../Source.ts"
 import * as StderrTail from "./stderrTail.ts"
 
 /**
@@ -42,7 +42,7 @@ export const connect = (
   where: string,
   layer: Layer.Layer<McpClient.McpClient, McpClientError.McpClientError, Exclude<Requirements, Scope.Scope>>,
   options: { readonly timeout: Duration.Duration }
-): Effect.Effect<Tools, string | McpServerFailed, Requirements> =>
+): Effect.Effect<Tools, ToolConnectError | McpServerFailed, Requirements> =>
   Effect.gen(function*() {
     const scope = yield* Scope.Scope
     const services = yield* Effect.context<Exclude<Requirements, Scope.Scope>>()
@@ -55,7 +55,7 @@ export const connect = (
         return { scope: own, tools, tail }
       }).pipe(
         Effect.catch((error: McpClientError.McpClientError) =>
-          Effect.flatMap(tail.suffix, (stderr): Effect.Effect<never, string | McpServerFailed> => {
+          Effect.flatMap(tail.suffix, (stderr): Effect.Effect<never, ToolConnectError | McpServerFailed> => {
             const reason = error.reason as { readonly _tag: string; readonly operation?: string }
             return reason._tag === "TimeoutError"
               ? Effect.fail(
@@ -64,7 +64,7 @@ export const connect = (
                     `within ${Duration.format(options.timeout)} (--mcp-timeout)${stderr}`
                 })
               )
-              : Effect.fail(`--tools ${where}: cannot connect to the MCP server: ${error.message}${stderr}`)
+              : Effect.fail(new ToolConnectError({ where: `--tools ${where}`, problem: `cannot connect to the MCP server: ${error.message}${stderr}` }))
           })
         ),
         // A server that failed to connect is stopped now, not at the end of the run.
