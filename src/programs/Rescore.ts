@@ -294,7 +294,7 @@ export const score = Effect.fn("Rescore.score")(function*(options: ScoreConfig) 
       if (failure !== undefined) {
         return new ScoreWriteError({ message: `${failure.message}; --resume scores the rest` })
       }
-      return e instanceof ScoreInputError ? e : bad(e.message)
+      return e._tag === "ScoreInputError" ? e : ScoreInputError.from(e)
     }),
     Effect.andThen(Effect.suspend(() =>
       unwritten === undefined ? Effect.void : Effect.fail(new ScoreWriteError({ message: unwritten }))

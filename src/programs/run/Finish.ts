@@ -116,17 +116,16 @@ export const finish = (plan: RunPlan, ended: Outcome) =>
  * @category running
  * @since 0.7.0
  */
-export const exitDecision = (counts: MutableCounts) => <A, E, R>(self: Effect.Effect<A, E, R>) =>
+export const exitDecision = (counts: MutableCounts) => <A, E extends { readonly _tag: string; readonly message: string }, R>(self: Effect.Effect<A, E, R>) =>
   self.pipe(
     // A write failure decides the exit whatever else went wrong: trials were lost.
-    Effect.mapError((e) => counts.writeFailure ?? e),
-    Effect.mapError((e) =>
-      e instanceof Results.ResultsWriteError
-        ? new RunWriteError({
+    Effect.mapError((e): E | Results.ResultsWriteError => counts.writeFailure ?? e),
+    Effect.catchTag("ResultsWriteError", (e) =>
+      Effect.fail(
+        new RunWriteError({
           message: `${e.message}; the run stopped (the summary counts what the file holds; --resume runs the rest)`
         })
-        : e
-    ),
+      )),
     Effect.andThen(Effect.suspend(() =>
       counts.unwritten.length === 0 ? Effect.void : Effect.andThen(
         Effect.forEach(counts.unwritten.slice(0, -1), (message) => Console.error(`agent-trials: ${message}`)),

@@ -14,13 +14,9 @@
 import { Effect } from "effect"
 import * as DatasetFormats from "../../datasets/DatasetFormats.ts"
 import { MutableCounts } from "./internal/counts.ts"
-import * as Policy from "../../runner/Policy.ts"
 import { RunInputError } from "../../runner/Remote.ts"
 import * as Progress from "./Progress.ts"
-import * as Results from "../../results/Results.ts"
 import { DEFAULT_ESTIMATE_TRIALS, DEFAULT_SYNTHETIC, policyOptions, type RunConfig, scoreSpecs } from "./Config.ts"
-import * as Budget from "./Budget.ts"
-import * as ToolsStop from "./ToolsStop.ts"
 import { runSize } from "./Inputs.ts"
 import { prepare } from "./Prepare.ts"
 import { exitDecision, finish } from "./Finish.ts"
@@ -133,13 +129,9 @@ export const run = Effect.fn("Run.run")(function*(options: RunConfig) {
       Price.price({ pricing, sayUnpriced }),
       Stop.stop({ deadServer: config.tools !== undefined && config.tools.length > 0, budget }),
       Record.record({ sink, announce }),
-      // Every failure of the pipeline is routed here, once: its own errors pass, anything else is bad input.
-      Effect.mapError((e) =>
-        e instanceof RunInputError || e instanceof Policy.MaxFailuresExceeded || e instanceof Results.ResultsWriteError || e._tag === "DatasetError" ||
-          e instanceof Budget.BudgetExceeded || e instanceof ToolsStop.ToolServerFailed
-          ? e
-          : input(e)
-      )
+      // Every failure of the pipeline is routed here, once: a scoring parallelism or a dataset
+      // revision refused is bad input; the rest stop the run as they are.
+      Effect.catchTags({ InvalidParallelism: (e) => Effect.fail(input(e)), RunDefinitionError: (e) => Effect.fail(input(e)) })
     )
     yield* sink.flush
   })).pipe(
