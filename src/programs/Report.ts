@@ -74,12 +74,7 @@ export class ReportInputError extends Schema.TaggedError<ReportInputError>()("Re
  */
 export class ReportWriteError extends Schema.TaggedError<ReportWriteError>()("ReportWriteError", {
   message: Schema.String
-}) {
-  /** A stop on the way, not bad input: the command exits 1. */
-  get exitCode(): 1 {
-    return 1
-  }
-}
+}) {}
 
 /**
  * What `report` needs, after flags are read.
