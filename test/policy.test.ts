@@ -103,7 +103,7 @@ describe("retry schedule", () => {
         const agent: Agent.Agent<NetworkError> = () =>
           Effect.flatMap(now, (t) => {
             starts.push(t)
-            return Effect.fail(new NetworkError({ message: "connection reset" }))
+            return Effect.fail(new NetworkError({ url: "http://agent.test", problem: "connection reset" }))
           })
         const fiber = yield* collect(1, agent, { parallelism: 1, retry }).pipe(Random.withSeed("policy"), Effect.forkChild)
         yield* TestClock.adjust("1 minute")
@@ -171,7 +171,7 @@ describe("retry schedule", () => {
         ["TypeError", false, () => {
           throw new TypeError("thrown before returning an Effect")
         }],
-        ["NetworkError", true, () => Effect.fail(new NetworkError({ message: "ECONNRESET" }))],
+        ["NetworkError", true, () => Effect.fail(new NetworkError({ url: "http://agent.test", problem: "ECONNRESET" }))],
         ["HttpStatusError", true, () => Effect.fail(status(408))],
         // A 429 without Retry-After uses up the retries, and is recorded as the rate limit it is.
         ["RateLimited", true, () => Effect.fail(status(429))],

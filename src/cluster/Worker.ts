@@ -87,7 +87,7 @@ export const layer = (options: WorkerOptions) =>
           const { execute, scorers } = result.success
           const agent: Agent<unknown, HttpClient.HttpClient> = payload.invalid === undefined
             ? options.agent
-            : () => Effect.fail(new InvalidTask({ message: payload.invalid! }))
+            : () => Effect.fail(new InvalidTask({ task_id: payload.task.id, problem: payload.invalid! }))
           return Effect.flatMap(
             executeTrial(payload.task, payload.epoch, agent, execute),
             (trial) => score(payload.task, trial, scorers, judges)

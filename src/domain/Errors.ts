@@ -125,11 +125,18 @@ const formatValue = (value: unknown): string => {
 
 /**
  * A bad dataset line with `--on-invalid skip`: recorded as a failed trial, its
- * agent never called (`TrialUnit.invalid`).
+ * agent never called (`TrialUnit.invalid`). `task_id` is the stand-in task's
+ * id (the line's own id, or `FILE:LINE`) and `problem` the dataset's words
+ * for the line (`tasks.jsonl:3: not JSON`), which are the message.
  *
  * @category errors
  * @since 0.1.0
  */
 export class InvalidTask extends Schema.TaggedError<InvalidTask>()("InvalidTask", {
-  message: Schema.String
-}) {}
+  task_id: Schema.String,
+  problem: Schema.String
+}) {
+  override get message(): string {
+    return this.problem
+  }
+}

@@ -24,26 +24,38 @@ export class HttpStatusError extends Schema.TaggedError<HttpStatusError>()("Http
 
 /**
  * No HTTP answer: connection refused or reset, DNS failure, invalid URL, a body
- * cut off mid-way.
+ * cut off mid-way. `url` is the endpoint as shown (its secrets redacted) and
+ * `problem` what went wrong (`connect ECONNREFUSED 127.0.0.1:9`).
  *
  * @category errors
  * @since 0.1.0
  */
 export class NetworkError extends Schema.TaggedError<NetworkError>()("NetworkError", {
-  message: Schema.String
-}) {}
+  url: Schema.String,
+  problem: Schema.String
+}) {
+  override get message(): string {
+    return `POST ${this.url} failed: ${this.problem}`
+  }
+}
 
 /**
  * The request body could not be encoded as JSON (a BigInt or a cycle in a
- * task given by a program): the message names the field and the endpoint.
+ * task given by a program): `url` is the endpoint as shown (its secrets
+ * redacted) and `problem` names the field and what is wrong with it.
  * Not retried: the same body fails the same way.
  *
  * @category errors
  * @since 0.6.0
  */
 export class HttpBodyError extends Schema.TaggedError<HttpBodyError>()("HttpBodyError", {
-  message: Schema.String
-}) {}
+  url: Schema.String,
+  problem: Schema.String
+}) {
+  override get message(): string {
+    return `cannot send POST ${this.url}: its body cannot be encoded as JSON: ${this.problem}`
+  }
+}
 
 /**
  * Everything an HTTP agent fails with.

@@ -28,45 +28,81 @@ export interface Scorer<R = never> {
 }
 
 /**
- * The task has no `reference` and the scorer needs one.
+ * The task has no `reference` and the scorer needs one: `task_id` is the
+ * task, `scorer` the scorer that needs it, and `path` where it looked when
+ * not the whole reference (the tool-calls scorer's `reference.tool_calls`).
  *
  * @category errors
  * @since 0.1.0
  */
 export class MissingReference extends Schema.TaggedError<MissingReference>()("MissingReference", {
-  message: Schema.String
-}) {}
+  task_id: Schema.String,
+  scorer: Schema.String,
+  path: Schema.optionalKey(Schema.String)
+}) {
+  override get message(): string {
+    return this.path === undefined
+      ? `task ${this.task_id} has no reference, which the ${this.scorer} scorer needs`
+      : `task ${this.task_id} has nothing at ${this.path}, the tool calls the ${this.scorer} scorer expects`
+  }
+}
 
 /**
  * The task's `reference` has a shape or value the scorer cannot use (an
- * object for `exact`, a pattern that is no regular expression, ...).
+ * object for `exact`, a pattern that is no regular expression, ...):
+ * `task_id` is the task, `scorer` the scorer, `path` where in the task when
+ * not the whole reference (`reference.tool_calls[2]`), `problem` what is
+ * wrong there, and `syntax` the `RegExp` constructor's words for a pattern
+ * that is no regular expression.
  *
  * @category errors
  * @since 0.1.0
  */
 export class InvalidReference extends Schema.TaggedError<InvalidReference>()("InvalidReference", {
-  message: Schema.String
-}) {}
+  task_id: Schema.String,
+  scorer: Schema.String,
+  path: Schema.optionalKey(Schema.String),
+  problem: Schema.String,
+  syntax: Schema.optionalKey(Schema.String)
+}) {
+  override get message(): string {
+    if (this.syntax !== undefined) return `task ${this.task_id}'s reference ${this.problem}: ${this.syntax}`
+    return this.path === undefined
+      ? `task ${this.task_id} ${this.problem}`
+      : `task ${this.task_id}: ${this.path} ${this.problem}`
+  }
+}
 
 /**
- * A user's scorer returned something that is not a score.
+ * A user's scorer returned something that is not a score: `returned` is
+ * what it returned, as shown (`{"score":1}`, `"yes"`, `a function`).
  *
  * @category errors
  * @since 0.1.0
  */
 export class InvalidScore extends Schema.TaggedError<InvalidScore>()("InvalidScore", {
-  message: Schema.String
-}) {}
+  returned: Schema.String
+}) {
+  override get message(): string {
+    return `the scorer returned ${this.returned}; expected a boolean, a finite number or { value: number, passed: boolean, explanation?: string }`
+  }
+}
 
 /**
- * The trial has no output to score (it failed).
+ * The trial has no output to score (it failed): `trial_id` is the trial and
+ * `status` its status.
  *
  * @category errors
  * @since 0.1.0
  */
 export class NoOutput extends Schema.TaggedError<NoOutput>()("NoOutput", {
-  message: Schema.String
-}) {}
+  trial_id: Schema.String,
+  status: Schema.String
+}) {
+  override get message(): string {
+    return `trial ${this.trial_id} has no output (status ${this.status}): only completed trials are scored`
+  }
+}
 
 /**
  * Makes a scorer from a function that may fail or die: a failure or defect
@@ -99,7 +135,7 @@ export const make = <E, R>(
     try {
       effect = trial.output === undefined
         ? Effect.fail(
-          new NoOutput({ message: `trial ${trial.id} has no output (status ${trial.status}): only completed trials are scored` })
+          new NoOutput({ trial_id: trial.id, status: trial.status })
         )
         : f(task, trial.output.output_text, trial)
     } catch (defect) {
@@ -164,7 +200,7 @@ export const negate = <R>(scorer: Scorer<R>, name: string = `not-${scorer.name}`
  */
 export const reference = (task: AgentEvalTask, scorer: string): Effect.Effect<unknown, MissingReference> =>
   task.reference === undefined || task.reference === null
-    ? Effect.fail(new MissingReference({ message: `task ${task.id} has no reference, which the ${scorer} scorer needs` }))
+    ? Effect.fail(new MissingReference({ task_id: task.id, scorer }))
     : Effect.succeed(task.reference)
 
 /**

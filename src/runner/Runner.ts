@@ -171,9 +171,10 @@ export const runPaired = <E, R, AE, AR>(
 const startUnit = <AE, AR>(unit: TrialUnit, agent: Agent<AE, AR>, config: BoundedConfig) =>
   unit.invalid === undefined
     ? startTrial(unit.task, unit.epoch, agent, config)
-    : startTrial(unit.task, unit.epoch, invalidAgent(unit.invalid), config)
+    : startTrial(unit.task, unit.epoch, invalidAgent(unit.task.id, unit.invalid), config)
 
-const invalidAgent = (message: string): Agent<InvalidTask> => () => Effect.fail(new InvalidTask({ message }))
+const invalidAgent = (taskId: string, problem: string): Agent<InvalidTask> => () =>
+  Effect.fail(new InvalidTask({ task_id: taskId, problem }))
 
 /**
  * Appends to `out` the units of `task`, one per epoch from 1: the one place

@@ -101,7 +101,9 @@ export const includes = (options: IncludesOptions = {}): Scorer => {
       const prepare = preparer({ ignoreCase: options.ignoreCase, trim: false, stripPunctuation: options.stripPunctuation })
       const needles = references.map((r) => prepare(r.trim()).trim())
       if (needles.some((n) => n === "")) {
-        return Effect.fail(new InvalidReference({ message: `task ${task.id} has an empty reference, which every output includes` }))
+        return Effect.fail(
+          new InvalidReference({ task_id: task.id, scorer: "includes", problem: "has an empty reference, which every output includes" })
+        )
       }
       // Opening or closing the output is judged on the output without its surrounding whitespace.
       const text = options.at === undefined ? prepare(output) : prepare(output).trim()
@@ -279,7 +281,9 @@ export const referenceTexts = (
       ? Effect.succeed(texts)
       : Effect.fail(
         new InvalidReference({
-          message: `task ${task.id} has the reference ${preview(ref)}; the ${scorer} scorer takes a string, number or boolean, or a non-empty list of them`
+          task_id: task.id,
+          scorer,
+          problem: `has the reference ${preview(ref)}; the ${scorer} scorer takes a string, number or boolean, or a non-empty list of them`
         })
       )
   })
@@ -294,13 +298,22 @@ const asText = (value: unknown): string | undefined =>
 const referencePattern = (task: AgentEvalTask): Effect.Effect<RegExp, MissingReference | InvalidReference> =>
   Effect.flatMap(reference(task, "regex"), (ref) => {
     if (typeof ref !== "string") {
-      return Effect.fail(new InvalidReference({ message: `task ${task.id} has the reference ${preview(ref)}; the regex scorer takes a pattern string` }))
+      return Effect.fail(new InvalidReference({
+          task_id: task.id,
+          scorer: "regex",
+          problem: `has the reference ${preview(ref)}; the regex scorer takes a pattern string`
+        }))
     }
     try {
       return Effect.succeed(new RegExp(ref))
     } catch (error) {
       return Effect.fail(
-        new InvalidReference({ message: `task ${task.id}'s reference is not a regular expression: ${(error as Error).message}` })
+        new InvalidReference({
+          task_id: task.id,
+          scorer: "regex",
+          problem: "is not a regular expression",
+          syntax: (error as Error).message
+        })
       )
     }
   })

@@ -135,9 +135,7 @@ export const toScore = (value: unknown): Effect.Effect<Score, InvalidScore> => {
     if (exit._tag === "Success") return Effect.succeed(exit.value)
   }
   return Effect.fail(
-    new InvalidScore({
-      message: `the scorer returned ${preview(value)}; expected a boolean, a finite number or { value: number, passed: boolean, explanation?: string }`
-    })
+    new InvalidScore({ returned: preview(value) })
   )
 }
 

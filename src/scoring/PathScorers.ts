@@ -257,16 +257,26 @@ export const expectedCalls = (
 ): Effect.Effect<ReadonlyArray<ExpectedCall>, MissingReference | InvalidReference> => {
   const list = at(task, path)
   if (list === undefined || list === null) {
-    return Effect.fail(new MissingReference({ message: `task ${task.id} has nothing at ${path}, the tool calls the tool-calls scorer expects` }))
+    return Effect.fail(new MissingReference({ task_id: task.id, scorer: "tool-calls", path }))
   }
   if (!Array.isArray(list)) {
-    return Effect.fail(new InvalidReference({ message: `task ${task.id}: ${path} must be a list of tool calls, got ${preview(list)}` }))
+    return Effect.fail(new InvalidReference({
+        task_id: task.id,
+        scorer: "tool-calls",
+        path,
+        problem: `must be a list of tool calls, got ${preview(list)}`
+      }))
   }
   const calls: Array<ExpectedCall> = []
   for (const [i, item] of list.entries()) {
     const call = expectedCall(item)
     if (typeof call === "string") {
-      return Effect.fail(new InvalidReference({ message: `task ${task.id}: ${path}[${i}] ${call}, got ${preview(item)}` }))
+      return Effect.fail(new InvalidReference({
+          task_id: task.id,
+          scorer: "tool-calls",
+          path: `${path}[${i}]`,
+          problem: `${call}, got ${preview(item)}`
+        }))
     }
     calls.push(call)
   }

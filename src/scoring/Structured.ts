@@ -123,7 +123,11 @@ const referenceNumber = (task: AgentEvalTask): Effect.Effect<NumberFound, Missin
     const one = typeof ref === "string" ? ONE_NUMBER.exec(ref) : null
     if (one !== null) return Effect.succeed({ value: toNumber(one[1]), percent: one[2] === "%" })
     return Effect.fail(
-      new InvalidReference({ message: `task ${task.id} has the reference ${preview(ref)}; the numeric scorer takes a number` })
+      new InvalidReference({
+        task_id: task.id,
+        scorer: "numeric",
+        problem: `has the reference ${preview(ref)}; the numeric scorer takes a number`
+      })
     )
   })
 

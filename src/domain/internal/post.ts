@@ -42,9 +42,7 @@ export const postJson = (
     // Tasks read from files are JSON by construction; a program's own may hold a BigInt or a cycle.
     const encoded = encodeJson(options.body)
     if (typeof encoded !== "string") {
-      return yield* new HttpBodyError({
-        message: `cannot send POST ${where}: its body cannot be encoded as JSON: ${scrub(encoded.problem)}`
-      })
+      return yield* new HttpBodyError({ url: where, problem: scrub(encoded.problem) })
     }
     request = HttpClientRequest.bodyText(request, encoded, "application/json")
     const client = yield* HttpClient.HttpClient
@@ -117,7 +115,7 @@ const errorMessageOf = (text: string): string | undefined => {
 const toNetworkError = (error: HttpClientError.HttpClientError, where: string, scrub: (text: string) => string) => {
   const cause: unknown = error.reason.cause
   const detail = cause instanceof Error ? describeCause(cause) : error.reason._tag
-  return new NetworkError({ message: `POST ${where} failed: ${scrub(detail)}` })
+  return new NetworkError({ url: where, problem: scrub(detail) })
 }
 
 // undici reports "fetch failed"-style wrappers; the useful words (ECONNREFUSED,
