@@ -5,9 +5,16 @@
  * text it carried before as a plain `message`.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
 import { InvalidTask } from "../src/domain/Errors.ts"
 import { HttpBodyError, NetworkError } from "../src/domain/HttpErrors.ts"
 import { InvalidReference, InvalidScore, MissingReference, NoOutput } from "../src/domain/Scorer.ts"
+import { InvalidSchema } from "../src/scoring/JsonSchema.ts"
+import { ScorerSpecError } from "../src/scoring/Kind.ts"
+import { InputTooLarge } from "../src/scoring/Match.ts"
+import { ModuleScorerError } from "../src/scoring/ModuleScorer.ts"
+import { NoTrajectory } from "../src/scoring/PathScorers.ts"
+import * as Scorers from "../src/scoring/Scorers.ts"
 
 describe("domain errors compute their message from their fields", () => {
   it("InvalidTask: the stand-in task's id, and the dataset's words for the line", () => {
@@ -75,5 +82,65 @@ describe("domain errors compute their message from their fields", () => {
     const body = new HttpBodyError({ url: "http://h/run", problem: "task.inputs.n: a BigInt" })
     assert.deepStrictEqual([body.url, body.problem], ["http://h/run", "task.inputs.n: a BigInt"])
     assert.strictEqual(body.message, "cannot send POST http://h/run: its body cannot be encoded as JSON: task.inputs.n: a BigInt")
+  })
+})
+
+describe("scoring errors compute their message from their fields", () => {
+  it("ScorerSpecError: the flag and spec at fault, and the problem, joined", () => {
+    const under = new ScorerSpecError({ where: "--score module:s.ts", problem: "scorer module s.ts has no export \"default\"" })
+    assert.deepStrictEqual([under.where, under.problem], ["--score module:s.ts", "scorer module s.ts has no export \"default\""])
+    assert.strictEqual(under.message, "--score module:s.ts: scorer module s.ts has no export \"default\"")
+    const whole = new ScorerSpecError({ problem: "--score judge:https://h/v1 needs a judge model (--judge-model NAME)" })
+    assert.strictEqual(whole.where, undefined)
+    assert.strictEqual(whole.message, "--score judge:https://h/v1 needs a judge model (--judge-model NAME)")
+  })
+
+  it.effect("ScorerSpecError under not: names the whole spec, in where or in the problem, as before", () =>
+    Effect.gen(function*() {
+      const judge = yield* Effect.flip(Scorers.fromSpec("not:judge:https://h/v1", { cwd: process.cwd() }))
+      assert.strictEqual(judge.where, undefined)
+      assert.strictEqual(judge.message, "--score not:judge:https://h/v1 needs a judge model (--judge-model NAME)")
+      const module = yield* Effect.flip(Scorers.fromSpec("not:module:./no-such-scorer.ts", { cwd: process.cwd() }))
+      assert.strictEqual(module.where, "--score not:module:./no-such-scorer.ts")
+      assert.match(module.message, /^--score not:module:\.\/no-such-scorer\.ts: cannot load scorer module \.\/no-such-scorer\.ts: /)
+    }))
+
+  it("InvalidSchema: the file, the problem, and whether the file could be read", () => {
+    const unreadable = new InvalidSchema({ file: "s.json", problem: "ENOENT: no such file", unreadable: true })
+    assert.deepStrictEqual([unreadable.file, unreadable.unreadable], ["s.json", true])
+    assert.strictEqual(unreadable.message, "cannot read the schema file s.json: ENOENT: no such file")
+    const notJson = new InvalidSchema({ file: "s.json", problem: "is not JSON: Unexpected token" })
+    assert.strictEqual(notJson.message, "the schema file s.json is not JSON: Unexpected token")
+    const inline = new InvalidSchema({ problem: "is not a valid JSON Schema: type must be a string" })
+    assert.strictEqual(inline.message, "is not a valid JSON Schema: type must be a string")
+  })
+
+  it("InputTooLarge: both lengths, the budget and the least distance", () => {
+    const error = new InputTooLarge({ output_length: 1000, reference_length: 2000, max_cells: 500, at_least: 1000 })
+    assert.deepStrictEqual(
+      [error.output_length, error.reference_length, error.max_cells, error.at_least],
+      [1000, 2000, 500, 1000]
+    )
+    assert.strictEqual(error.message, "comparing 1000 with 2000 code points needs more than 500 cells (the distance is at least 1000)")
+  })
+
+  it("ModuleScorerError: the file, the export, and the problem worded with them", () => {
+    const error = new ModuleScorerError({
+      file: "s.ts",
+      export_name: "grade",
+      problem: "scorer module s.ts has no export \"grade\" (it exports: nothing)"
+    })
+    assert.deepStrictEqual([error.file, error.export_name], ["s.ts", "grade"])
+    assert.strictEqual(error.message, "scorer module s.ts has no export \"grade\" (it exports: nothing)")
+  })
+
+  it("NoTrajectory: the trial and the scorer", () => {
+    const error = new NoTrajectory({ trial_id: "t1:1", scorer: "tool-calls" })
+    assert.deepStrictEqual([error.trial_id, error.scorer], ["t1:1", "tool-calls"])
+    assert.strictEqual(
+      error.message,
+      "trial t1:1 recorded no trajectory, which the tool-calls scorer needs " +
+        "(agents that act record one: openai: with --tools, effect-ai:, or a module or HTTP agent returning \"trajectory\")"
+    )
   })
 })

@@ -23,8 +23,20 @@ import { notJson, outputJson } from "./Structured.ts"
  * @since 0.2.0
  */
 export class InvalidSchema extends Schema.TaggedError<InvalidSchema>()("InvalidSchema", {
-  message: Schema.String
-}) {}
+  /** The schema file, when the schema came from one. */
+  file: Schema.optionalKey(Schema.String),
+  /** What is wrong: the read error, the JSON error, or the schema's fault. */
+  problem: Schema.String,
+  /** The file could not be read at all. */
+  unreadable: Schema.optionalKey(Schema.Boolean)
+}) {
+  override get message(): string {
+    if (this.file === undefined) return this.problem
+    return this.unreadable === true
+      ? `cannot read the schema file ${this.file}: ${this.problem}`
+      : `the schema file ${this.file} ${this.problem}`
+  }
+}
 
 /**
  * Options of `make`: the schema (a parsed JSON value), `find` to read JSON
@@ -95,16 +107,16 @@ export const fromFile = (
   Effect.gen(function*() {
     const text = yield* Effect.tryPromise({
       try: () => fs.readFile(path.resolve(options.cwd, file), "utf8"),
-      catch: (e) => new InvalidSchema({ message: `cannot read the schema file ${file}: ${describe(e)}` })
+      catch: (e) => new InvalidSchema({ file, problem: describe(e), unreadable: true })
     })
     const schema = yield* Effect.try({
       try: () => JSON.parse(text) as unknown,
-      catch: (e) => new InvalidSchema({ message: `the schema file ${file} is not JSON: ${describe(e)}` })
+      catch: (e) => new InvalidSchema({ file, problem: `is not JSON: ${describe(e)}` })
     })
     return yield* Effect.mapError(
       make({ ...options, schema }),
-      (e) => new InvalidSchema({ message: `the schema file ${file} ${e.message}` })
+      (e) => new InvalidSchema({ file, problem: e.message })
     )
   })
 
-const compile = (schema: unknown) => Effect.mapError(compileSchema(schema), (message) => new InvalidSchema({ message }))
+const compile = (schema: unknown) => Effect.mapError(compileSchema(schema), (problem) => new InvalidSchema({ problem }))

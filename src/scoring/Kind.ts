@@ -15,14 +15,21 @@ import type * as Policy from "../runner/Policy.ts"
 /**
  * A `--score` spec that cannot be parsed or built (an unknown kind, a bad
  * option, a module without the export, a judge without a model, two scorers
- * with one name).
+ * with one name). `where` is the flag and spec at fault (`--score
+ * module:s.ts`) when the problem is worded under it, and `problem` what is
+ * wrong; the message is the two joined.
  *
  * @category errors
  * @since 0.1.0
  */
 export class ScorerSpecError extends Schema.TaggedError<ScorerSpecError>()("ScorerSpecError", {
-  message: Schema.String
-}) {}
+  where: Schema.optionalKey(Schema.String),
+  problem: Schema.String
+}) {
+  override get message(): string {
+    return this.where === undefined ? this.problem : `${this.where}: ${this.problem}`
+  }
+}
 
 /**
  * What every parsed spec carries: its kind's `tag`, the scorer's name and

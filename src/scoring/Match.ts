@@ -171,8 +171,20 @@ export const regex = (
  * @since 0.1.0
  */
 export class InputTooLarge extends Schema.TaggedError<InputTooLarge>()("InputTooLarge", {
-  message: Schema.String
-}) {}
+  /** The output's length, in code points. */
+  output_length: Schema.Number,
+  /** The reference's length, in code points. */
+  reference_length: Schema.Number,
+  /** The cell budget it would exceed. */
+  max_cells: Schema.Number,
+  /** The least the distance can be, known without comparing. */
+  at_least: Schema.Number
+}) {
+  override get message(): string {
+    return `comparing ${this.output_length} with ${this.reference_length} code points needs more than ${this.max_cells} cells ` +
+      `(the distance is at least ${this.at_least})`
+  }
+}
 
 /**
  * Options of `levenshtein`: `threshold` (default 0.8), the similarity from
@@ -209,9 +221,10 @@ export const levenshtein = (options: LevenshteinOptions = {}): Scorer => {
         if (result._tag === "TooLarge") {
           return Effect.fail(
             new InputTooLarge({
-              message: `comparing ${text.length} with ${target.length} code points needs more than ${
-                options.maxCells ?? Levenshtein.DEFAULT_MAX_CELLS
-              } cells (the distance is at least ${result.atLeast})`
+              output_length: text.length,
+              reference_length: target.length,
+              max_cells: options.maxCells ?? Levenshtein.DEFAULT_MAX_CELLS,
+              at_least: result.atLeast
             })
           )
         }

@@ -26,8 +26,16 @@ import { describe, InvalidScore, make, type Scorer } from "../domain/Scorer.ts"
  * @since 0.1.0
  */
 export class ModuleScorerError extends Schema.TaggedError<ModuleScorerError>()("ModuleScorerError", {
-  message: Schema.String
-}) {}
+  file: Schema.String,
+  /** The export asked for; the default export when absent. */
+  export_name: Schema.optionalKey(Schema.String),
+  /** What is wrong, worded with the file (the message). */
+  problem: Schema.String
+}) {
+  override get message(): string {
+    return this.problem
+  }
+}
 
 /**
  * A user's scoring function as this module calls it.
@@ -91,7 +99,9 @@ export const load = Effect.fn("ModuleScorer.load")(function*(
   options: { readonly name: string; readonly cwd: string; readonly timeout?: Duration.Input | undefined }
 ) {
   const fn = yield* loadExport(file, exportName, options.cwd, "scorer module").pipe(
-    Effect.mapError((message) => new ModuleScorerError({ message }))
+    Effect.mapError((problem) =>
+      new ModuleScorerError({ file, ...(exportName === undefined ? undefined : { export_name: exportName }), problem })
+    )
   )
   return fromFunction(options.name, fn as ScoreFunction, { timeout: options.timeout })
 })

@@ -21,8 +21,15 @@ import { equal } from "./Structured.ts"
  * @since 0.5.0
  */
 export class NoTrajectory extends Schema.TaggedError<NoTrajectory>()("NoTrajectory", {
-  message: Schema.String
-}) {}
+  trial_id: Schema.String,
+  /** The scorer that needs the trajectory. */
+  scorer: Schema.String
+}) {
+  override get message(): string {
+    return `trial ${this.trial_id} recorded no trajectory, which the ${this.scorer} scorer needs ` +
+      `(agents that act record one: openai: with --tools, effect-ai:, or a module or HTTP agent returning "trajectory")`
+  }
+}
 
 /**
  * The trajectory of a completed trial, failing with `NoTrajectory` when its
@@ -34,10 +41,7 @@ export class NoTrajectory extends Schema.TaggedError<NoTrajectory>()("NoTrajecto
 export const trajectoryOf = (trial: AgentEvalTrial, scorer: string): Effect.Effect<Trajectory, NoTrajectory> =>
   trial.output?.trajectory === undefined
     ? Effect.fail(
-      new NoTrajectory({
-        message: `trial ${trial.id} recorded no trajectory, which the ${scorer} scorer needs ` +
-          `(agents that act record one: openai: with --tools, effect-ai:, or a module or HTTP agent returning "trajectory")`
-      })
+      new NoTrajectory({ trial_id: trial.id, scorer })
     )
     : Effect.succeed(trial.output.trajectory)
 

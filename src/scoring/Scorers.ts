@@ -47,7 +47,7 @@ export const fromSpec = (
   options: Options
 ): Effect.Effect<Scorer<HttpClient.HttpClient>, ScorerSpecError> => {
   const parsed = Spec.parse(spec, options.kinds)
-  return typeof parsed === "string" ? Effect.fail(new ScorerSpecError({ message: parsed })) : build(parsed, options)
+  return typeof parsed === "string" ? Effect.fail(new ScorerSpecError({ problem: parsed })) : build(parsed, options)
 }
 
 /**
@@ -64,11 +64,11 @@ export const fromSpecs = (
     const parsed: Array<Spec.ScorerSpec> = []
     for (const spec of specs) {
       const p = Spec.parse(spec, options.kinds)
-      if (typeof p === "string") return yield* new ScorerSpecError({ message: p })
+      if (typeof p === "string") return yield* new ScorerSpecError({ problem: p })
       const twin = parsed.find((q) => q.name === p.name)
       if (twin !== undefined) {
         return yield* new ScorerSpecError({
-          message: `--score ${twin.shown} and --score ${p.shown} are both named ${JSON.stringify(p.name)}: ` +
+          problem: `--score ${twin.shown} and --score ${p.shown} are both named ${JSON.stringify(p.name)}: ` +
             `give one a name of its own with --score NAME=SPEC`
         })
       }
@@ -86,6 +86,6 @@ const build = (
   const kind = ScorerKinds.ofSpec(spec, options.kinds)
   // Only a spec made by hand, not by `parse` with these kinds, has no kind.
   return kind === undefined
-    ? Effect.fail(new ScorerSpecError({ message: `--score ${spec.shown}: no scorer kind makes ${spec._tag} specs` }))
+    ? Effect.fail(new ScorerSpecError({ where: `--score ${spec.shown}`, problem: `no scorer kind makes ${spec._tag} specs` }))
     : kind.build(spec, { options, build: (inner) => build(inner, options) })
 }

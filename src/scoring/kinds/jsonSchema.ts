@@ -43,6 +43,6 @@ export const kind: ScorerKind<JsonSchemaSpec> = {
   },
   build: (spec, { options }) =>
     JsonSchema.fromFile(spec.file, { name: spec.name, find: spec.find, cwd: options.cwd }).pipe(
-      Effect.mapError((e) => new ScorerSpecError({ message: `--score ${spec.shown}: ${e.message}` }))
+      Effect.mapError((e) => new ScorerSpecError({ where: `--score ${spec.shown}`, problem: e.message }))
     )
 }

@@ -54,13 +54,13 @@ export const kind: ScorerKind<JudgeSpec> = {
   build: (spec, { options }) => {
     const model = options.judgeModel
     if (model === undefined || model === "") {
-      return Effect.fail(new ScorerSpecError({ message: `--score ${spec.shown} needs a judge model (--judge-model NAME)` }))
+      return Effect.fail(new ScorerSpecError({ problem: `--score ${spec.shown} needs a judge model (--judge-model NAME)` }))
     }
     return Effect.map(
       options.apiKey === undefined
         ? Effect.mapError(
           keyFromConfig,
-          (e) => new ScorerSpecError({ message: `--score ${spec.shown}: cannot read OPENAI_API_KEY: ${e.message}` })
+          (e) => new ScorerSpecError({ where: `--score ${spec.shown}`, problem: `cannot read OPENAI_API_KEY: ${e.message}` })
         )
         : Effect.succeed(options.apiKey),
       (apiKey) =>

@@ -44,7 +44,7 @@ export const kind: ScorerKind<ModuleSpec> = {
   },
   build: (spec, { options }) =>
     ModuleScorer.load(spec.file, spec.exportName, { name: spec.name, cwd: options.cwd, timeout: options.timeout }).pipe(
-      Effect.mapError((e) => new ScorerSpecError({ message: `--score ${spec.shown}: ${e.message}` }))
+      Effect.mapError((e) => new ScorerSpecError({ where: `--score ${spec.shown}`, problem: e.message }))
     ),
   // Resolved, so a `--resume` from another directory names the same file.
   recorded: (spec, resolve) =>

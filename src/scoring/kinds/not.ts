@@ -47,6 +47,13 @@ export const kind: ScorerKind<NotSpec> = {
     build(spec.inner).pipe(
       Effect.map((inner) => negate(inner, spec.name)),
       // The inner spec's message names it: name the whole spec instead.
-      Effect.mapError((e) => new ScorerSpecError({ message: e.message.replace(`--score ${spec.inner.shown}`, `--score ${spec.shown}`) }))
+      Effect.mapError((e) => renamed(e, `--score ${spec.inner.shown}`, `--score ${spec.shown}`))
     )
 }
+
+// The first mention of the inner spec, in `where` (worded first) or else in
+// `problem`, names the whole spec.
+const renamed = (e: ScorerSpecError, inner: string, whole: string): ScorerSpecError =>
+  e.where !== undefined && e.where.includes(inner)
+    ? new ScorerSpecError({ where: e.where.replace(inner, whole), problem: e.problem })
+    : new ScorerSpecError({ ...(e.where === undefined ? undefined : { where: e.where }), problem: e.problem.replace(inner, whole) })
