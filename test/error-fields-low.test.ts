@@ -23,27 +23,27 @@ describe("domain errors compute their message from their fields", () => {
     assert.strictEqual(error.message, "tasks.jsonl:3: not JSON")
   })
 
-  it("MissingReference: the task and the scorer, and where the tool-calls scorer looked", () => {
+  it("MissingReference: the task and the scorer, and the field the tool-calls scorer looked at", () => {
     const whole = new MissingReference({ task_id: "t1", scorer: "exact" })
-    assert.deepStrictEqual([whole.task_id, whole.scorer, whole.path], ["t1", "exact", undefined])
+    assert.deepStrictEqual([whole.task_id, whole.scorer, whole.field], ["t1", "exact", undefined])
     assert.strictEqual(whole.message, "task t1 has no reference, which the exact scorer needs")
-    const at = new MissingReference({ task_id: "t1", scorer: "tool-calls", path: "reference.tool_calls" })
-    assert.strictEqual(at.path, "reference.tool_calls")
+    const at = new MissingReference({ task_id: "t1", scorer: "tool-calls", field: "reference.tool_calls" })
+    assert.strictEqual(at.field, "reference.tool_calls")
     assert.strictEqual(at.message, "task t1 has nothing at reference.tool_calls, the tool calls the tool-calls scorer expects")
   })
 
-  it("InvalidReference: the task, the scorer, where in the task, the problem, and a pattern's syntax error", () => {
+  it("InvalidReference: the task, the scorer, the field at fault, the problem, and a pattern's syntax error", () => {
     const shape = new InvalidReference({
       task_id: "t1",
       scorer: "numeric",
       problem: "has the reference {\"a\":1}; the numeric scorer takes a number"
     })
-    assert.deepStrictEqual([shape.task_id, shape.scorer, shape.path], ["t1", "numeric", undefined])
+    assert.deepStrictEqual([shape.task_id, shape.scorer, shape.field], ["t1", "numeric", undefined])
     assert.strictEqual(shape.message, "task t1 has the reference {\"a\":1}; the numeric scorer takes a number")
     const item = new InvalidReference({
       task_id: "t1",
       scorer: "tool-calls",
-      path: "reference.tool_calls[2]",
+      field: "reference.tool_calls[2]",
       problem: "must be a tool's name or an object with a \"name\", got 3"
     })
     assert.strictEqual(item.message, "task t1: reference.tool_calls[2] must be a tool's name or an object with a \"name\", got 3")

@@ -29,7 +29,7 @@ export interface Scorer<R = never> {
 
 /**
  * The task has no `reference` and the scorer needs one: `task_id` is the
- * task, `scorer` the scorer that needs it, and `path` where it looked when
+ * task, `scorer` the scorer that needs it, and `field` where it looked when
  * not the whole reference (the tool-calls scorer's `reference.tool_calls`).
  *
  * @category errors
@@ -38,19 +38,19 @@ export interface Scorer<R = never> {
 export class MissingReference extends Schema.TaggedError<MissingReference>()("MissingReference", {
   task_id: Schema.String,
   scorer: Schema.String,
-  path: Schema.optionalKey(Schema.String)
+  field: Schema.optionalKey(Schema.String)
 }) {
   override get message(): string {
-    return this.path === undefined
+    return this.field === undefined
       ? `task ${this.task_id} has no reference, which the ${this.scorer} scorer needs`
-      : `task ${this.task_id} has nothing at ${this.path}, the tool calls the ${this.scorer} scorer expects`
+      : `task ${this.task_id} has nothing at ${this.field}, the tool calls the ${this.scorer} scorer expects`
   }
 }
 
 /**
  * The task's `reference` has a shape or value the scorer cannot use (an
  * object for `exact`, a pattern that is no regular expression, ...):
- * `task_id` is the task, `scorer` the scorer, `path` where in the task when
+ * `task_id` is the task, `scorer` the scorer, `field` where in the task when
  * not the whole reference (`reference.tool_calls[2]`), `problem` what is
  * wrong there, and `syntax` the `RegExp` constructor's words for a pattern
  * that is no regular expression.
@@ -61,15 +61,15 @@ export class MissingReference extends Schema.TaggedError<MissingReference>()("Mi
 export class InvalidReference extends Schema.TaggedError<InvalidReference>()("InvalidReference", {
   task_id: Schema.String,
   scorer: Schema.String,
-  path: Schema.optionalKey(Schema.String),
+  field: Schema.optionalKey(Schema.String),
   problem: Schema.String,
   syntax: Schema.optionalKey(Schema.String)
 }) {
   override get message(): string {
     if (this.syntax !== undefined) return `task ${this.task_id}'s reference ${this.problem}: ${this.syntax}`
-    return this.path === undefined
+    return this.field === undefined
       ? `task ${this.task_id} ${this.problem}`
-      : `task ${this.task_id}: ${this.path} ${this.problem}`
+      : `task ${this.task_id}: ${this.field} ${this.problem}`
   }
 }
 

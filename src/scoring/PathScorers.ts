@@ -261,13 +261,13 @@ export const expectedCalls = (
 ): Effect.Effect<ReadonlyArray<ExpectedCall>, MissingReference | InvalidReference> => {
   const list = at(task, path)
   if (list === undefined || list === null) {
-    return Effect.fail(new MissingReference({ task_id: task.id, scorer: "tool-calls", path }))
+    return Effect.fail(new MissingReference({ task_id: task.id, scorer: "tool-calls", field: path }))
   }
   if (!Array.isArray(list)) {
     return Effect.fail(new InvalidReference({
         task_id: task.id,
         scorer: "tool-calls",
-        path,
+        field: path,
         problem: `must be a list of tool calls, got ${preview(list)}`
       }))
   }
@@ -278,7 +278,7 @@ export const expectedCalls = (
       return Effect.fail(new InvalidReference({
           task_id: task.id,
           scorer: "tool-calls",
-          path: `${path}[${i}]`,
+          field: `${path}[${i}]`,
           problem: `${call}, got ${preview(item)}`
         }))
     }
