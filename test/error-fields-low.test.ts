@@ -6,6 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { ClusterAuthFailed, InvalidClusterUrl, parseUrl } from "../src/cluster/Postgres.ts"
 import { InvalidTask } from "../src/domain/Errors.ts"
 import { HttpBodyError, NetworkError } from "../src/domain/HttpErrors.ts"
 import { InvalidReference, InvalidScore, MissingReference, NoOutput } from "../src/domain/Scorer.ts"
@@ -142,5 +143,37 @@ describe("scoring errors compute their message from their fields", () => {
       "trial t1:1 recorded no trajectory, which the tool-calls scorer needs " +
         "(agents that act record one: openai: with --tools, effect-ai:, or a module or HTTP agent returning \"trajectory\")"
     )
+  })
+})
+
+describe("cluster errors compute their message from their fields", () => {
+  it("InvalidClusterUrl: the flag, the URL as shown and the problem", () => {
+    const error = parseUrl("mysql://root:secret@db:3306/x")
+    assert.instanceOf(error, InvalidClusterUrl)
+    const bad = error as InvalidClusterUrl
+    assert.deepStrictEqual([bad.source, bad.problem], ["--cluster", "the scheme must be postgres: or postgresql:, not mysql:"])
+    assert.notInclude(bad.url, "secret")
+    assert.strictEqual(
+      bad.message,
+      `--cluster ${bad.url}: the scheme must be postgres: or postgresql:, not mysql: (expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE)`
+    )
+    const noHost = new InvalidClusterUrl({ source: "AGENT_TRIALS_CLUSTER", url: "postgres:///x", problem: "no host" })
+    assert.strictEqual(noHost.message, "AGENT_TRIALS_CLUSTER postgres:///x: no host (expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE)")
+  })
+
+  it("ClusterAuthFailed: the address, the user and code when known, and what to check", () => {
+    const refused = new ClusterAuthFailed({
+      address: "db:5432",
+      user: "postgres",
+      code: "28P01",
+      problem: "the password was refused (check the user and password of --cluster)"
+    })
+    assert.deepStrictEqual([refused.address, refused.user, refused.code], ["db:5432", "postgres", "28P01"])
+    assert.strictEqual(
+      refused.message,
+      "authentication failed for user \"postgres\" at db:5432: the password was refused (check the user and password of --cluster)"
+    )
+    const anonymous = new ClusterAuthFailed({ address: "db:5432", problem: "check the user and password of --cluster" })
+    assert.strictEqual(anonymous.message, "authentication failed at db:5432: check the user and password of --cluster")
   })
 })

@@ -15,14 +15,22 @@ import { redactUrl } from "../internal/redact.ts"
 import { entityId, entityType, RunTrial } from "./TrialEntity.ts"
 
 /**
- * `--cluster` is not a PostgreSQL URL.
+ * `--cluster` is not a PostgreSQL URL: `source` is the flag that gave it,
+ * `url` the URL as messages may show it (`redactUrl`), and `problem` what is
+ * wrong with it.
  *
  * @category errors
  * @since 0.1.0
  */
 export class InvalidClusterUrl extends Schema.TaggedError<InvalidClusterUrl>()("InvalidClusterUrl", {
-  message: Schema.String
-}) {}
+  source: Schema.String,
+  url: Schema.String,
+  problem: Schema.String
+}) {
+  override get message(): string {
+    return `${this.source} ${this.url}: ${this.problem} (expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE)`
+  }
+}
 
 /**
  * The cluster's database cannot be reached (or refuses the connection).
@@ -37,14 +45,24 @@ export class ClusterUnreachable extends Schema.TaggedError<ClusterUnreachable>()
 /**
  * The cluster's database refused the login: a wrong password, an unknown
  * user, no `pg_hba.conf` entry for this host (PostgreSQL's codes 28P01 and
- * 28000).
+ * 28000). `address` is the database's `host:port`, `user` the user refused
+ * (when known), `code` the server's SQLSTATE (when it sent one) and
+ * `problem` what to check.
  *
  * @category errors
  * @since 0.1.0
  */
 export class ClusterAuthFailed extends Schema.TaggedError<ClusterAuthFailed>()("ClusterAuthFailed", {
-  message: Schema.String
-}) {}
+  address: Schema.String,
+  user: Schema.optionalKey(Schema.String),
+  code: Schema.optionalKey(Schema.String),
+  problem: Schema.String
+}) {
+  override get message(): string {
+    const who = this.user === undefined ? "" : ` for user ${JSON.stringify(this.user)}`
+    return `authentication failed${who} at ${this.address}: ${this.problem}`
+  }
+}
 
 /**
  * A checked `--cluster` URL: the URL itself (kept redacted) and what a
@@ -70,10 +88,7 @@ export interface ClusterUrl {
  * @since 0.1.0
  */
 export const parseUrl = (text: string, source = "--cluster"): ClusterUrl | InvalidClusterUrl => {
-  const bad = (why: string) =>
-    new InvalidClusterUrl({
-      message: `${source} ${redactUrl(text)}: ${why} (expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE)`
-    })
+  const bad = (problem: string) => new InvalidClusterUrl({ source, url: redactUrl(text), problem })
   let url: URL
   try {
     url = new URL(text)
@@ -164,11 +179,15 @@ const authFailure = (cluster: ClusterUrl, e: unknown): ClusterAuthFailed | undef
   }
   if (!auth && server === undefined) return undefined
   const user = cluster.user !== "" ? cluster.user : /user "([^"]*)"/.exec(server?.message ?? "")?.[1]
-  const who = user === undefined ? "" : ` for user ${JSON.stringify(user)}`
-  const why = server?.code === "28P01"
+  const problem = server?.code === "28P01"
     ? "the password was refused (check the user and password of --cluster)"
     : server?.message ?? "check the user and password of --cluster"
-  return new ClusterAuthFailed({ message: `authentication failed${who} at ${cluster.address}: ${why}` })
+  return new ClusterAuthFailed({
+    address: cluster.address,
+    ...(user === undefined ? undefined : { user }),
+    ...(server === undefined ? undefined : { code: server.code }),
+    problem
+  })
 }
 
 const describeSqlError = (e: unknown): string => {
