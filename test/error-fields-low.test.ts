@@ -13,6 +13,8 @@ import { InvalidReference, InvalidScore, MissingReference, NoOutput } from "../s
 import { InvalidSchema } from "../src/scoring/JsonSchema.ts"
 import { ScorerSpecError } from "../src/scoring/Kind.ts"
 import { InputTooLarge } from "../src/scoring/Match.ts"
+import { InvalidRunnerConfig } from "../src/runner/RunnerService.ts"
+import { InvalidTelemetryConfig } from "../src/runner/Telemetry.ts"
 import { ModuleScorerError } from "../src/scoring/ModuleScorer.ts"
 import { NoTrajectory } from "../src/scoring/PathScorers.ts"
 import * as Scorers from "../src/scoring/Scorers.ts"
@@ -175,5 +177,24 @@ describe("cluster errors compute their message from their fields", () => {
     )
     const anonymous = new ClusterAuthFailed({ address: "db:5432", problem: "check the user and password of --cluster" })
     assert.strictEqual(anonymous.message, "authentication failed at db:5432: check the user and password of --cluster")
+  })
+})
+
+describe("runner errors compute their message from their fields", () => {
+  it("InvalidRunnerConfig: the variable, and the refusal worded as its flag's", () => {
+    const error = new InvalidRunnerConfig({
+      variable: "AGENT_TRIALS_TIMEOUT",
+      problem: "Expected AGENT_TRIALS_TIMEOUT to be a duration with a unit, got \"5\""
+    })
+    assert.strictEqual(error.variable, "AGENT_TRIALS_TIMEOUT")
+    assert.strictEqual(error.message, "Expected AGENT_TRIALS_TIMEOUT to be a duration with a unit, got \"5\"")
+  })
+
+  it("InvalidTelemetryConfig: the variable and the value refused, or why the variables could not be read", () => {
+    const value = new InvalidTelemetryConfig({ variable: "OTEL_EXPORTER_OTLP_ENDPOINT", value: "localhost:4318" })
+    assert.deepStrictEqual([value.variable, value.value], ["OTEL_EXPORTER_OTLP_ENDPOINT", "localhost:4318"])
+    assert.strictEqual(value.message, "Expected OTEL_EXPORTER_OTLP_ENDPOINT to be a URL like http://localhost:4318, got \"localhost:4318\"")
+    const unread = new InvalidTelemetryConfig({ variable: "OTEL_*", problem: "bad provider" })
+    assert.strictEqual(unread.message, "Cannot read the OTEL_* variables: bad provider")
   })
 })

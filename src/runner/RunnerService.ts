@@ -26,14 +26,21 @@ import type * as Probe from "./Probe.ts"
 import type { AgentEvalTask, AgentEvalTrial } from "../domain/Trial.ts"
 
 /**
- * An `AGENT_TRIALS_*` variable the `Runner` layer cannot use.
+ * An `AGENT_TRIALS_*` variable the `Runner` layer cannot use: `variable` is
+ * its name and `problem` the refusal, worded as its CLI flag's (and naming
+ * the variable), which is the message.
  *
  * @category errors
  * @since 0.1.0
  */
 export class InvalidRunnerConfig extends Schema.TaggedError<InvalidRunnerConfig>()("InvalidRunnerConfig", {
-  message: Schema.String
-}) {}
+  variable: Schema.String,
+  problem: Schema.String
+}) {
+  override get message(): string {
+    return this.problem
+  }
+}
 
 // Each variable is decoded by the same Schema as its CLI flag, so it is
 // accepted or refused with the same words; the defaults are the library's
@@ -42,7 +49,7 @@ const configFromEnv = Effect.gen(function*() {
   const read = <A, D>(schema: Schema.Codec<A, string>, name: string, fallback: D) =>
     Options.fromConfig(schema, name).pipe(
       Effect.map(Option.getOrElse((): A | D => fallback)),
-      Effect.mapError((e) => new InvalidRunnerConfig({ message: e.message }))
+      Effect.mapError((e) => new InvalidRunnerConfig({ variable: e.source, problem: e.message }))
     )
   const parallelism = yield* read(Options.Parallelism, "AGENT_TRIALS_PARALLELISM", 8)
   const timeout = yield* read(Options.Duration, "AGENT_TRIALS_TIMEOUT", undefined)

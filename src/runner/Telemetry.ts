@@ -117,14 +117,25 @@ export const spanNames = internal.spanNames
 export const attributes = internal.attributes
 
 /**
- * An `OTEL_*` variable the OTLP exporter cannot use.
+ * An `OTEL_*` variable the OTLP exporter cannot use: `variable` is the one
+ * at fault (`OTEL_EXPORTER_OTLP_ENDPOINT`), or `OTEL_*` when the variables
+ * could not be read at all; then `value` is the value refused, as shown
+ * (credentials redacted), or `problem` why they could not be read.
  *
  * @category errors
  * @since 0.1.0
  */
 export class InvalidTelemetryConfig extends Schema.TaggedError<InvalidTelemetryConfig>()("InvalidTelemetryConfig", {
-  message: Schema.String
-}) {}
+  variable: Schema.String,
+  value: Schema.optionalKey(Schema.String),
+  problem: Schema.optionalKey(Schema.String)
+}) {
+  override get message(): string {
+    return this.value !== undefined
+      ? `Expected ${this.variable} to be a URL like http://localhost:4318, got ${JSON.stringify(this.value)}`
+      : `Cannot read the ${this.variable} variables: ${this.problem ?? ""}`
+  }
+}
 
 const endpointVariables = [
   "OTEL_EXPORTER_OTLP_ENDPOINT",
@@ -143,9 +154,7 @@ const defaults = Effect.gen(function*() {
     const value = yield* Config.option(Config.String(name))
     // `localhost:4318` parses as a URL with the scheme `localhost:`.
     if (Option.isSome(value) && !(URL.canParse(value.value) && /^https?:$/.test(new URL(value.value).protocol))) {
-      return yield* new InvalidTelemetryConfig({
-        message: `Expected ${name} to be a URL like http://localhost:4318, got ${JSON.stringify(redactUrl(value.value))}`
-      })
+      return yield* new InvalidTelemetryConfig({ variable: name, value: redactUrl(value.value) })
     }
   }
   const serviceName = yield* Config.option(Config.String("OTEL_SERVICE_NAME"))
@@ -158,7 +167,7 @@ const defaults = Effect.gen(function*() {
   })
 }).pipe(
   Effect.mapError((e) =>
-    e instanceof InvalidTelemetryConfig ? e : new InvalidTelemetryConfig({ message: `Cannot read the OTEL_* variables: ${e.message}` })
+    e instanceof InvalidTelemetryConfig ? e : new InvalidTelemetryConfig({ variable: "OTEL_*", problem: e.message })
   )
 )
 
