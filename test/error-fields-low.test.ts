@@ -6,6 +6,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { ModuleAgentError } from "../src/agents/Module.ts"
+import * as Sim from "../src/agents/Sim.ts"
+import { ToolSourceError } from "../src/agents/tools/Agent.ts"
+import { McpServerFailed } from "../src/agents/tools/Source.ts"
 import { ClusterAuthFailed, InvalidClusterUrl, parseUrl } from "../src/cluster/Postgres.ts"
 import { InvalidTask } from "../src/domain/Errors.ts"
 import { HttpBodyError, NetworkError } from "../src/domain/HttpErrors.ts"
@@ -196,5 +200,45 @@ describe("runner errors compute their message from their fields", () => {
     assert.strictEqual(value.message, "Expected OTEL_EXPORTER_OTLP_ENDPOINT to be a URL like http://localhost:4318, got \"localhost:4318\"")
     const unread = new InvalidTelemetryConfig({ variable: "OTEL_*", problem: "bad provider" })
     assert.strictEqual(unread.message, "Cannot read the OTEL_* variables: bad provider")
+  })
+})
+
+describe("agent errors compute their message from their fields", () => {
+  it("ModuleAgentError: the file, the export, and the problem worded with them", () => {
+    const error = new ModuleAgentError({ file: "a.ts", problem: "agent module a.ts has no export \"default\" (it exports: run)" })
+    assert.deepStrictEqual([error.file, error.export_name], ["a.ts", undefined])
+    assert.strictEqual(error.message, "agent module a.ts has no export \"default\" (it exports: run)")
+  })
+
+  it.live("SimulatedFailure: the fail rate", () =>
+    Effect.gen(function*() {
+      const agent = Sim.make({ latencyMs: 0, jitterMs: 0, failRate: 1, seed: 1 })
+      const error = yield* Effect.flip(agent({ id: "t1", inputs: {} }))
+      assert.strictEqual(error.fail_rate, 1)
+      assert.strictEqual(error.message, "simulated failure (fail=1)")
+      assert.strictEqual(new Sim.SimulatedFailure({ fail_rate: 0.02 }).message, "simulated failure (fail=0.02)")
+    }))
+
+  it("ToolSourceError: the ToolConnectError's where and problem, joined", () => {
+    const error = new ToolSourceError({ where: "--tools mcp:server", problem: "cannot connect to the MCP server: closed" })
+    assert.deepStrictEqual([error.where, error.problem], ["--tools mcp:server", "cannot connect to the MCP server: closed"])
+    assert.strictEqual(error.message, "--tools mcp:server: cannot connect to the MCP server: closed")
+    assert.strictEqual(new ToolSourceError({ problem: "two tools named x" }).message, "two tools named x")
+  })
+
+  it("McpServerFailed: the server's flag and spec, what it did, and the end of its stderr", () => {
+    const error = new McpServerFailed({
+      where: "--tools mcp:node server.js",
+      problem: "did not answer tools/list within 30s (--mcp-timeout)",
+      stderr: "; the server's stderr: listening"
+    })
+    assert.deepStrictEqual(
+      [error.where, error.problem, error.stderr],
+      ["--tools mcp:node server.js", "did not answer tools/list within 30s (--mcp-timeout)", "; the server's stderr: listening"]
+    )
+    assert.strictEqual(
+      error.message,
+      "--tools mcp:node server.js: the MCP server did not answer tools/list within 30s (--mcp-timeout); the server's stderr: listening"
+    )
   })
 })

@@ -18,8 +18,16 @@ import { AgentBuildError, type AgentKind } from "./Kind.ts"
  * @since 0.1.0
  */
 export class ModuleAgentError extends Schema.TaggedError<ModuleAgentError>()("ModuleAgentError", {
-  message: Schema.String
-}) {}
+  file: Schema.String,
+  /** The export asked for; the default export when absent. */
+  export_name: Schema.optionalKey(Schema.String),
+  /** What is wrong, worded with the file (the message). */
+  problem: Schema.String
+}) {
+  override get message(): string {
+    return this.problem
+  }
+}
 
 type UserCallable = (
   task: AgentEvalTask,
@@ -35,7 +43,9 @@ type UserCallable = (
  */
 export const load = Effect.fn("ModuleAgent.load")(function*(file: string, exportName: string | undefined, cwd: string) {
   const fn = yield* loadExport(file, exportName, cwd, "agent module").pipe(
-    Effect.mapError((message) => new ModuleAgentError({ message }))
+    Effect.mapError((problem) =>
+      new ModuleAgentError({ file, ...(exportName === undefined ? undefined : { export_name: exportName }), problem })
+    )
   )
   return fromCallable(fn as UserCallable)
 })

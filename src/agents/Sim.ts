@@ -38,14 +38,19 @@ export interface SimOptions {
 export const defaults: SimOptions = { latencyMs: 20, jitterMs: 10, failRate: 0.02, seed: 1 }
 
 /**
- * The failure a simulated trial reports.
+ * The failure a simulated trial reports; `fail_rate` is the share of trials
+ * the agent fails (`fail=`).
  *
  * @category errors
  * @since 0.1.0
  */
 export class SimulatedFailure extends Schema.TaggedError<SimulatedFailure>()("SimulatedFailure", {
-  message: Schema.String
-}) {}
+  fail_rate: Schema.Number
+}) {
+  override get message(): string {
+    return `simulated failure (fail=${this.fail_rate})`
+  }
+}
 
 /**
  * Parses `latency=20ms,jitter=10ms,fail=0.02,seed=1` (every key optional).
@@ -118,7 +123,7 @@ export const make = (options: SimOptions): Agent<SimulatedFailure> => (task, tri
   const u2 = unit(options.seed, key, 2)
   const ms = Math.max(0, options.latencyMs + options.jitterMs * (2 * u1 - 1))
   const outcome = u2 < options.failRate
-    ? Effect.fail(new SimulatedFailure({ message: `simulated failure (fail=${options.failRate})` }))
+    ? Effect.fail(new SimulatedFailure({ fail_rate: options.failRate }))
     : Effect.succeed({
       output_text: typeof task.reference === "string" ? task.reference : `sim:${task.id}`,
       metadata: { simulated_latency_ms: Math.round(ms * 1000) / 1000 },

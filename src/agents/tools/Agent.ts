@@ -17,14 +17,21 @@ import * as ToolLoop from "./Loop.ts"
 import * as ToolSources from "./Sources.ts"
 
 /**
- * A trial's tools could not be connected (`--mcp-per-trial`).
+ * A trial's tools could not be connected (`--mcp-per-trial`): `where` and
+ * `problem` are the `ToolConnectError`'s (the flag and spec at fault, and
+ * what is wrong there); the message is the two joined.
  *
  * @category errors
  * @since 0.5.0
  */
 export class ToolSourceError extends Schema.TaggedError<ToolSourceError>()("ToolSourceError", {
-  message: Schema.String
-}) {}
+  where: Schema.optionalKey(Schema.String),
+  problem: Schema.String
+}) {
+  override get message(): string {
+    return this.where === undefined ? this.problem : `${this.where}: ${this.problem}`
+  }
+}
 
 /**
  * How the agent runs its loop.
@@ -100,7 +107,8 @@ export const make = <E>(
         ? ToolLoop.run(task, loopOptions(shared))
         : Effect.scoped(
           connect.pipe(
-            Effect.catchTag("ToolConnectError", (e) => Effect.fail(new ToolSourceError({ message: e.message }))),
+            Effect.catchTag("ToolConnectError", (e) =>
+              Effect.fail(new ToolSourceError({ ...(e.where === undefined ? undefined : { where: e.where }), problem: e.problem }))),
             Effect.flatMap((tools) => ToolLoop.run(task, loopOptions(tools)))
           )
         )).pipe(Effect.provideContext(Context.merge(services, modelContext)))

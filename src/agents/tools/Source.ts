@@ -40,8 +40,17 @@ export type Requirements = Scope.Scope | ChildProcessSpawner | HttpClient.HttpCl
  * @since 0.5.0
  */
 export class McpServerFailed extends Schema.TaggedError<McpServerFailed>()("McpServerFailed", {
-  message: Schema.String
-}) {}
+  /** The flag and spec of the server (`--tools mcp:npx server`). */
+  where: Schema.String,
+  /** What the server did or failed to do (`did not answer tools/list within 30s (--mcp-timeout)`). */
+  problem: Schema.String,
+  /** The end of the server's stderr as the message shows it (`; the server's stderr: ...`), empty when it wrote none. */
+  stderr: Schema.String
+}) {
+  override get message(): string {
+    return `${this.where}: the MCP server ${this.problem}${this.stderr}`
+  }
+}
 
 /**
  * A `--tools` source that cannot be connected: a module without tools, a

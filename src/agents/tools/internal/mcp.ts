@@ -60,8 +60,10 @@ export const connect = (
             return reason._tag === "TimeoutError"
               ? Effect.fail(
                 new McpServerFailed({
-                  message: `--tools ${where}: the MCP server did not answer ${STEPS[reason.operation ?? ""] ?? reason.operation} ` +
-                    `within ${Duration.format(options.timeout)} (--mcp-timeout)${stderr}`
+                  where: `--tools ${where}`,
+                  problem: `did not answer ${STEPS[reason.operation ?? ""] ?? reason.operation} ` +
+                    `within ${Duration.format(options.timeout)} (--mcp-timeout)`,
+                  stderr
                 })
               )
               : Effect.fail(new ToolConnectError({ where: `--tools ${where}`, problem: `cannot connect to the MCP server: ${error.message}${stderr}` }))
@@ -75,7 +77,7 @@ export const connect = (
     let generation = 0
     let restarted = false
     const lock = yield* Semaphore.make(1)
-    const failed = (why: string, stderr: string) => new McpServerFailed({ message: `--tools ${where}: the MCP server ${why}${stderr}` })
+    const failed = (problem: string, stderr: string) => new McpServerFailed({ where: `--tools ${where}`, problem, stderr })
     // Restarts once, unless another call already did since `seen`.
     const restart = (seen: number) =>
       lock.withPermits(1)(Effect.gen(function*() {
