@@ -92,6 +92,15 @@ describe("Prepare.prepare", () => {
       assert.match(plan.runId, /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[0-9a-z]{6}$/)
     }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(NodeServices.layer, NodeHttpClient.layerUndici, Kinds.layer()))))
 
+  it.effect("prepare(config) alone makes the run's counts, sized to its synthetic tasks, and hands them in the plan", () =>
+    Effect.gen(function*() {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "run-prepare-"))
+      const plan = yield* Prepare.prepare(configOf({ out: path.join(dir, "out.jsonl"), synthetic: 4, epochs: 2, cwd: dir }))
+      assert.instanceOf(plan.counts, MutableCounts)
+      assert.strictEqual(plan.counts.total, 8)
+      assert.strictEqual(plan.counts.skipped, 0)
+    }).pipe(Effect.scoped, Effect.provide(Layer.mergeAll(NodeServices.layer, NodeHttpClient.layerUndici, Kinds.layer()))))
+
   it.effect("refuses a bad combination of flags before building anything", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(Prepare.prepare(configOf({ resume: true }), new MutableCounts(undefined)))

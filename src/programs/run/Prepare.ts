@@ -33,7 +33,7 @@ import { buildScorers, runSize, selectionOf } from "./Inputs.ts"
 import * as Gates from "../../summary/Gates.ts"
 import * as Labels from "../../summary/Labels.ts"
 import * as Summary from "../../summary/Summary.ts"
-import type { MutableCounts } from "./internal/counts.ts"
+import { MutableCounts } from "./internal/counts.ts"
 
 /**
  * What a run built before its first task: read by its stages and its end.
@@ -88,6 +88,8 @@ export interface RunPlan {
   readonly estimateTotal: number | undefined
   /** When the run began (after its preparation), in ms. */
   readonly started: number
+  /** What the run's stages count, owned by the run. */
+  readonly counts: MutableCounts
 }
 
 /**
@@ -108,13 +110,18 @@ const newRunIdOf = Effect.gen(function*() {
 /**
  * Checks and builds everything of a run before its first task is read.
  * Fails with `RunInputError` on bad flags or input, with `ToolServerFailed`
- * when a tool server does not answer; `counts` gets the models the pricing
- * file lacks.
+ * when a tool server does not answer. The plan's `counts` (the run's, when
+ * given: a new one otherwise) gets the models the pricing file lacks.
  *
  * @category constructors
  * @since 0.7.0
  */
-export const prepare = Effect.fnUntraced(function*(options: RunConfig, counts: MutableCounts) {
+export const prepare = Effect.fnUntraced(function*(
+  options: RunConfig,
+  counts: MutableCounts = new MutableCounts(
+    options.tasks === undefined ? (options.synthetic ?? DEFAULT_SYNTHETIC) * options.epochs : undefined
+  )
+) {
   // The deprecated `RunConfig.kinds`, when given, wins over the service.
   const config: KindedConfig = { ...options, kinds: options.kinds ?? (yield* Kinds.Registry) }
   const invalidConfig = validate(config)
@@ -257,7 +264,8 @@ export const prepare = Effect.fnUntraced(function*(options: RunConfig, counts: M
     recorded,
     named,
     estimateTotal,
-    started
+    started,
+    counts
   }
   return plan
 })

@@ -13,10 +13,9 @@
  */
 import { Effect } from "effect"
 import * as DatasetFormats from "../../datasets/DatasetFormats.ts"
-import { MutableCounts } from "./internal/counts.ts"
 import { RunInputError } from "../../runner/Remote.ts"
 import * as Progress from "./Progress.ts"
-import { DEFAULT_ESTIMATE_TRIALS, DEFAULT_SYNTHETIC, policyOptions, type RunConfig, scoreSpecs } from "./Config.ts"
+import { DEFAULT_ESTIMATE_TRIALS, policyOptions, type RunConfig, scoreSpecs } from "./Config.ts"
 import { runSize } from "./Inputs.ts"
 import { prepare } from "./Prepare.ts"
 import { exitDecision, finish } from "./Finish.ts"
@@ -44,10 +43,10 @@ export { makeRunId } from "./Prepare.ts"
  * @since 0.1.0
  */
 export const run = Effect.fn("Run.run")(function*(options: RunConfig) {
-  // What the stages count, owned by the run: written by its stages, read by progress and the end.
-  const counts = new MutableCounts(options.tasks === undefined ? (options.synthetic ?? DEFAULT_SYNTHETIC) * options.epochs : undefined)
-  const plan = yield* prepare(options, counts)
+  const plan = yield* prepare(options)
   const {
+    // What the stages count, owned by the run: written by its stages, read by progress and the end.
+    counts,
     config,
     kinds,
     agent,
