@@ -33,14 +33,43 @@ export class InvalidClusterUrl extends Schema.TaggedError<InvalidClusterUrl>()("
 }
 
 /**
- * The cluster's database cannot be reached (or refuses the connection).
+ * The cluster's database cannot be reached (or refuses the connection), or a
+ * cluster process cannot start. `step` is what failed: `connect` (the
+ * database at `address`), `start` (the cluster's services at `address`),
+ * `listen` (a worker's socket at `address`, its `--host` and `--port`),
+ * `agent` (the worker's agent), `prune`, `reset` (the message of `trial`) or
+ * `workers` (reading the live workers); `problem` is what went wrong, when
+ * known.
  *
  * @category errors
  * @since 0.1.0
  */
 export class ClusterUnreachable extends Schema.TaggedError<ClusterUnreachable>()("ClusterUnreachable", {
-  message: Schema.String
-}) {}
+  step: Schema.Literals(["connect", "start", "listen", "agent", "prune", "reset", "workers"]),
+  address: Schema.optionalKey(Schema.String),
+  trial: Schema.optionalKey(Schema.String),
+  problem: Schema.optionalKey(Schema.String)
+}) {
+  override get message(): string {
+    const why = this.problem === undefined ? "" : `: ${this.problem}`
+    switch (this.step) {
+      case "connect":
+        return `cannot reach the cluster's PostgreSQL at ${this.address}${why}`
+      case "start":
+        return `cluster at ${this.address}${why}`
+      case "listen":
+        return `worker: cannot listen on ${this.address} (--host, --port)${why}`
+      case "agent":
+        return this.problem ?? ""
+      case "prune":
+        return `cannot prune the cluster's messages${why}`
+      case "reset":
+        return `cannot reset trial ${this.trial}'s message${why}`
+      case "workers":
+        return `cannot read the cluster's workers${why}`
+    }
+  }
+}
 
 /**
  * The cluster's database refused the login: a wrong password, an unknown
@@ -156,9 +185,7 @@ export const layerSql = (cluster: ClusterUrl): Layer.Layer<SqlClient.SqlClient, 
       Effect.timeout(Duration.seconds(10)),
       Effect.mapError((e) =>
         authFailure(cluster, e) ??
-          new ClusterUnreachable({
-            message: `cannot reach the cluster's PostgreSQL at ${cluster.address}: ${describeSqlError(e)}`
-          })
+          new ClusterUnreachable({ step: "connect", address: cluster.address, problem: describeSqlError(e) })
       )
     )
   ).pipe(Layer.provide(Reactivity.layer))
@@ -225,7 +252,7 @@ export const prune = (runKey: string | undefined): Effect.Effect<number, Cluster
       const deleted = yield* sql<{ readonly id: string }>`DELETE FROM cluster_messages WHERE ${which} RETURNING id`
       return deleted.length
     }))
-  }).pipe(Effect.mapError((e) => new ClusterUnreachable({ message: `cannot prune the cluster's messages: ${describeSqlError(e)}` })))
+  }).pipe(Effect.mapError((e) => new ClusterUnreachable({ step: "prune", problem: describeSqlError(e) })))
 
 /**
  * Deletes one trial's message and its replies, so that sending it again
@@ -246,7 +273,7 @@ export const forgetTrial = (runKey: string, id: string): Effect.Effect<void, Clu
       yield* sql`DELETE FROM cluster_replies WHERE request_id IN (SELECT id FROM cluster_messages WHERE message_id = ${messageId})`
       yield* sql`DELETE FROM cluster_messages WHERE message_id = ${messageId}`
     }))
-  }).pipe(Effect.mapError((e) => new ClusterUnreachable({ message: `cannot reset trial ${id}'s message: ${describeSqlError(e)}` })))
+  }).pipe(Effect.mapError((e) => new ClusterUnreachable({ step: "reset", trial: id, problem: describeSqlError(e) })))
 
 /**
  * The workers registered with the cluster and alive now: the rows of the
@@ -266,7 +293,7 @@ export const liveWorkers: Effect.Effect<number, ClusterUnreachable, SqlClient.Sq
     SELECT count(*) AS n FROM cluster_runners
     WHERE healthy = TRUE AND last_heartbeat > NOW() - make_interval(secs => ${expiry})`
   return Number(rows[0]?.n ?? 0)
-}).pipe(Effect.mapError((e) => new ClusterUnreachable({ message: `cannot read the cluster's workers: ${describeSqlError(e)}` })))
+}).pipe(Effect.mapError((e) => new ClusterUnreachable({ step: "workers", problem: describeSqlError(e) })))
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 

@@ -39,7 +39,7 @@ const describeBuild = (address: string, e: unknown): ClusterUnreachable | Cluste
   if (e instanceof ClusterUnreachable || e instanceof ClusterAuthFailed) return e
   const tag = typeof e === "object" && e !== null ? (e as { readonly _tag?: unknown })._tag : undefined
   const message = typeof e === "object" && e !== null ? String((e as { readonly message?: unknown }).message ?? e) : String(e)
-  return new ClusterUnreachable({ message: `cluster at ${address}: ${typeof tag === "string" ? `${tag}: ` : ""}${message}` })
+  return new ClusterUnreachable({ step: "start", address, problem: `${typeof tag === "string" ? `${tag}: ` : ""}${message}` })
 }
 
 /**
@@ -101,7 +101,7 @@ export const worker = (
     const cluster = yield* checked(config.cluster)
     const kinds = config.kinds ?? (yield* Kinds.Registry)
     const agent = yield* AgentKinds.build(config.agent, config, kinds.agents).pipe(
-      Effect.mapError((e) => new ClusterUnreachable({ message: e.message }))
+      Effect.mapError((e) => new ClusterUnreachable({ step: "agent", problem: e.message }))
     )
     const entity = Worker.layer({ agent, parallelism: config.parallelism, cwd: config.cwd, scorerKinds: kinds.scorers })
     const running = entity.pipe(
@@ -117,8 +117,9 @@ export const worker = (
         if (typeof e === "object" && e !== null && (e as { readonly _tag?: unknown })._tag === "SocketServerError") {
           const cause = (e as { readonly cause?: { readonly message?: unknown } }).cause
           return new ClusterUnreachable({
-            message: `worker: cannot listen on ${config.host}:${config.port} (--host, --port)` +
-              (typeof cause?.message === "string" ? `: ${cause.message}` : "")
+            step: "listen",
+            address: `${config.host}:${config.port}`,
+            ...(typeof cause?.message === "string" ? { problem: cause.message } : undefined)
           })
         }
         return describeBuild(cluster.address, e)
