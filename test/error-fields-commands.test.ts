@@ -5,8 +5,22 @@
  * word for word the text it carried before as a plain `message`.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Cause, Effect, Exit, Layer, Stream } from "effect"
 import { ClusterUnreachable, type ClusterUrl, layerSql, parseUrl } from "../src/cluster/Postgres.ts"
+import type { AgentEvalTrial } from "../src/domain/Trial.ts"
+import { OutputWriteError } from "../src/programs/Output.ts"
+import * as Finish from "../src/programs/run/Finish.ts"
+import { MutableCounts } from "../src/programs/run/internal/counts.ts"
+import * as ToolsStop from "../src/programs/run/ToolsStop.ts"
+import { ResultsWriteError, type Writer } from "../src/results/Results.ts"
+import * as Gates from "../src/summary/Gates.ts"
+
+const gateResults: ReadonlyArray<Gates.GateResult> = [
+  { gate: "exact=0.9", name: "exact", on: "mean", threshold: 0.9, value: 0.5, verdict: "fail", reason: "mean 0.5 < 0.9" },
+  { gate: "passed=0.4", name: "passed", on: "mean", threshold: 0.4, value: 0.5, verdict: "pass", reason: "pass rate 0.5 >= 0.4" }
+]
+const gateWords = "--fail-under: 1 of 2 gates failed: exact=0.9 (mean 0.5 < 0.9)"
+const errorOf = <A, E>(exit: Exit.Exit<A, E>) => Exit.isFailure(exit) ? exit.cause.reasons.find(Cause.isFailReason)?.error : undefined
 
 describe("the cluster's errors compute their message from their fields", () => {
   it("ClusterUnreachable: what failed, the address or trial, and the problem", () => {
@@ -41,4 +55,78 @@ describe("the cluster's errors compute their message from their fields", () => {
       assert.isString(unreachable.problem)
       assert.strictEqual(unreachable.message, `cannot reach the cluster's PostgreSQL at 127.0.0.1:1: ${unreachable.problem}`)
     }), 20_000)
+})
+
+describe("a run's own stops compute their message from their fields", () => {
+  it("RunWriteError: the results file's flag, path and lost trials; an output's flag and path; the problem", () => {
+    const results = new Finish.RunWriteError({ flag: "--out", path: "out.jsonl", lost: 3, problem: "cannot write out.jsonl: EIO" })
+    assert.deepStrictEqual([results.flag, results.path, results.lost], ["--out", "out.jsonl", 3])
+    assert.strictEqual(
+      results.message,
+      "cannot write out.jsonl: EIO; the run stopped (the summary counts what the file holds; --resume runs the rest)"
+    )
+    const output = new Finish.RunWriteError({ flag: "--summary", path: "s.json", problem: "cannot write --summary s.json: EISDIR" })
+    assert.deepStrictEqual([output.flag, output.path, output.lost], ["--summary", "s.json", undefined])
+    assert.strictEqual(output.message, "cannot write --summary s.json: EISDIR")
+  })
+
+  it.effect("RunWriteError from exitDecision: the results file's failure, then the last output's, each with its flag and path", () =>
+    Effect.gen(function*() {
+      const failure = new ResultsWriteError({ path: "out.jsonl", message: "cannot write out.jsonl: EIO", lost: 3 })
+      const writer: Writer = { append: () => Effect.void, flush: Effect.void, written: () => 1, failure: () => failure }
+      const stopped = new MutableCounts(undefined)
+      stopped.writer = writer
+      const lost = errorOf(yield* Effect.exit(Effect.fail(failure).pipe(Finish.exitDecision(stopped))))
+      assert.instanceOf(lost, Finish.RunWriteError)
+      const write = lost as Finish.RunWriteError
+      assert.deepStrictEqual([write.flag, write.path, write.lost, write.problem], ["--out", "out.jsonl", 3, "cannot write out.jsonl: EIO"])
+      const counts = new MutableCounts(undefined)
+      const summary = new OutputWriteError({ flag: "--summary", path: "s.json", message: "cannot write --summary s.json: EISDIR" })
+      counts.unwritten.push(summary.message)
+      counts.unwrittenOutputs.push(summary)
+      const unwritten = errorOf(yield* Effect.exit(Effect.void.pipe(Finish.exitDecision(counts)))) as Finish.RunWriteError
+      assert.deepStrictEqual([unwritten.flag, unwritten.path, unwritten.lost], ["--summary", "s.json", undefined])
+      assert.strictEqual(unwritten.message, "cannot write --summary s.json: EISDIR")
+    }))
+
+  it.effect("RunGateFailed: every gate's result, the message naming the failed ones as GatesFailed does", () =>
+    Effect.gen(function*() {
+      const error = new Finish.RunGateFailed({ results: gateResults })
+      assert.deepStrictEqual(error.results, gateResults)
+      assert.strictEqual(error.message, gateWords)
+      assert.strictEqual(error.message, Gates.failed(gateResults)!.message)
+      const counts = new MutableCounts(undefined)
+      counts.gateFailure = Gates.failed(gateResults)
+      const gated = errorOf(yield* Effect.exit(Effect.void.pipe(Finish.exitDecision(counts))))
+      assert.instanceOf(gated, Finish.RunGateFailed)
+      assert.deepStrictEqual((gated as Finish.RunGateFailed).results, gateResults)
+    }))
+
+  it.effect("ToolServerFailed: the server's flag and spec and what it did, or the trial that met it", () =>
+    Effect.gen(function*() {
+      const before = new ToolsStop.ToolServerFailed({
+        where: "--tools mcp:stdio:node s.js",
+        problem: "the MCP server did not answer initialize within 1s (--mcp-timeout); the server's stderr: fixture: loading"
+      })
+      assert.deepStrictEqual([before.where, before.trial_id], ["--tools mcp:stdio:node s.js", undefined])
+      assert.strictEqual(
+        before.message,
+        "--tools mcp:stdio:node s.js: the MCP server did not answer initialize within 1s (--mcp-timeout); " +
+          "the server's stderr: fixture: loading; the run stopped before its first trial"
+      )
+      const trial: AgentEvalTrial = {
+        id: "b:1",
+        task_id: "b",
+        status: "failed",
+        error: { type: "McpServerFailed", message: "tool server fs exited twice", occurred_at: "2026-01-01T00:00:00.000Z" },
+        metadata: { started_at: "2026-01-01T00:00:00.000Z", finished_at: "2026-01-01T00:00:00.001Z", latency_ms: 1 }
+      }
+      const stopped = yield* Effect.flip(Stream.runDrain(ToolsStop.stopOnDeadServer(Stream.make(trial))))
+      assert.instanceOf(stopped, ToolsStop.ToolServerFailed)
+      assert.deepStrictEqual([stopped.where, stopped.problem, stopped.trial_id], [undefined, "tool server fs exited twice", "b:1"])
+      assert.strictEqual(
+        stopped.message,
+        "tool server fs exited twice; the run stopped (trial recorded; --resume runs the rest once the server works)"
+      )
+    }))
 })

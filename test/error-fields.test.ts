@@ -53,9 +53,9 @@ describe("the exit code rides on the error's class", () => {
     ]
     for (const error of badInput) assert.strictEqual(Errors.exitCodeOf(error), 2, error._tag)
     const stops = [
-      new Run.RunWriteError({ message: "m" }),
-      new Run.RunGateFailed({ message: "m" }),
-      new ToolsStop.ToolServerFailed({ message: "m" }),
+      new Run.RunWriteError({ problem: "m" }),
+      new Run.RunGateFailed({ results: [] }),
+      new ToolsStop.ToolServerFailed({ problem: "m" }),
       new Budget.BudgetExceeded({ message: "m", budget: "max_cost", spent: 2, limit: 1 }),
       new Policy.MaxFailuresExceeded({ message: "m", failed: 3, finished: 4 }),
       new Results.ResultsWriteError({ path: "out.jsonl", message: "m", lost: 1 }),
@@ -87,7 +87,7 @@ describe("the exit code rides on the error's class", () => {
       assert.strictEqual(exit[Runtime.errorExitCode], 2)
       assert.strictEqual(exit.message, input.message)
     }
-    for (const stop of [new Run.RunWriteError({ message: "w" }), new DatasetError({ path: "hf:a/b", message: "d", transient: true })]) {
+    for (const stop of [new Run.RunWriteError({ problem: "w" }), new DatasetError({ path: "hf:a/b", message: "d", transient: true })]) {
       const exit = exitFor(stop)
       assert.instanceOf(exit, RunStopped)
       assert.strictEqual(exit[Runtime.errorExitCode], 1)

@@ -11,31 +11,49 @@ import * as Stage from "../../scoring/Stage.ts"
 import * as Gates from "../../summary/Gates.ts"
 import * as Summary from "../../summary/Summary.ts"
 import * as BadInput from "../BadInput.ts"
+import type { OutputWriteError } from "../Output.ts"
 import { outputPath } from "./Config.ts"
 import { itemsOf } from "./Inputs.ts"
 import type { MutableCounts } from "./internal/counts.ts"
 import type { RunPlan } from "./Prepare.ts"
 
 /**
- * The results file could not be written: the run stopped (exit code 1; the
- * input was fine).
+ * The results file, or an output, could not be written (exit code 1; the
+ * input was fine). `flag` and `path` name the file when known (`--out` for
+ * the results file, an output's own flag), `problem` is the write's own
+ * error, and `lost` the trials the results file lost: only when it is the
+ * results file that failed, which stopped the run.
  *
  * @category errors
  * @since 0.1.0
  */
 export class RunWriteError extends Schema.TaggedError<RunWriteError>()("RunWriteError", {
-  message: Schema.String
-}) {}
+  flag: Schema.optionalKey(Schema.String),
+  path: Schema.optionalKey(Schema.String),
+  lost: Schema.optionalKey(Schema.Number),
+  problem: Schema.String
+}) {
+  override get message(): string {
+    return this.lost === undefined
+      ? this.problem
+      : `${this.problem}; the run stopped (the summary counts what the file holds; --resume runs the rest)`
+  }
+}
 
 /**
- * A `--fail-under` gate failed on a run that otherwise finished (exit code 1).
+ * A `--fail-under` gate failed on a run that otherwise finished (exit code 1):
+ * `results` are every gate's result, the failed ones among them.
  *
  * @category errors
  * @since 0.1.0
  */
 export class RunGateFailed extends Schema.TaggedError<RunGateFailed>()("RunGateFailed", {
-  message: Schema.String
-}) {}
+  results: Schema.Array(Gates.GateResult)
+}) {
+  override get message(): string {
+    return new Gates.GatesFailed({ results: this.results }).message
+  }
+}
 
 /**
  * How a run ended: its exit, and what it counted.
@@ -95,8 +113,13 @@ export const finish = (plan: RunPlan, ended: Outcome) =>
     if (!told || acc.thisRun.completed + acc.thisRun.failed + acc.thisRun.partial > 0) {
       yield* say(Summary.format(summary) + Gates.formatText(gated.gates))
     }
-    const lost = (message: string) =>
-      Exit.isSuccess(exit) ? Effect.sync(() => counts.unwritten.push(message)) : Console.error(`agent-trials: ${message}`)
+    const lost = (e: OutputWriteError) =>
+      Exit.isSuccess(exit)
+        ? Effect.sync(() => {
+          counts.unwritten.push(e.message)
+          counts.unwrittenOutputs.push(e)
+        })
+        : Console.error(`agent-trials: ${e.message}`)
     // The run's tasks are read again only by an output that asks for them.
     const context = { out, summary, gated, tasks: config.tasks === "-" ? undefined : itemsOf(config, { chosen: false }), say }
     for (const output of kinds.outputs) {
@@ -104,7 +127,7 @@ export const finish = (plan: RunPlan, ended: Outcome) =>
       // A run stopped by bad input is reported on only by the outputs that
       // say so (a summary, not a report of a run that never ran as asked).
       if (file === undefined || (outcome === "input_error" && output.afterInputError !== true)) continue
-      yield* output.write(file, context).pipe(Effect.catchTag("OutputWriteError", (e) => lost(e.message)))
+      yield* output.write(file, context).pipe(Effect.catchTag("OutputWriteError", lost))
     }
   })
 
@@ -120,20 +143,21 @@ export const exitDecision = (counts: MutableCounts) => <A, E extends { readonly 
   self.pipe(
     // A write failure decides the exit whatever else went wrong: trials were lost.
     Effect.mapError((e): E | Results.ResultsWriteError => counts.writeFailure ?? e),
-    Effect.catchTag("ResultsWriteError", (e) =>
-      Effect.fail(
-        new RunWriteError({
-          message: `${e.message}; the run stopped (the summary counts what the file holds; --resume runs the rest)`
-        })
-      )),
-    Effect.andThen(Effect.suspend(() =>
-      counts.unwritten.length === 0 ? Effect.void : Effect.andThen(
+    Effect.catchIf(
+      (e): e is Results.ResultsWriteError => e instanceof Results.ResultsWriteError,
+      (e) => Effect.fail(new RunWriteError({ flag: "--out", path: e.path, lost: e.lost, problem: e.message }))
+    ),
+    Effect.andThen(Effect.suspend(() => {
+      const last = counts.unwritten[counts.unwritten.length - 1]
+      if (last === undefined) return Effect.void
+      const output = counts.unwrittenOutputs.filter((o) => o.message === last).pop()
+      return Effect.andThen(
         Effect.forEach(counts.unwritten.slice(0, -1), (message) => Console.error(`agent-trials: ${message}`)),
-        new RunWriteError({ message: counts.unwritten[counts.unwritten.length - 1]! })
+        new RunWriteError({ ...(output === undefined ? undefined : { flag: output.flag, path: output.path }), problem: last })
       )
-    )),
+    })),
     // Last: a run that finished and wrote everything, below a --fail-under gate.
     Effect.andThen(Effect.suspend(() =>
-      counts.gateFailure === undefined ? Effect.void : Effect.fail(new RunGateFailed({ message: counts.gateFailure.message }))
+      counts.gateFailure === undefined ? Effect.void : Effect.fail(new RunGateFailed({ results: counts.gateFailure.results }))
     ))
   )

@@ -148,7 +148,8 @@ export const prepare = Effect.fnUntraced(function*(
         AgentBuildError: (e) => Effect.fail(input(e)),
         ToolConnectError: (e) => Effect.fail(input(e)),
         // A tool server that does not answer is not bad input: exit 1, not 2.
-        McpServerFailed: (e) => Effect.fail(new ToolsStop.ToolServerFailed({ message: `${e.message}; the run stopped before its first trial` }))
+        McpServerFailed: (e) =>
+          Effect.fail(new ToolsStop.ToolServerFailed({ where: e.where, problem: `the MCP server ${e.problem}${e.stderr}` }))
       }))
     : () => Effect.die("a --cluster run calls no agent here")
   const scorers = yield* buildScorers(config)

@@ -14,13 +14,26 @@ import { stopAfter } from "../../internal/stopAfter.ts"
 
 /**
  * A tool server the run needs is gone: the run stopped (exit code 1).
+ * `where` is the server's flag and spec (`--tools mcp:npx server`), known
+ * when it failed before the first trial; `problem` is what it did, as its
+ * `McpServerFailed` says it (after `where`; the whole of a trial's recorded
+ * error, which keeps only the words); `trial_id` the trial that met it and
+ * was recorded, absent when the run stopped before its first trial.
  *
  * @category errors
  * @since 0.5.0
  */
 export class ToolServerFailed extends Schema.TaggedError<ToolServerFailed>()("ToolServerFailed", {
-  message: Schema.String
+  where: Schema.optionalKey(Schema.String),
+  problem: Schema.String,
+  trial_id: Schema.optionalKey(Schema.String)
 }) {
+  override get message(): string {
+    const server = this.where === undefined ? this.problem : `${this.where}: ${this.problem}`
+    return this.trial_id === undefined
+      ? `${server}; the run stopped before its first trial`
+      : `${server}; the run stopped (trial recorded; --resume runs the rest once the server works)`
+  }
   /** A stop on the way, not bad input: the command exits 1. */
   get exitCode(): 1 {
     return 1
@@ -42,7 +55,5 @@ export const stopOnDeadServer = <E, R>(
 ): Stream.Stream<AgentEvalTrial, E | ToolServerFailed, R> =>
   stopAfter(stream, (trial) =>
     trial.error?.type === FATAL
-      ? new ToolServerFailed({
-        message: `${trial.error.message}; the run stopped (trial recorded; --resume runs the rest once the server works)`
-      })
+      ? new ToolServerFailed({ problem: trial.error.message, trial_id: trial.id })
       : undefined)

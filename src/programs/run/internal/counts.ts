@@ -7,6 +7,7 @@
  * @internal
  */
 import type { ResultsWriteError, Writer } from "../../../results/Results.ts"
+import type { OutputWriteError } from "../../Output.ts"
 import { MutableProbe } from "../../../runner/internal/probe.ts"
 import type { GatesFailed } from "../../../summary/Gates.ts"
 import type { Counts, CountsSnapshot } from "../Counts.ts"
@@ -29,6 +30,8 @@ export class MutableCounts implements Counts {
   // After a run that ended well the last is its error (exit 1); after any
   // other end each is one line on stderr beside the run's own error.
   readonly unwritten: Array<string> = []
+  // The errors behind those messages, with the flag and path of each output.
+  readonly unwrittenOutputs: Array<OutputWriteError> = []
   gateFailure: GatesFailed | undefined = undefined
   // Pushed by the pricing as it meets a model, drained by each warning.
   readonly unpricedPending: Array<string> = []
