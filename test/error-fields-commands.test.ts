@@ -8,7 +8,11 @@ import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer, Stream } from "effect"
 import { ClusterUnreachable, type ClusterUrl, layerSql, parseUrl } from "../src/cluster/Postgres.ts"
 import type { AgentEvalTrial } from "../src/domain/Trial.ts"
+import * as Compare from "../src/programs/compare/Compare.ts"
 import { OutputWriteError } from "../src/programs/Output.ts"
+import * as Recorded from "../src/programs/Recorded.ts"
+import * as Report from "../src/programs/Report.ts"
+import * as Rescore from "../src/programs/Rescore.ts"
 import * as Finish from "../src/programs/run/Finish.ts"
 import { MutableCounts } from "../src/programs/run/internal/counts.ts"
 import * as ToolsStop from "../src/programs/run/ToolsStop.ts"
@@ -129,4 +133,74 @@ describe("a run's own stops compute their message from their fields", () => {
         "tool server fs exited twice; the run stopped (trial recorded; --resume runs the rest once the server works)"
       )
     }))
+})
+
+describe("score's, report's and compare's stops compute their message from their fields", () => {
+  it("TasksError unread: the dataset flags given, and why there are no tasks to read", () => {
+    const error = new Recorded.TasksError({ kind: "unread", flags: ["--format", "--map"], problem: "the run of r.jsonl read synthetic tasks, not a file" })
+    assert.deepStrictEqual([error.kind, error.flags, error.problem], ["unread", ["--format", "--map"], "the run of r.jsonl read synthetic tasks, not a file"])
+    assert.strictEqual(error.message, "--format, --map: the run of r.jsonl read synthetic tasks, not a file: give --tasks FILE")
+  })
+
+  it("TasksError mapping: the run definition's file and field, and the mapping's problem", () => {
+    const error = new Recorded.TasksError({ kind: "mapping", file: "r.jsonl.run.json", field: "read.map", problem: "expected NAME=COLUMN" })
+    assert.deepStrictEqual([error.file, error.field], ["r.jsonl.run.json", "read.map"])
+    assert.strictEqual(error.message, "r.jsonl.run.json: field read.map: expected NAME=COLUMN: give --map")
+  })
+
+  it.effect("TasksError unmatched, from someMatch: the tasks, their first ids, how they were read, the results file and its task ids", () =>
+    Effect.gen(function*() {
+      const tasks = { name: "--tasks t.csv", how: "--format csv", items: Stream.empty }
+      const error = yield* Effect.flip(Recorded.someMatch({
+        tasks,
+        ids: new Set(["row-1", "row-2", "row-3", "row-4"]),
+        results: "r.jsonl",
+        trials: Stream.make("a", "b", "a")
+      }))
+      assert.instanceOf(error, Recorded.TasksError)
+      assert.deepStrictEqual(
+        [error.kind, error.tasks, error.task_ids, error.how, error.results, error.trial_task_ids],
+        ["unmatched", "--tasks t.csv", ["row-1", "row-2", "row-3", "row-4"], "--format csv", "r.jsonl", ["a", "b"]]
+      )
+      assert.strictEqual(
+        error.message,
+        "--tasks t.csv: none of its task ids (\"row-1\", \"row-2\", \"row-3\", ...) is the task_id of a trial in r.jsonl (\"a\", \"b\"), " +
+          "read with --format csv: give the run's own task file, and --map id=COLUMN where the id is another column"
+      )
+      const plain = new Recorded.TasksError({ kind: "unmatched", tasks: "the tasks", task_ids: [], how: "", results: "r.jsonl", trial_task_ids: ["a"] })
+      assert.strictEqual(
+        plain.message,
+        "the tasks: none of its task ids (none) is the task_id of a trial in r.jsonl (\"a\"): " +
+          "give the run's own task file, and --map id=COLUMN where the id is another column"
+      )
+    }))
+
+  it("ScoreWriteError: the scored file's flag, path and lost trials, or the --summary's; the problem", () => {
+    const scored = new Rescore.ScoreWriteError({ flag: "--out", path: "s.jsonl", lost: 2, problem: "cannot write s.jsonl: ENOSPC" })
+    assert.deepStrictEqual([scored.flag, scored.path, scored.lost], ["--out", "s.jsonl", 2])
+    assert.strictEqual(scored.message, "cannot write s.jsonl: ENOSPC; --resume scores the rest")
+    const summary = new Rescore.ScoreWriteError({ flag: "--summary", path: "sum.json", problem: "cannot write --summary sum.json: it is a folder" })
+    assert.deepStrictEqual([summary.flag, summary.path, summary.lost], ["--summary", "sum.json", undefined])
+    assert.strictEqual(summary.message, "cannot write --summary sum.json: it is a folder")
+  })
+
+  it("ScoreGateFailed: every gate's result, worded as GatesFailed", () => {
+    const error = new Rescore.ScoreGateFailed({ results: gateResults })
+    assert.deepStrictEqual(error.results, gateResults)
+    assert.strictEqual(error.message, gateWords)
+  })
+
+  it("ReportWriteError: the flag and path of the HTML file, and the write's problem", () => {
+    const error = new Report.ReportWriteError({ flag: "--report", path: "r.html", problem: "cannot write --report r.html: EACCES" })
+    assert.deepStrictEqual([error.flag, error.path], ["--report", "r.html"])
+    assert.strictEqual(error.message, "cannot write --report r.html: EACCES")
+  })
+
+  it("CompareWriteError: the flag and path, the write's problem, or what the comparison lacks for its schema", () => {
+    const write = new Compare.CompareWriteError({ flag: "--html", path: "c.html", problem: "cannot write --html c.html: EISDIR" })
+    assert.deepStrictEqual([write.flag, write.path, write.unfit], ["--html", "c.html", undefined])
+    assert.strictEqual(write.message, "cannot write --html c.html: EISDIR")
+    const unfit = new Compare.CompareWriteError({ flag: "--json", path: "c.json", problem: "Expected a finite number", unfit: true })
+    assert.strictEqual(unfit.message, "cannot write --json c.json: the comparison does not fit its schema: Expected a finite number")
+  })
 })

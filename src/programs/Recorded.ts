@@ -43,15 +43,41 @@ export const definitionOf = (
   })
 
 /**
- * The tasks cannot be read as asked (exit code 2): a dataset flag without
- * tasks to read, or a run definition whose mapping does not parse.
+ * The tasks cannot be read as asked (exit code 2). `kind` says why:
+ * `unread`, the dataset `flags` given have no tasks to read (`problem`
+ * says why); `mapping`, the run definition `file` has a `field` whose
+ * mapping does not parse (`problem`); `unmatched`, none of the `tasks`
+ * (their first `task_ids`, read with `how`) is the task of a trial in
+ * `results` (their first `trial_task_ids`).
  *
  * @category errors
  * @since 0.4.0
  */
 export class TasksError extends Schema.TaggedError<TasksError>()("TasksError", {
-  message: Schema.String
-}) {}
+  kind: Schema.Literals(["unread", "mapping", "unmatched"]),
+  flags: Schema.optionalKey(Schema.Array(Schema.String)),
+  file: Schema.optionalKey(Schema.String),
+  field: Schema.optionalKey(Schema.String),
+  problem: Schema.optionalKey(Schema.String),
+  tasks: Schema.optionalKey(Schema.String),
+  task_ids: Schema.optionalKey(Schema.Array(Schema.String)),
+  how: Schema.optionalKey(Schema.String),
+  results: Schema.optionalKey(Schema.String),
+  trial_task_ids: Schema.optionalKey(Schema.Array(Schema.String))
+}) {
+  override get message(): string {
+    switch (this.kind) {
+      case "unread":
+        return `${(this.flags ?? []).join(", ")}: ${this.problem}: give --tasks FILE`
+      case "mapping":
+        return `${this.file}: field ${this.field}: ${this.problem}: give --map`
+      case "unmatched":
+        return `${this.tasks}: none of its task ids (${preview(this.task_ids ?? [])}) is the task_id of a trial in ${this.results} ` +
+          `(${preview(this.trial_task_ids ?? [])})${this.how === undefined || this.how === "" ? "" : `, read with ${this.how}`}: ` +
+          `give the run's own task file, and --map id=COLUMN where the id is another column`
+    }
+  }
+}
 
 /**
  * What `tasksOf` reads from: the results file, `--tasks` and the dataset
@@ -121,7 +147,7 @@ export const tasksOf = Effect.fn("Recorded.tasksOf")(function*(given: TasksInput
     return { tasks: yield* read(input, input.tasks, `--tasks ${input.tasks}`, own ? definition?.read : undefined, "fail"), warning: undefined }
   }
   const unread = (why: string) =>
-    flags.length === 0 ? Effect.succeed(none()) : Effect.fail(new TasksError({ message: `${flags.join(", ")}: ${why}: give --tasks FILE` }))
+    flags.length === 0 ? Effect.succeed(none()) : Effect.fail(new TasksError({ kind: "unread", flags, problem: why }))
   if (source === undefined) return yield* unread(`no tasks to read (${input.results} has no run definition beside it naming them)`)
   if ("synthetic" in source) {
     if (flags.length > 0) return yield* unread(`the run of ${input.results} read synthetic tasks, not a file`)
@@ -153,7 +179,10 @@ const read = (
       const parsed = Mapping.parse(recorded.map)
       if (Result.isFailure(parsed)) {
         return yield* new TasksError({
-          message: `${RunDefinition.pathOf(input.results)}: field read.map: ${parsed.failure}: give --map`
+          kind: "mapping",
+          file: RunDefinition.pathOf(input.results),
+          field: "read.map",
+          problem: parsed.failure
         })
       }
       map = parsed.success
@@ -205,15 +234,12 @@ export const someMatch = <E, R>(input: {
     if (hit._tag === "Some" || seen.length === 0) return
     const taskIds: Array<string> = []
     for (const id of input.ids.keys()) if (taskIds.push(id) >= 4) break
-    return yield* new TasksError({ message: noneMatch({ ...input, taskIds, trialTaskIds: seen }) })
+    return yield* new TasksError({
+      kind: "unmatched",
+      tasks: input.tasks.name,
+      task_ids: taskIds,
+      how: input.tasks.how,
+      results: input.results,
+      trial_task_ids: seen
+    })
   })
-
-const noneMatch = (input: {
-  readonly tasks: Tasks
-  readonly taskIds: ReadonlyArray<string>
-  readonly results: string
-  readonly trialTaskIds: ReadonlyArray<string>
-}): string =>
-  `${input.tasks.name}: none of its task ids (${preview(input.taskIds)}) is the task_id of a trial in ${input.results} ` +
-  `(${preview(input.trialTaskIds)})${input.tasks.how === "" ? "" : `, read with ${input.tasks.how}`}: ` +
-  `give the run's own task file, and --map id=COLUMN where the id is another column`

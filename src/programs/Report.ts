@@ -67,14 +67,21 @@ export class ReportInputError extends Schema.TaggedError<ReportInputError>()("Re
 }
 
 /**
- * The HTML file could not be written (exit code 1).
+ * The HTML file could not be written (exit code 1): `flag` and `path` name
+ * it (`--html`, or run's `--report`), `problem` is the write's own error.
  *
  * @category errors
  * @since 0.1.0
  */
 export class ReportWriteError extends Schema.TaggedError<ReportWriteError>()("ReportWriteError", {
-  message: Schema.String
-}) {}
+  flag: Schema.String,
+  path: Schema.String,
+  problem: Schema.String
+}) {
+  override get message(): string {
+    return this.problem
+  }
+}
 
 /**
  * What `report` needs, after flags are read.
@@ -219,8 +226,9 @@ export const write = Effect.fn("Report.write")(function*(input: {
   }
 
   const html = Page.render({ resultsFile: input.results, result, summary: s, withTasks: input.tasks !== undefined })
-  yield* writeOutput(input.flag ?? "--html", input.html, html).pipe(
-    Effect.mapError((e) => new ReportWriteError({ message: e.message }))
+  const flag = input.flag ?? "--html"
+  yield* writeOutput(flag, input.html, html).pipe(
+    Effect.mapError((e) => new ReportWriteError({ flag, path: input.html, problem: e.message }))
   )
   return { html: input.html, trials: result.trials, rows: result.rows.length, bytes: Buffer.byteLength(html) } satisfies Written
 })

@@ -91,14 +91,18 @@ export class ScoreInputError extends Schema.TaggedError<ScoreInputError>()("Scor
 }
 
 /**
- * A `--fail-under` gate failed on a scoring that otherwise finished (exit code 1).
+ * A `--fail-under` gate failed on a scoring that otherwise finished (exit
+ * code 1): `results` are every gate's result, the failed ones among them.
  *
  * @category errors
  * @since 0.1.0
  */
 export class ScoreGateFailed extends Schema.TaggedError<ScoreGateFailed>()("ScoreGateFailed", {
-  message: Schema.String
+  results: Schema.Array(Gates.GateResult)
 }) {
+  override get message(): string {
+    return new Gates.GatesFailed({ results: this.results }).message
+  }
   /** A stop on the way, not bad input: the command exits 1. */
   get exitCode(): 1 {
     return 1
@@ -106,14 +110,23 @@ export class ScoreGateFailed extends Schema.TaggedError<ScoreGateFailed>()("Scor
 }
 
 /**
- * The scored file or the `--summary` could not be written (exit code 1).
+ * The scored file or the `--summary` could not be written (exit code 1):
+ * `flag` and `path` name it (`--out`, `--summary`), `problem` is the
+ * write's own error, and `lost` the trials the scored file lost: only when
+ * it is the scored file that failed, which stopped the scoring.
  *
  * @category errors
  * @since 0.1.0
  */
 export class ScoreWriteError extends Schema.TaggedError<ScoreWriteError>()("ScoreWriteError", {
-  message: Schema.String
+  flag: Schema.String,
+  path: Schema.String,
+  lost: Schema.optionalKey(Schema.Number),
+  problem: Schema.String
 }) {
+  override get message(): string {
+    return this.lost === undefined ? this.problem : `${this.problem}; --resume scores the rest`
+  }
   /** A stop on the way, not bad input: the command exits 1. */
   get exitCode(): 1 {
     return 1
@@ -225,7 +238,7 @@ export const score = Effect.fn("Rescore.score")(function*(options: ScoreConfig) 
   let writer: Results.Writer | undefined
   // A --summary that could not be written: the error of a scoring that
   // ended well (exit 1), a line on stderr beside any other end's own error.
-  let unwritten: string | undefined
+  let unwritten: ScoreWriteError | undefined
   let gateFailure: Gates.GatesFailed | undefined
   const finish = (exit: Exit.Exit<unknown, unknown>) =>
     Effect.gen(function*() {
@@ -255,7 +268,9 @@ export const score = Effect.fn("Rescore.score")(function*(options: ScoreConfig) 
           Effect.mapError((problem) => ({ message: `cannot write --summary ${file}: ${problem}` })),
           Effect.flatMap((json) => writeOutput("--summary", file, json)),
           Effect.catch((e) =>
-            Exit.isSuccess(exit) ? Effect.sync(() => unwritten = e.message) : Console.error(`agent-trials: ${e.message}`)
+            Exit.isSuccess(exit)
+              ? Effect.sync(() => unwritten = new ScoreWriteError({ flag: "--summary", path: file, problem: e.message }))
+              : Console.error(`agent-trials: ${e.message}`)
           )
         )
       }
@@ -292,15 +307,15 @@ export const score = Effect.fn("Rescore.score")(function*(options: ScoreConfig) 
     Effect.mapError((e) => {
       const failure = writer?.failure()
       if (failure !== undefined) {
-        return new ScoreWriteError({ message: `${failure.message}; --resume scores the rest` })
+        return new ScoreWriteError({ flag: "--out", path: failure.path, lost: failure.lost, problem: failure.message })
       }
       return e._tag === "ScoreInputError" ? e : ScoreInputError.from(e)
     }),
     Effect.andThen(Effect.suspend(() =>
-      unwritten === undefined ? Effect.void : Effect.fail(new ScoreWriteError({ message: unwritten }))
+      unwritten === undefined ? Effect.void : Effect.fail(unwritten)
     )),
     Effect.andThen(Effect.suspend(() =>
-      gateFailure === undefined ? Effect.void : Effect.fail(new ScoreGateFailed({ message: gateFailure.message }))
+      gateFailure === undefined ? Effect.void : Effect.fail(new ScoreGateFailed({ results: gateFailure.results }))
     ))
   )
 })

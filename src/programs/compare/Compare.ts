@@ -229,15 +229,24 @@ export class NotNonInferior extends Schema.TaggedError<NotNonInferior>()("NotNon
 
 /**
  * `--json` or `--html` could not be written (exit code 1: the input was
- * fine). The message names the flag, the file and the operating system's
- * reason.
+ * fine). `flag` and `path` name the file; `problem` is the write's own error
+ * (naming the flag, the file and the operating system's reason), or, with
+ * `unfit`, what the comparison lacks to fit the `--json` Schema.
  *
  * @category errors
  * @since 0.1.0
  */
 export class CompareWriteError extends Schema.TaggedError<CompareWriteError>()("CompareWriteError", {
-  message: Schema.String
+  flag: Schema.String,
+  path: Schema.String,
+  problem: Schema.String,
+  unfit: Schema.optionalKey(Schema.Boolean)
 }) {
+  override get message(): string {
+    return this.unfit === true
+      ? `cannot write ${this.flag} ${this.path}: the comparison does not fit its schema: ${this.problem}`
+      : this.problem
+  }
   /** A stop on the way, not bad input: the command exits 1. */
   get exitCode(): 1 {
     return 1
@@ -267,12 +276,11 @@ export const run = Effect.fn("Compare.run")(function*(config: CompareConfig) {
   const comparison = yield* compare(config.base, config.new, { pass: config.pass })
   yield* Console.log(format(comparison))
   const write = (flag: string, file: string, text: string) =>
-    writeOutput(flag, file, text).pipe(Effect.mapError((e) => new CompareWriteError({ message: e.message })))
+    writeOutput(flag, file, text).pipe(Effect.mapError((e) => new CompareWriteError({ flag, path: file, problem: e.message })))
   if (config.json !== undefined) {
+    const path = config.json
     const json = yield* encodeComparison(comparison).pipe(
-      Effect.mapError((e) =>
-        new CompareWriteError({ message: `cannot write --json ${config.json}: the comparison does not fit its schema: ${e.message}` })
-      )
+      Effect.mapError((e) => new CompareWriteError({ flag: "--json", path, problem: e.message, unfit: true }))
     )
     yield* write("--json", config.json, JSON.stringify(json, null, 2) + "\n")
   }
