@@ -6,6 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer, Stream } from "effect"
+import { BoundsViolated, exitFor, RunStopped } from "../src/cli/errors.ts"
 import { ClusterUnreachable, type ClusterUrl, layerSql, parseUrl } from "../src/cluster/Postgres.ts"
 import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 import * as Compare from "../src/programs/compare/Compare.ts"
@@ -202,5 +203,30 @@ describe("score's, report's and compare's stops compute their message from their
     assert.strictEqual(write.message, "cannot write --html c.html: EISDIR")
     const unfit = new Compare.CompareWriteError({ flag: "--json", path: "c.json", problem: "Expected a finite number", unfit: true })
     assert.strictEqual(unfit.message, "cannot write --json c.json: the comparison does not fit its schema: Expected a finite number")
+  })
+})
+
+describe("the CLI's stops keep the fields of what stopped them", () => {
+  it("RunStopped: the words of the command's own error, and the flag and file it named", () => {
+    const write = new Finish.RunWriteError({ flag: "--out", path: "out.jsonl", lost: 3, problem: "cannot write out.jsonl: EIO" })
+    const stopped = exitFor(write)
+    assert.instanceOf(stopped, RunStopped)
+    const run = stopped as RunStopped
+    assert.deepStrictEqual([run.flag, run.file, run.line], ["--out", "out.jsonl", undefined])
+    assert.strictEqual(run.message, write.message)
+    const gate = exitFor(new Finish.RunGateFailed({ results: gateResults })) as RunStopped
+    assert.deepStrictEqual([gate.flag, gate.file, gate.message], [undefined, undefined, gateWords])
+  })
+
+  it("BoundsViolated: the words of before, with the tasks, the parallelism and the bounded runner's counts", () => {
+    const bounded = { peak_active_calls: 9, pending_before_release: 0, live_fibers_before_release: 12, completed: 512, failed: 0 }
+    const error = new BoundsViolated({
+      message: "the bounded runner exceeded its bounds or left tasks incomplete",
+      tasks: 512,
+      parallelism: 8,
+      bounded
+    })
+    assert.deepStrictEqual([error.tasks, error.parallelism, error.bounded], [512, 8, bounded])
+    assert.strictEqual(error.message, "the bounded runner exceeded its bounds or left tasks incomplete")
   })
 })

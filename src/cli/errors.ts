@@ -11,13 +11,26 @@ import * as BadInput from "../programs/BadInput.ts"
 import * as Redactor from "../runner/Redactor.ts"
 
 /**
- * The reproduction did not show the bounded runner within its bounds.
+ * The reproduction did not show the bounded runner within its bounds. With
+ * the figures `repro` measured: `tasks` and `parallelism` as asked, and the
+ * bounded runner's own counts (`bounded`: its peak of calls in flight, the
+ * calls pending and fibers alive while every call was held, the trials
+ * completed and failed).
  *
  * @category errors
  * @since 0.1.0
  */
 export class BoundsViolated extends Schema.TaggedError<BoundsViolated>()("BoundsViolated", {
-  message: Schema.String
+  message: Schema.String,
+  tasks: Schema.optionalKey(Schema.Number),
+  parallelism: Schema.optionalKey(Schema.Number),
+  bounded: Schema.optionalKey(Schema.Struct({
+    peak_active_calls: Schema.Number,
+    pending_before_release: Schema.Number,
+    live_fibers_before_release: Schema.Number,
+    completed: Schema.Number,
+    failed: Schema.Number
+  }))
 }) {
   /** A stop on the way, not bad input: the command exits 1. */
   get exitCode(): 1 {
@@ -50,13 +63,16 @@ export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
 
 /**
  * The run stopped before its end: its failure budget (`--max-failures`) was
- * exceeded, or the results file could not be written. Exit 1.
+ * exceeded, or the results file could not be written. Exit 1. It keeps the
+ * flag and the file the command's own error named (a write that failed:
+ * `--out out.jsonl`).
  *
  * @category errors
  * @since 0.1.0
  */
 export class RunStopped extends Schema.TaggedError<RunStopped>()("RunStopped", {
-  message: Schema.String
+  message: Schema.String,
+  ...whereFields
 }) {
   /** A stop on the way, not bad input: the command exits 1. */
   get exitCode(): 1 {
@@ -97,4 +113,4 @@ const shownOf = (error: unknown): string | undefined => {
 export const exitFor = (error: { readonly message: string }): UsageError | RunStopped =>
   exitCodeOf(error) === 2
     ? new UsageError({ message: error.message, ...whereOf(error), ...(BadInput.told(error) ? { told: true } : undefined) })
-    : new RunStopped({ message: error.message })
+    : new RunStopped({ message: error.message, ...whereOf(error) })

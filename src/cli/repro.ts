@@ -39,7 +39,12 @@ export const reproCommand = Command.make(
     )
     yield* Console.log(json ? JSON.stringify(report, null, 2) : formatReport(report))
     if (!report.bounds_held) {
-      return yield* new BoundsViolated({ message: "the bounded runner exceeded its bounds or left tasks incomplete" })
+      return yield* new BoundsViolated({
+        message: "the bounded runner exceeded its bounds or left tasks incomplete",
+        tasks: report.input_tasks,
+        parallelism: report.parallelism,
+        bounded: report.runners.bounded
+      })
     }
   }, reportErrors)
 ).pipe(Command.withDescription(
