@@ -7,7 +7,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Layer, Stream } from "effect"
 import { BoundsViolated, exitFor, RunStopped } from "../src/cli/errors.ts"
-import { ClusterUnreachable, type ClusterUrl, layerSql, parseUrl } from "../src/cluster/Postgres.ts"
+import { ClusterAuthFailed, ClusterUnreachable, type ClusterUrl, InvalidClusterUrl, layerSql, parseUrl } from "../src/cluster/Postgres.ts"
+import * as Errors from "../src/domain/Errors.ts"
+import * as Cluster from "../src/programs/Cluster.ts"
 import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 import * as Compare from "../src/programs/compare/Compare.ts"
 import { OutputWriteError } from "../src/programs/Output.ts"
@@ -48,6 +50,20 @@ describe("the cluster's errors compute their message from their fields", () => {
     assert.strictEqual(reset.message, "cannot reset trial t1:2's message: connection lost")
     const workers = new ClusterUnreachable({ step: "workers", problem: "connection lost" })
     assert.strictEqual(workers.message, "cannot read the cluster's workers: connection lost")
+  })
+
+  it("the cluster's input errors carry exit code 2 and are told by their tag, not their class", () => {
+    const url = parseUrl("ftp://x")
+    assert.instanceOf(url, InvalidClusterUrl)
+    const unreachable = new ClusterUnreachable({ step: "connect", address: "db:5432", problem: "refused" })
+    const auth = new ClusterAuthFailed({ address: "db:5432", problem: "password authentication failed" })
+    for (const error of [url, unreachable, auth]) {
+      assert.strictEqual(Errors.exitCodeOf(error), 2)
+      assert.isTrue(Cluster.isInputError(error))
+    }
+    // Another copy of the class (a second load of the module) is told by its tag alike.
+    assert.isTrue(Cluster.isInputError({ _tag: "ClusterUnreachable", message: "m" }))
+    assert.isFalse(Cluster.isInputError(new Error("ClusterUnreachable")))
   })
 
   it.live("ClusterUnreachable from a database nobody listens on: step connect, its host:port", () =>

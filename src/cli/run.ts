@@ -349,6 +349,6 @@ const runHereOrOnCluster = (
     }
     const Cluster = yield* Effect.promise(() => import("../programs/Cluster.ts"))
     return yield* Cluster.withRemote(cluster, (remote, shown) => Run.run({ ...config, remote, cluster: shown })).pipe(
-      Effect.mapError((e) => Cluster.isInputError(e) ? new Run.RunInputError({ message: e.message }) : e)
+      Effect.mapError((e) => Cluster.isInputError(e) ? Run.RunInputError.from(e) : e)
     )
   })

@@ -27,6 +27,10 @@ export class InvalidClusterUrl extends Schema.TaggedError<InvalidClusterUrl>()("
   url: Schema.String,
   problem: Schema.String
 }) {
+  /** Bad input (a URL, a server, a credential to fix): the command exits 2. */
+  get exitCode(): 2 {
+    return 2
+  }
   override get message(): string {
     return `${this.source} ${this.url}: ${this.problem} (expected postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE)`
   }
@@ -50,6 +54,10 @@ export class ClusterUnreachable extends Schema.TaggedError<ClusterUnreachable>()
   trial: Schema.optionalKey(Schema.String),
   problem: Schema.optionalKey(Schema.String)
 }) {
+  /** Bad input (a URL, a server, a credential to fix): the command exits 2. */
+  get exitCode(): 2 {
+    return 2
+  }
   override get message(): string {
     const why = this.problem === undefined ? "" : `: ${this.problem}`
     switch (this.step) {
@@ -87,6 +95,10 @@ export class ClusterAuthFailed extends Schema.TaggedError<ClusterAuthFailed>()("
   code: Schema.optionalKey(Schema.String),
   problem: Schema.String
 }) {
+  /** Bad input (a URL, a server, a credential to fix): the command exits 2. */
+  get exitCode(): 2 {
+    return 2
+  }
   override get message(): string {
     const who = this.user === undefined ? "" : ` for user ${JSON.stringify(this.user)}`
     return `authentication failed${who} at ${this.address}: ${this.problem}`

@@ -6,7 +6,7 @@
  *
  * @since 0.1.0
  */
-import { Console, Effect, Layer, type Redacted, type Scope } from "effect"
+import { Console, Effect, Layer, Predicate, type Redacted, type Scope } from "effect"
 import type { HttpClient } from "effect/http"
 import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import * as AgentKinds from "../agents/AgentKinds.ts"
@@ -36,7 +36,7 @@ const checked = (text: string): Effect.Effect<ClusterUrl, InvalidClusterUrl> => 
 // The layer's own failures (its database, its socket, its settings) as one
 // line naming what to fix.
 const describeBuild = (address: string, e: unknown): ClusterUnreachable | ClusterAuthFailed => {
-  if (e instanceof ClusterUnreachable || e instanceof ClusterAuthFailed) return e
+  if (Predicate.isTagged(e, "ClusterUnreachable") || Predicate.isTagged(e, "ClusterAuthFailed")) return e as ClusterUnreachable | ClusterAuthFailed
   const tag = typeof e === "object" && e !== null ? (e as { readonly _tag?: unknown })._tag : undefined
   const message = typeof e === "object" && e !== null ? String((e as { readonly message?: unknown }).message ?? e) : String(e)
   return new ClusterUnreachable({ step: "start", address, problem: `${typeof tag === "string" ? `${tag}: ` : ""}${message}` })
@@ -156,4 +156,4 @@ export const pruneMessages = (
  * @since 0.1.0
  */
 export const isInputError = (e: unknown): e is ClusterInputError =>
-  e instanceof InvalidClusterUrl || e instanceof ClusterUnreachable || e instanceof ClusterAuthFailed
+  Predicate.isTagged(e, "InvalidClusterUrl") || Predicate.isTagged(e, "ClusterUnreachable") || Predicate.isTagged(e, "ClusterAuthFailed")
