@@ -9,7 +9,7 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Layer, Runtime } from "effect"
+import { Effect, Layer, Runtime } from "effect"
 import * as TestConsole from "effect/testing/TestConsole"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -35,6 +35,7 @@ import { removeTempDirs, tempDir } from "./cli-helpers.ts"
 import { MutableProbe } from "../src/runner/internal/probe.ts"
 import * as Gates from "../src/summary/Gates.ts"
 import * as Summary from "../src/summary/Summary.ts"
+import { configOf as runConfigOf } from "./run-stages.ts"
 
 afterAll(removeTempDirs)
 
@@ -184,32 +185,7 @@ describe("the ports fail with tagged errors of their own", () => {
 })
 
 // A run of a few synthetic trials, changed by `patch`.
-const configOf = (patch: Partial<Run.RunConfig>): Run.RunConfig => ({
-  tasks: undefined,
-  synthetic: 3,
-  agent: { _tag: "Sim", options: { latencyMs: 0, jitterMs: 0, failRate: 0, seed: 1 } },
-  model: undefined,
-  apiKey: undefined,
-  parallelism: 2,
-  epochs: 1,
-  out: undefined,
-  resume: false,
-  retryFailed: false,
-  progress: false,
-  progressInterval: 1000,
-  tty: false,
-  onInvalid: "fail",
-  cwd: process.cwd(),
-  timeout: undefined,
-  retries: 0,
-  backoff: Duration.millis(500),
-  backoffMax: Duration.seconds(30),
-  retryAfterMax: Duration.seconds(60),
-  rate: undefined,
-  adaptive: false,
-  maxFailures: undefined,
-  ...patch
-})
+const configOf = (patch: Partial<Run.RunConfig>): Run.RunConfig => runConfigOf({ synthetic: 3, ...patch })
 
 const refusal = (config: Run.RunConfig) =>
   Effect.flip(Run.run(config)).pipe(

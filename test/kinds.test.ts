@@ -8,7 +8,7 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Layer, Stream } from "effect"
+import { Effect, Layer, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type * as AgentKinds from "../src/agents/AgentKinds.ts"
@@ -24,39 +24,21 @@ import * as Rescore from "../src/programs/Rescore.ts"
 import * as Run from "../src/programs/run/Run.ts"
 import { removeTempDirs, tempDir } from "./cli-helpers.ts"
 import { echo, kinds as fakeKinds, length, lines, markdown, tsv } from "./fixtures/fake-kinds.ts"
+import { configOf } from "./run-stages.ts"
 
 afterAll(() => removeTempDirs())
 
 const extra = { agents: [echo], scorers: [length], datasets: [lines], outputs: [markdown], stores: [tsv] }
 
 // A run of `tasks` (a `lines` file) through the echo agent into `out`, with `--markdown md`.
-const runConfig = (options: { readonly tasks: string; readonly out: string; readonly md: string }): Run.RunConfig => ({
-  tasks: options.tasks,
-  synthetic: undefined,
-  agent: { _tag: "Echo", upper: true },
-  model: undefined,
-  apiKey: undefined,
-  parallelism: 2,
-  epochs: 1,
-  out: options.out,
-  resume: false,
-  retryFailed: false,
-  outputs: { markdown: options.md },
-  score: ["none"],
-  progress: false,
-  progressInterval: 1000,
-  tty: false,
-  onInvalid: "fail",
-  cwd: process.cwd(),
-  timeout: undefined,
-  retries: 0,
-  backoff: Duration.millis(500),
-  backoffMax: Duration.seconds(30),
-  retryAfterMax: Duration.seconds(60),
-  rate: undefined,
-  adaptive: false,
-  maxFailures: undefined
-})
+const runConfig = (options: { readonly tasks: string; readonly out: string; readonly md: string }): Run.RunConfig =>
+  configOf({
+    tasks: options.tasks,
+    agent: { _tag: "Echo", upper: true },
+    out: options.out,
+    outputs: { markdown: options.md },
+    score: ["none"]
+  })
 
 const platform = Layer.mergeAll(NodeServices.layer, NodeHttpClient.layerUndici)
 
