@@ -11,6 +11,7 @@ import type { HttpClient } from "effect/http"
 import type { Agent } from "../domain/Agent.ts"
 import type { RetryPolicy } from "../runner/Policy.ts"
 import type { McpServerFailed, Requirements, Spec as ToolSpec, ToolConnectError } from "./tools/Source.ts"
+import { placedFields, placedMessage } from "../domain/internal/where.ts"
 
 /**
  * A parsed `--agent` spec: its kind's tag and the kind's own fields.
@@ -31,11 +32,10 @@ export type Spec = { readonly _tag: string } & { readonly [field: string]: unkno
  * @since 0.7.0
  */
 export class AgentBuildError extends Schema.TaggedError<AgentBuildError>()("AgentBuildError", {
-  where: Schema.optionalKey(Schema.String),
-  problem: Schema.String
+  ...placedFields
 }) {
   override get message(): string {
-    return this.where === undefined ? this.problem : `${this.where}: ${this.problem}`
+    return placedMessage(this)
   }
   /** Bad input: the command exits 2. */
   get exitCode(): 2 {

@@ -11,6 +11,7 @@ import { type Duration, type Effect, type Redacted, Schema } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Scorer } from "../domain/Scorer.ts"
 import type * as Policy from "../runner/Policy.ts"
+import { placedFields, placedMessage } from "../domain/internal/where.ts"
 
 /**
  * A `--score` spec that cannot be parsed or built (an unknown kind, a bad
@@ -23,11 +24,10 @@ import type * as Policy from "../runner/Policy.ts"
  * @since 0.1.0
  */
 export class ScorerSpecError extends Schema.TaggedError<ScorerSpecError>()("ScorerSpecError", {
-  where: Schema.optionalKey(Schema.String),
-  problem: Schema.String
+  ...placedFields
 }) {
   override get message(): string {
-    return this.where === undefined ? this.problem : `${this.where}: ${this.problem}`
+    return placedMessage(this)
   }
 }
 

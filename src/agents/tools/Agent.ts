@@ -15,6 +15,7 @@ import type { RetryPolicy } from "../../runner/Policy.ts"
 import { DEFAULT_TIMEOUT } from "./internal/mcp.ts"
 import * as ToolLoop from "./Loop.ts"
 import * as ToolSources from "./Sources.ts"
+import { placedFields, placedMessage } from "../../domain/internal/where.ts"
 
 /**
  * A trial's tools could not be connected (`--mcp-per-trial`): `where` and
@@ -25,11 +26,10 @@ import * as ToolSources from "./Sources.ts"
  * @since 0.5.0
  */
 export class ToolSourceError extends Schema.TaggedError<ToolSourceError>()("ToolSourceError", {
-  where: Schema.optionalKey(Schema.String),
-  problem: Schema.String
+  ...placedFields
 }) {
   override get message(): string {
-    return this.where === undefined ? this.problem : `${this.where}: ${this.problem}`
+    return placedMessage(this)
   }
 }
 

@@ -10,6 +10,7 @@ import { type Duration, type Effect, Schema, type Scope } from "effect"
 import type { HttpClient } from "effect/http"
 import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import type { Tools } from "./Loop.ts"
+import { placedFields, placedMessage } from "../../domain/internal/where.ts"
 
 /**
  * A parsed `--tools` spec: its source's tag and the source's own fields.
@@ -63,11 +64,10 @@ export class McpServerFailed extends Schema.TaggedError<McpServerFailed>()("McpS
  * @since 0.7.0
  */
 export class ToolConnectError extends Schema.TaggedError<ToolConnectError>()("ToolConnectError", {
-  where: Schema.optionalKey(Schema.String),
-  problem: Schema.String
+  ...placedFields
 }) {
   override get message(): string {
-    return this.where === undefined ? this.problem : `${this.where}: ${this.problem}`
+    return placedMessage(this)
   }
   /** Bad input: the command exits 2. */
   get exitCode(): 2 {

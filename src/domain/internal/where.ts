@@ -52,3 +52,22 @@ export const whereOf = (error: unknown): Where => {
     ...(typeof e.line === "number" ? { line: e.line } : undefined)
   }
 }
+
+/**
+ * The fields of an error that says what is wrong (`problem`) and, when
+ * there is one, the flag and spec at fault (`where`: `--tools module:t.ts`).
+ *
+ * @internal
+ */
+export const placedFields = {
+  where: Schema.optionalKey(Schema.String),
+  problem: Schema.String
+}
+
+/**
+ * The message of such an error: `where: problem`, or `problem` alone.
+ *
+ * @internal
+ */
+export const placedMessage = (error: { readonly where?: string | undefined; readonly problem: string }): string =>
+  error.where === undefined ? error.problem : `${error.where}: ${error.problem}`

@@ -11,6 +11,7 @@
 import { Schema, type Stream } from "effect"
 import type { AgentEvalTrial } from "../../domain/Trial.ts"
 import { stopAfter } from "../../internal/stopAfter.ts"
+import { placedFields, placedMessage } from "../../domain/internal/where.ts"
 
 /**
  * A tool server the run needs is gone: the run stopped (exit code 1).
@@ -24,12 +25,11 @@ import { stopAfter } from "../../internal/stopAfter.ts"
  * @since 0.5.0
  */
 export class ToolServerFailed extends Schema.TaggedError<ToolServerFailed>()("ToolServerFailed", {
-  where: Schema.optionalKey(Schema.String),
-  problem: Schema.String,
+  ...placedFields,
   trial_id: Schema.optionalKey(Schema.String)
 }) {
   override get message(): string {
-    const server = this.where === undefined ? this.problem : `${this.where}: ${this.problem}`
+    const server = placedMessage(this)
     return this.trial_id === undefined
       ? `${server}; the run stopped before its first trial`
       : `${server}; the run stopped (trial recorded; --resume runs the rest once the server works)`
