@@ -11,6 +11,7 @@ import * as AgentKinds from "../agents/AgentKinds.ts"
 import * as AgentSpecOption from "../agents/AgentSpecOption.ts"
 import * as DatasetFormats from "../datasets/DatasetFormats.ts"
 import type * as Kinds from "../programs/Kinds.ts"
+import type * as ConfigOption from "../programs/config/Option.ts"
 import * as Options from "../programs/Options.ts"
 import * as Gates from "../summary/Gates.ts"
 import * as ScorerKinds from "../scoring/ScorerKinds.ts"
@@ -179,3 +180,51 @@ export const modelFlag = optionalString(
   "model",
   "Model name for openai: agents (required there; the key comes from OPENAI_API_KEY)"
 )
+
+/**
+ * The flag of an option: its help and variable named, its value decoded by
+ * the option's Schema, and without the flag its variable, then its fallback.
+ *
+ * @category flags
+ * @since 0.8.0
+ */
+export const flagOf = <V>(option: ConfigOption.Option<V>): Flag.Flag<V> => {
+  switch (option.kind) {
+    case "switch":
+      return switchFlag(option.name, option.description) as unknown as Flag.Flag<V>
+    case "list":
+      return (option.env !== undefined
+        ? Flag.String(option.name).pipe(
+          Flag.withDescription(ConfigOptionHelp(option)),
+          Flag.withMetavar(option.metavar ?? "VALUE"),
+          Flag.atLeast(0)
+        )
+        : repeatedFlag(option.name, option.metavar ?? "VALUE", option.schema, option.description)) as unknown as Flag.Flag<V>
+    case "value": {
+      const base = Flag.String(option.name).pipe(Flag.withDescription(ConfigOptionHelp(option)))
+      return (option.metavar === undefined ? base : Flag.withMetavar(base, option.metavar)).pipe(
+        Flag.mapEffect((text) => Effect.mapError(Options.decode(option.schema, `--${option.name}`)(text), refused)),
+        Flag.withDefault(
+          (option.env === undefined ? Effect.succeed(Option.none()) : Options.fromConfig(option.schema, option.env)).pipe(
+            Effect.map(Option.getOrElse((): unknown => option.fallback)),
+            Effect.mapError(refused)
+          )
+        )
+      ) as Flag.Flag<V>
+    }
+  }
+}
+
+const ConfigOptionHelp = (option: ConfigOption.Option<unknown>) =>
+  option.env !== undefined && option.helpNamesEnv ? described(option.name, option.description) : option.description
+
+/**
+ * The flags of a record of options, under the same keys.
+ *
+ * @category flags
+ * @since 0.8.0
+ */
+export const flagsOf = <Os extends Readonly<Record<string, ConfigOption.Option<any>>>>(
+  options: Os
+): { readonly [K in keyof Os]: Flag.Flag<ConfigOption.ValueOf<Os[K]>> } =>
+  Object.fromEntries(Object.entries(options).map(([key, option]) => [key, flagOf(option)])) as any

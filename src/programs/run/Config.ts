@@ -5,43 +5,50 @@
  *
  * @since 0.1.0
  */
-import type { Duration, Redacted } from "effect"
+import type { Redacted } from "effect"
 import type * as AgentKinds from "../../agents/AgentKinds.ts"
-import type * as ToolSources from "../../agents/tools/Sources.ts"
 import type * as Kinds from "../Kinds.ts"
 import type { OutputFormat } from "../Output.ts"
 import * as Choose from "../../datasets/Choose.ts"
-import type * as Dataset from "../../datasets/Dataset.ts"
 import type * as Source from "../../datasets/Source.ts"
 import * as Results from "../../results/Results.ts"
-import type * as Options from "../Options.ts"
+import type * as RunOptions from "../config/Run.ts"
 import * as Policy from "../../runner/Policy.ts"
 import { type Remote, type RemoteConfig, RunInputError } from "../../runner/Remote.ts"
-import type * as Gates from "../../summary/Gates.ts"
+
+// The options whose value the config holds as given (undefined when not
+// given), as they were before options were derived: the rest are optional.
+type Given = "tasks" | "synthetic" | "model" | "epochs" | "out" | "onInvalid" | "rate" | "adaptive"
+
+// Options that are not a field of the config as they are: `--cluster` gives
+// `remote`; `--no-progress`, `progress`; `--agent`, the agent to build.
+type Derived = "cluster" | "noProgress" | "agent"
 
 /**
  * Everything `run` needs, after flags and environment are read: each option
- * already decoded by its `Options` Schema.
+ * already decoded by its `Options` Schema. Its fields are `run`'s options
+ * (`config/Run.ts`, one entry each: a field there is a field here), and what
+ * the command adds: the agent to build, the key, the progress display, the
+ * working directory.
  *
  * @category models
  * @since 0.1.0
  */
-export interface RunConfig extends RemoteConfig, Source.DatasetFlags {
-  readonly tasks: string | undefined
-  /** `--format`: the dataset format of `tasks`; by its name when undefined (`DatasetFormats.formatOf`). */
-  readonly format?: string | undefined
-  /** `--limit`: the first N rows (after `--ids`, `--shuffle`). */
-  readonly limit?: number | undefined
-  /** `--sample`: a seeded uniform sample of N rows. */
-  readonly sample?: number | undefined
-  /** `--shuffle`: every row, in a seeded order. */
-  readonly shuffle?: boolean | undefined
-  /** `--seed` of `sample` and `shuffle`; 0 when undefined. */
-  readonly seed?: number | undefined
-  /** `--ids FILE`: only the task ids it lists, one a line. */
-  readonly ids?: string | undefined
-  readonly synthetic: number | undefined
-  /** The agent to build, decoded from `--agent` by `Options.AgentSpec`. */
+export type RunConfig =
+  & { readonly [K in Exclude<keyof RunOptions.Values, Given | Derived>]?: RunOptions.Values[K] | undefined }
+  & { readonly [K in Given]: RunOptions.All[K] }
+  & RemoteConfig
+  & Source.DatasetFlags
+  & RunExtras
+
+/**
+ * What `run` is given beside its options.
+ *
+ * @category models
+ * @since 0.8.0
+ */
+export interface RunExtras {
+  /** The agent to build, decoded from `--agent` by `Options.AgentSpec` (the built-in sim when not given). */
   readonly agent: AgentKinds.Spec
   /**
    * The kinds of the agent, scorers, dataset and outputs. When given, they
@@ -50,42 +57,20 @@ export interface RunConfig extends RemoteConfig, Source.DatasetFlags {
    * @deprecated provide `Kinds.layer(extra)` (or `Kinds.layerOf(kinds)`) instead.
    */
   readonly kinds?: Kinds.Kinds | undefined
-  readonly model: string | undefined
   readonly apiKey: Redacted.Redacted<string> | undefined
-  readonly epochs: number
-  readonly out: string | undefined
+  /** How often the progress line is drawn, in milliseconds. */
   readonly progressInterval: number
-  readonly onInvalid: Dataset.OnInvalid
-  readonly rate: Options.Rate | undefined
-  readonly adaptive: boolean
   /**
    * `--score` specs; `["none"]` scores nothing. When undefined: `exact` for
    * synthetic tasks (their references are the answers), nothing for `--tasks`.
    */
   readonly score?: ReadonlyArray<string> | undefined
-  /** Trials being scored at most; the run's parallelism when undefined. */
-  readonly scoreParallelism?: number | undefined
-  /** Judge calls in flight at most, across the run; the score parallelism when undefined. */
-  readonly judgeParallelism?: number | undefined
-  /** The scorer that decides whether a trial passed; every scorer when undefined. */
-  readonly pass?: string | undefined
   /**
    * The outputs written at the end of the run, each file by its format's
    * flag (`{ summary: "summary.json", report: "report.html" }`), in the
    * order of the kinds' outputs; none when undefined.
    */
   readonly outputs?: Readonly<Record<string, string | undefined>> | undefined
-  /**
-   * `--stderr-cluster`: a dotted path into the task whose value clusters the
-   * standard errors, or null (`none`); by task when epochs > 1 if undefined.
-   */
-  readonly stderrCluster?: string | null | undefined
-  /** `--group-by` paths: the summary breaks the scores down by each one's values. */
-  readonly groupBy?: ReadonlyArray<string> | undefined
-  /** `--pass-k`: the k of pass@k reported, each at most the epochs (default 1, min(5, K), K). */
-  readonly passK?: ReadonlyArray<number> | undefined
-  /** `--fail-under NAME=X[@lower]`: exit 1 when a scorer's mean (or the pass rate) is below X. */
-  readonly failUnder?: ReadonlyArray<Gates.Gate> | undefined
   /**
    * Runs the trials elsewhere instead of calling the agent here (`run
    * --cluster`): the units go in, at most `parallelism` outstanding, and
@@ -94,28 +79,6 @@ export interface RunConfig extends RemoteConfig, Source.DatasetFlags {
   readonly remote?: Remote | undefined
   /** The `--cluster` URL as messages show it (redacted), for a run on a cluster: part of what defines it. */
   readonly cluster?: string | undefined
-  /** `--pricing FILE`: USD per million tokens by model; each usage gets its `cost_usd`. */
-  readonly pricing?: string | undefined
-  /** `--max-cost USD`: stop once the trials recorded have spent this much (needs `pricing`). */
-  readonly maxCost?: number | undefined
-  /** `--max-tokens N`: stop once the trials recorded have spent this many tokens (agent and judges). */
-  readonly maxTokens?: number | undefined
-  /** `--trial-max-tokens N`: a trial that spends more fails with `TokenLimit`, never retried. */
-  readonly trialMaxTokens?: number | undefined
-  /** `--estimate`: run the first `estimateTrials` trials, then project the whole run's usage and stop. */
-  readonly estimate?: boolean | undefined
-  /** `--estimate-trials N` (default 20). */
-  readonly estimateTrials?: number | undefined
-  /** `--tools SPEC` (repeatable): the tool sources of an agent that acts. */
-  readonly tools?: ReadonlyArray<ToolSources.Spec> | undefined
-  /** `--max-turns N`: a tool loop's model turns at most (default 10). */
-  readonly maxTurns?: number | undefined
-  /** `--tool-parallelism N`: a turn's tool calls run at once at most (default 4). */
-  readonly toolParallelism?: number | undefined
-  /** `--mcp-per-trial`: connect the tools once per trial. */
-  readonly mcpPerTrial?: boolean | undefined
-  /** `--mcp-timeout`: how long an MCP server may take to answer `initialize`, then `tools/list` (default 30s). */
-  readonly mcpTimeout?: Duration.Duration | undefined
 }
 
 /** A `RunConfig` with the kinds the run knows: its own, or the service's. */
@@ -142,7 +105,7 @@ export const outputPath = (config: Pick<RunConfig, "outputs">, output: OutputFor
   config.outputs?.[output.flag]
 
 /** Default synthetic task count when neither --tasks nor --synthetic is given. */
-export const DEFAULT_SYNTHETIC = 512
+export { DEFAULT_SYNTHETIC } from "../config/Run.ts"
 
 // Each value was refused or accepted by its Schema as it was read; what is
 // left are the combinations of flags.

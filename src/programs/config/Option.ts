@@ -1,0 +1,162 @@
+/**
+ * One definition of a command's option, from which everything about it is
+ * derived: the CLI flag and its help, the `AGENT_TRIALS_*` variable it falls
+ * back to, the config file's key, and the type of its value in the
+ * command's config. A command's options are one record of these
+ * (`config/Run.ts`, `config/Score.ts`, ...); adding a flag is one entry.
+ *
+ * @since 0.8.0
+ */
+import { Schema } from "effect"
+
+/**
+ * How an option is given: `value` once with a value; `switch` alone (`true`
+ * when given); `list` repeatable, each value decoded on its own.
+ *
+ * @category models
+ * @since 0.8.0
+ */
+export type Kind = "value" | "switch" | "list"
+
+/**
+ * An option of a command. `V` is the type of its value in the command's
+ * config once every source was read; `fallback` is that value when no source
+ * gives one.
+ *
+ * @category models
+ * @since 0.8.0
+ */
+export interface Option<out V> {
+  readonly kind: Kind
+  /** The long flag without its dashes, and the config file's key: `max-cost`. */
+  readonly name: string
+  /** The placeholder of the value in the help: `USD`; the flag's own when undefined. */
+  readonly metavar: string | undefined
+  readonly description: string
+  /** The variable it falls back to (a `list` takes one value from it); none when undefined. */
+  readonly env: string | undefined
+  /** Decodes one value as the flag's text gives it. */
+  readonly schema: Schema.Codec<unknown, string>
+  readonly fallback: V
+  /** Whether the help names the variable (`[env AGENT_TRIALS_X]`). */
+  readonly helpNamesEnv: boolean
+}
+
+/**
+ * The value type of an option.
+ *
+ * @category models
+ * @since 0.8.0
+ */
+export type ValueOf<O> = O extends Option<infer V> ? V : never
+
+/**
+ * The values of a record of options: a field for each, optional where the
+ * option has no value unless given.
+ *
+ * @category models
+ * @since 0.8.0
+ */
+export type Values<Os> =
+  & { readonly [K in keyof Os as undefined extends ValueOf<Os[K]> ? never : K]: ValueOf<Os[K]> }
+  & { readonly [K in keyof Os as undefined extends ValueOf<Os[K]> ? K : never]?: ValueOf<Os[K]> }
+
+/**
+ * The values of a record of options, each as its option's type says.
+ *
+ * @category models
+ * @since 0.8.0
+ */
+export type All<Os> = { readonly [K in keyof Os]: ValueOf<Os[K]> }
+
+/**
+ * `AGENT_TRIALS_<NAME>`: the variable of the option `name`.
+ *
+ * @category constructors
+ * @since 0.8.0
+ */
+export const envName = (name: string) => `AGENT_TRIALS_${name.toUpperCase().replaceAll("-", "_")}`
+
+/**
+ * An option given once with a value, decoded by `schema`; `fallback` when
+ * neither the flag, its variable nor the file gives one.
+ *
+ * @category constructors
+ * @since 0.8.0
+ */
+export const value = <A, const D>(
+  name: string,
+  metavar: string | undefined,
+  schema: Schema.Codec<A, string>,
+  fallback: D,
+  description: string
+): Option<A | D> => ({
+  kind: "value",
+  name,
+  metavar,
+  description,
+  env: envName(name),
+  schema: schema as Schema.Codec<unknown, string>,
+  fallback,
+  helpNamesEnv: true
+})
+
+/**
+ * An optional text option (a path, a name, a URL): undefined unless given.
+ *
+ * @category constructors
+ * @since 0.8.0
+ */
+export const text = (name: string, description: string): Option<string | undefined> =>
+  value(name, undefined, Schema.String, undefined, description)
+
+/**
+ * A switch: `true` when given, else `false`. It has no variable.
+ *
+ * @category constructors
+ * @since 0.8.0
+ */
+export const toggle = (name: string, description: string): Option<boolean> => ({
+  kind: "switch",
+  name,
+  metavar: undefined,
+  description,
+  env: undefined,
+  schema: Schema.String as Schema.Codec<unknown, string>,
+  fallback: false,
+  helpNamesEnv: false
+})
+
+/**
+ * A repeatable option, each value decoded by `schema`; none unless given.
+ * With `env`, its variable gives one value when the flag is not given.
+ *
+ * @category constructors
+ * @since 0.8.0
+ */
+export const list = <A>(
+  name: string,
+  metavar: string,
+  schema: Schema.Codec<A, string>,
+  description: string,
+  options?: { readonly env?: boolean; readonly helpNamesEnv?: boolean }
+): Option<ReadonlyArray<A>> => ({
+  kind: "list",
+  name,
+  metavar,
+  description,
+  env: options?.env === true ? envName(name) : undefined,
+  schema: schema as Schema.Codec<unknown, string>,
+  fallback: [],
+  helpNamesEnv: options?.helpNamesEnv === true
+})
+
+/**
+ * The help text of an option: its description, then the variable it falls
+ * back to.
+ *
+ * @category destructors
+ * @since 0.8.0
+ */
+export const help = (option: Option<unknown>): string =>
+  option.env !== undefined && option.helpNamesEnv ? `${option.description} [env ${option.env}]` : option.description
