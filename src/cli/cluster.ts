@@ -51,7 +51,7 @@ export const makeWorkerCommand = (kinds: Kinds.Kinds) =>
       yield* Cluster.worker({
         cluster: flags.cluster,
         agent: flags.agent,
-        model: Option.getOrUndefined(flags.model),
+        model: flags.model,
         apiKey,
         parallelism: flags.parallelism,
         host: Option.getOrElse(flags.host, () => os.hostname()),

@@ -40,6 +40,8 @@ export interface Option<out V> {
   readonly fallback: V
   /** Whether the help names the variable (`[env AGENT_TRIALS_X]`). */
   readonly helpNamesEnv: boolean
+  /** Whether a value must be given (by some source): the command has none without it. */
+  readonly required: boolean
 }
 
 /**
@@ -89,16 +91,36 @@ export const value = <A, const D>(
   metavar: string | undefined,
   schema: Schema.Codec<A, string>,
   fallback: D,
-  description: string
+  description: string,
+  options?: { readonly env?: boolean }
 ): Option<A | D> => ({
   kind: "value",
   name,
   metavar,
   description,
-  env: envName(name),
+  env: options?.env === false ? undefined : envName(name),
   schema: schema as Schema.Codec<unknown, string>,
   fallback,
-  helpNamesEnv: true
+  helpNamesEnv: options?.env !== false,
+  required: false
+})
+
+/**
+ * An option without which the command cannot run (`score --out FILE`): it
+ * has no fallback and no variable.
+ *
+ * @category constructors
+ * @since 0.8.0
+ */
+export const required = <A>(
+  name: string,
+  metavar: string | undefined,
+  schema: Schema.Codec<A, string>,
+  description: string
+): Option<A> => ({
+  ...value(name, metavar, schema, undefined, description, { env: false }),
+  fallback: undefined as unknown as A,
+  required: true
 })
 
 /**
@@ -107,8 +129,8 @@ export const value = <A, const D>(
  * @category constructors
  * @since 0.8.0
  */
-export const text = (name: string, description: string): Option<string | undefined> =>
-  value(name, undefined, Schema.String, undefined, description)
+export const text = (name: string, description: string, options?: { readonly env?: boolean }): Option<string | undefined> =>
+  value(name, undefined, Schema.String, undefined, description, options)
 
 /**
  * A switch: `true` when given, else `false`. It has no variable.
@@ -124,7 +146,8 @@ export const toggle = (name: string, description: string): Option<boolean> => ({
   env: undefined,
   schema: Schema.String as Schema.Codec<unknown, string>,
   fallback: false,
-  helpNamesEnv: false
+  helpNamesEnv: false,
+  required: false
 })
 
 /**
@@ -148,7 +171,8 @@ export const list = <A>(
   env: options?.env === true ? envName(name) : undefined,
   schema: schema as Schema.Codec<unknown, string>,
   fallback: [],
-  helpNamesEnv: options?.helpNamesEnv === true
+  helpNamesEnv: options?.helpNamesEnv === true,
+  required: false
 })
 
 /**

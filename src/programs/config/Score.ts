@@ -1,0 +1,54 @@
+/**
+ * The options of `score`: one entry each, from which its flags, their
+ * variables, its help and the config file's keys are derived.
+ *
+ * @since 0.8.0
+ */
+import { Schema } from "effect"
+import type * as Kinds from "../Kinds.ts"
+import * as Options from "../Options.ts"
+import * as Option from "./Option.ts"
+import * as Shared from "./Shared.ts"
+
+/**
+ * The options of `score` over these kinds.
+ *
+ * @category options
+ * @since 0.8.0
+ */
+export const options = (kinds: Kinds.Kinds) => ({
+  score: Shared.score(Shared.scoreDescription(kinds.scorers)),
+  out: Option.required("out", undefined, Schema.String, "The scored results file (JSONL, appended as trials are scored)"),
+  tasks: Option.text(
+    "tasks",
+    "Task file giving each trial's task (its reference), joined by task id, read as run reads it (--format, --map, --json-path); " +
+      "default: the tasks the results file's run definition names, read as that run read them"
+  ),
+  ...Shared.dataset(kinds.datasets),
+  resume: Option.toggle("resume", "Continue --out: skip the trials it already holds"),
+  parallelism: Option.value(
+    "score-parallelism",
+    "N",
+    Options.Parallelism,
+    8,
+    "Trials being scored at most (an integer >= 1, default 8)"
+  ),
+  judgeModel: Shared.judgeModel,
+  expectedTools: Shared.expectedTools,
+  judgeParallelism: Option.value(
+    "judge-parallelism",
+    "N",
+    Options.Parallelism,
+    undefined,
+    "Judge calls in flight at most (an integer >= 1; default --score-parallelism)"
+  ),
+  pass: Shared.pass,
+  summary: Option.text("summary", "Also write the summary as JSON to this file"),
+  pricing: Option.text(
+    "pricing",
+    "YAML or JSON file of prices in USD per million tokens (models: { MODEL: { input, output, cached_input } }): " +
+      "every usage gets its cost_usd; a model it lacks is named once and priced at 0"
+  ),
+  passK: Shared.statistics.passK,
+  failUnder: Shared.statistics.failUnder
+})
