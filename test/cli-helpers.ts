@@ -10,6 +10,7 @@ import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { pathToFileURL } from "node:url"
 import { AgentEvalTrial } from "../src/domain/Trial.ts"
 
 export const repoRoot = path.resolve(import.meta.dirname, "..")
@@ -63,6 +64,8 @@ export interface StartOptions {
   readonly entry?: "tsx" | "bin"
   /** With the `tsx` entry, the script run instead of scripts/trials.ts (relative to the repo). */
   readonly script?: string
+  /** The working directory (default: the repo); the command and its loader are found from the repo either way. */
+  readonly cwd?: string
 }
 
 /** The two ways the command is started (`StartOptions.entry`). */
@@ -71,11 +74,14 @@ export const entries = ["tsx", "bin"] as const
 /** Starts `agent-trials run ...args` (or `options.command`). */
 export const start = (args: ReadonlyArray<string>, options: StartOptions = {}): Running => {
   const command = [options.command ?? "run", ...args]
+  // From another directory, the repo's files and tsx's loader by their absolute paths.
+  const inRepo = (file: string) => options.cwd === undefined ? file : path.join(repoRoot, file)
+  const tsx = options.cwd === undefined ? "tsx" : pathToFileURL(path.join(repoRoot, "node_modules", "tsx", "dist", "loader.mjs")).href
   const [file, argv] = options.entry === "bin"
-    ? [path.join(bin, "node"), ["--max-semi-space-size=4", "--heap-growing-percent=80", "src/cli/bin.ts", ...command]]
-    : [path.join(bin, "node"), ["--max-semi-space-size=4", "--heap-growing-percent=80", "--import", "tsx", options.script ?? "scripts/trials.ts", ...command]]
+    ? [path.join(bin, "node"), ["--max-semi-space-size=4", "--heap-growing-percent=80", inRepo("src/cli/bin.ts"), ...command]]
+    : [path.join(bin, "node"), ["--max-semi-space-size=4", "--heap-growing-percent=80", "--import", tsx, inRepo(options.script ?? "scripts/trials.ts"), ...command]]
   const child = spawn(file, argv, {
-    cwd: repoRoot,
+    cwd: options.cwd ?? repoRoot,
     env: childEnv(options.env ?? {}),
     stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     detached: true

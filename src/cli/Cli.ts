@@ -7,6 +7,7 @@ import { Console, Effect, Runtime, Schema } from "effect"
 import { CliError, CliOutput, Command } from "effect/cli"
 import { clusterCommand, makeWorkerCommand, workerCommand } from "./cluster.ts"
 import { compareCommand } from "./compare.ts"
+import { initCommand } from "./init.ts"
 import { reportCommand } from "./report.ts"
 import { reproCommand } from "./repro.ts"
 import { makeRunCommand, runCommand } from "./run.ts"
@@ -15,7 +16,7 @@ import { packageVersion } from "../internal/packageVersion.ts"
 import * as Kinds from "../programs/Kinds.ts"
 
 export { BoundsViolated, reportErrors, RunStopped, UsageError } from "./errors.ts"
-export { clusterCommand, compareCommand, reportCommand, reproCommand, runCommand, scoreCommand, workerCommand }
+export { clusterCommand, compareCommand, initCommand, reportCommand, reproCommand, runCommand, scoreCommand, workerCommand }
 export { makeRunCommand, makeScoreCommand, makeWorkerCommand }
 
 /**
@@ -71,6 +72,7 @@ export const make = (kinds: Kinds.Kinds) =>
       compareCommand,
       reportCommand,
       reproCommand,
+      initCommand,
       makeWorkerCommand(kinds),
       clusterCommand
     ]),

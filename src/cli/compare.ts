@@ -3,12 +3,13 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { Argument, Command } from "effect/cli"
 import * as CompareOptions from "../programs/config/Compare.ts"
+import * as Kinds from "../programs/Kinds.ts"
 import * as Compare from "../programs/compare/Compare.ts"
 import { exitFor, reportErrors } from "./errors.ts"
-import { flagsOf } from "./flags.ts"
+import { configFlag, givenFlagsOf, readConfig, valuesOf } from "./flags.ts"
 
 /**
  * `compare BASE.jsonl NEW.jsonl [--pass NAME] [--json FILE] [--html FILE]
@@ -25,10 +26,17 @@ export const compareCommand = Command.make(
   {
     base: Argument.String("base").pipe(Argument.withDescription("The results file (JSONL) before the change")),
     new: Argument.String("new").pipe(Argument.withDescription("The results file (JSONL) after the change")),
-    ...flagsOf(CompareOptions.options)
+    config: configFlag,
+    ...givenFlagsOf(CompareOptions.options)
   },
   Effect.fn("Cli.compare")(function*(flags) {
-    yield* Compare.run(flags).pipe(Effect.mapError(exitFor))
+    const { base, config, new: after, ...given } = flags
+    // The keys a config file may hold: the kinds' (their outputs' flags) when a root command gave them.
+    const kinds = Option.getOrElse(yield* Effect.serviceOption(Kinds.Registry), () => Kinds.builtIn)
+    const file = yield* readConfig(kinds, config)
+    yield* Compare.run({ base, new: after, ...yield* valuesOf(CompareOptions.options, given, file) }).pipe(
+      Effect.mapError(exitFor)
+    )
   }, reportErrors)
 ).pipe(Command.withDescription(
   "Compare two results files task by task: each scorer's change in mean with a 95% paired interval, pass@1, flipped tasks"

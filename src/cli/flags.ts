@@ -9,7 +9,11 @@ import { Config, Effect, Option, Schema } from "effect"
 import { CliError, Flag } from "effect/cli"
 import type * as Kinds from "../programs/Kinds.ts"
 import * as ConfigOption from "../programs/config/Option.ts"
+import * as ConfigFile from "../programs/config/File.ts"
+import * as Keys from "../programs/config/Keys.ts"
+import * as Resolve from "../programs/config/Resolve.ts"
 import * as Shared from "../programs/config/Shared.ts"
+import { exitFor, UsageError } from "./errors.ts"
 import * as Options from "../programs/Options.ts"
 import * as ScorerKinds from "../scoring/ScorerKinds.ts"
 
@@ -137,3 +141,91 @@ export const modelFlag = flagOf(Shared.model)
 export const scoreDescription = Shared.scoreDescription
 
 export const SCORE_DESCRIPTION = scoreDescription(ScorerKinds.builtIn)
+
+/**
+ * The flag of an option as the command line gives it, nothing more: a value
+ * as `Option.some` when given, a switch whether given, a list its values.
+ * Its variable, the config file and its fallback come after
+ * (`Resolve.resolve`), in that order.
+ *
+ * @category flags
+ * @since 0.8.0
+ */
+export const givenFlagOf = (option: ConfigOption.Option<unknown>): Flag.Flag<Resolve.Given> => {
+  switch (option.kind) {
+    case "switch":
+      return switchFlag(option.name, option.description)
+    case "list":
+      return Flag.String(option.name).pipe(
+        Flag.withDescription(ConfigOptionHelp(option)),
+        Flag.withMetavar(option.metavar ?? "VALUE"),
+        Flag.atLeast(0),
+        Flag.mapEffect((texts) =>
+          Effect.mapError(Effect.forEach(texts, (text) => Options.decode(option.schema, `--${option.name}`)(text)), refused)
+        )
+      )
+    case "value": {
+      const base = Flag.String(option.name).pipe(Flag.withDescription(ConfigOptionHelp(option)))
+      return (option.metavar === undefined ? base : Flag.withMetavar(base, option.metavar)).pipe(
+        Flag.mapEffect((text) => Effect.mapError(Options.decode(option.schema, `--${option.name}`)(text), refused)),
+        Flag.optional
+      )
+    }
+  }
+}
+
+/**
+ * The command-line flags of a record of options, under the same keys.
+ *
+ * @category flags
+ * @since 0.8.0
+ */
+export const givenFlagsOf = <Os extends Readonly<Record<string, ConfigOption.Option<any>>>>(
+  options: Os
+): { readonly [K in keyof Os]: Flag.Flag<Resolve.Given> } =>
+  Object.fromEntries(Object.entries(options).map(([key, option]) => [key, givenFlagOf(option)])) as any
+
+/**
+ * `--config FILE` of `run`, `score`, `report` and `compare`.
+ *
+ * @category flags
+ * @since 0.8.0
+ */
+export const configFlag = Flag.String("config").pipe(
+  Flag.withDescription(described(
+    "config",
+    `YAML or JSON file of options, keyed by their long flag names (parallelism: 8, score: [exact]); flags and AGENT_TRIALS_* ` +
+      `variables come first; default ./${ConfigFile.DEFAULT_FILE} when it exists`
+  )),
+  Flag.withMetavar("FILE"),
+  Flag.withFallbackConfig(Config.String(envName("config"))),
+  Flag.optional
+)
+
+/**
+ * Reads the config file of a command (`--config`, else `./agent-trials.yaml`
+ * when it exists), then each option's value from its flag, its variable,
+ * the file or its fallback. A value refused by its variable is bad input
+ * (exit 2), worded by its Schema as the flag's would be.
+ *
+ * @category flags
+ * @since 0.8.0
+ */
+export const readConfig = (kinds: Kinds.Kinds, explicit: Option.Option<string>) =>
+  ConfigFile.load(Option.getOrUndefined(explicit), process.cwd(), Keys.known(kinds)).pipe(Effect.mapError(exitFor))
+
+/**
+ * The values of a command's options: each from its flag, its variable, the
+ * config file, else its fallback.
+ *
+ * @category flags
+ * @since 0.8.0
+ */
+export const valuesOf = <Os extends Readonly<Record<string, ConfigOption.Option<any>>>>(
+  options: Os,
+  given: { readonly [K in keyof Os]: Resolve.Given },
+  file: ConfigFile.ConfigFile | undefined
+) =>
+  Resolve.resolve(options, given, file).pipe(
+    Effect.mapError((e) => e._tag === "InvalidOption" ? new UsageError({ message: e.message, flag: e.source }) : exitFor(e))
+  )

@@ -3,12 +3,13 @@
  *
  * @since 0.1.0
  */
-import { Console, Effect } from "effect"
+import { Console, Effect, Option } from "effect"
 import { Argument, Command } from "effect/cli"
 import * as ReportOptions from "../programs/config/Report.ts"
+import * as Kinds from "../programs/Kinds.ts"
 import * as Report from "../programs/Report.ts"
 import { exitFor, reportErrors } from "./errors.ts"
-import { flagsOf } from "./flags.ts"
+import { configFlag, givenFlagsOf, readConfig, valuesOf } from "./flags.ts"
 
 /**
  * `report RESULTS.jsonl --html FILE [--max-rows N] [--tasks FILE] [--summary
@@ -21,10 +22,17 @@ export const reportCommand = Command.make(
   "report",
   {
     results: Argument.String("results").pipe(Argument.withDescription("The results file (JSONL) to report on")),
-    ...flagsOf(ReportOptions.options)
+    config: configFlag,
+    ...givenFlagsOf(ReportOptions.options)
   },
   Effect.fn("Cli.report")(function*(flags) {
-    const written = yield* Report.report(flags).pipe(Effect.mapError(exitFor))
+    const { config, results, ...given } = flags
+    // The keys a config file may hold: the kinds' (their outputs' flags) when a root command gave them.
+    const kinds = Option.getOrElse(yield* Effect.serviceOption(Kinds.Registry), () => Kinds.builtIn)
+    const file = yield* readConfig(kinds, config)
+    const written = yield* Report.report({ results, ...yield* valuesOf(ReportOptions.options, given, file) }).pipe(
+      Effect.mapError(exitFor)
+    )
     yield* Console.log(
       `report: ${written.html} (${written.trials} trials, ${written.rows} rows in the table, ${written.bytes} bytes)`
     )

@@ -11,7 +11,7 @@ import * as Kinds from "../programs/Kinds.ts"
 import * as RunOptions from "../programs/config/Run.ts"
 import * as Run from "../programs/run/Run.ts"
 import { exitFor, reportErrors } from "./errors.ts"
-import { flagsOf, scoreFromEnv } from "./flags.ts"
+import { configFlag, givenFlagsOf, readConfig, valuesOf } from "./flags.ts"
 
 /**
  * `run`: stream a dataset through an agent, write every result, resume after
@@ -27,9 +27,10 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
   Command.make(
     "run",
     {
-      ...flagsOf(RunOptions.options(kinds)),
+      config: configFlag,
+      ...givenFlagsOf(RunOptions.options(kinds)),
       // One --FLAG FILE per output format.
-      outputs: flagsOf(RunOptions.outputs(kinds))
+      outputs: givenFlagsOf(RunOptions.outputs(kinds))
     },
     Effect.fn("Cli.run")(function*(flags) {
       const apiKey = yield* OpenAiAgent.keyFromConfig.pipe(Effect.orElseSucceed(() => undefined))
@@ -38,19 +39,21 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
         Effect.orElseSucceed(() => 0)
       )
       const tty = process.stderr.isTTY === true
-      const { cluster, noProgress, outputs, ...values } = flags
+      const { config, outputs: givenOutputs, ...given } = flags
+      const file = yield* readConfig(kinds, config)
+      const { cluster, noProgress, ...values } = yield* valuesOf(RunOptions.options(kinds), given, file)
+      const outputs = yield* valuesOf(RunOptions.outputs(kinds), givenOutputs, file)
       yield* runHereOrOnCluster(cluster, {
-        agent: flags.agent !== undefined,
-        model: flags.model !== undefined
+        agent: values.agent !== undefined,
+        model: values.model !== undefined
       }, {
         ...values,
-        agent: flags.agent ?? { _tag: "Sim", options: SimAgent.defaults },
+        agent: values.agent ?? { _tag: "Sim", options: SimAgent.defaults },
         apiKey,
         progress: !noProgress,
         progressInterval: progressInterval > 0 ? progressInterval : tty ? 250 : 5000,
         tty,
         cwd: process.cwd(),
-        score: yield* scoreFromEnv(flags.score),
         outputs
       }).pipe(Effect.mapError(exitFor))
     }, reportErrors)

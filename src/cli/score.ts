@@ -10,7 +10,7 @@ import * as Kinds from "../programs/Kinds.ts"
 import * as ScoreOptions from "../programs/config/Score.ts"
 import * as Rescore from "../programs/Rescore.ts"
 import { exitFor, reportErrors } from "./errors.ts"
-import { flagsOf, scoreFromEnv } from "./flags.ts"
+import { configFlag, givenFlagsOf, readConfig, valuesOf } from "./flags.ts"
 
 /**
  * `score RESULTS.jsonl --score SPEC... --out SCORED.jsonl [--tasks FILE]
@@ -26,14 +26,16 @@ export const makeScoreCommand = (kinds: Kinds.Kinds) =>
     "score",
     {
       results: Argument.String("results").pipe(Argument.withDescription("The results file (JSONL) to score")),
-      ...flagsOf(ScoreOptions.options(kinds))
+      config: configFlag,
+      ...givenFlagsOf(ScoreOptions.options(kinds))
     },
     Effect.fn("Cli.score")(function*(flags) {
       const apiKey = yield* OpenAiAgent.keyFromConfig.pipe(Effect.orElseSucceed(() => undefined))
+      const { config, results, ...given } = flags
+      const file = yield* readConfig(kinds, config)
       yield* Rescore.score({
-        ...flags,
-        input: flags.results,
-        score: yield* scoreFromEnv(flags.score),
+        ...yield* valuesOf(ScoreOptions.options(kinds), given, file),
+        input: results,
         apiKey,
         cwd: process.cwd()
       }).pipe(Effect.mapError(exitFor))

@@ -19,8 +19,8 @@ export const options = {
     "The scorer whose verdict decides whether a trial passed, in both files (default: each run's recorded --pass, else every scorer both files carry)",
     { env: false }
   ),
-  json: Option.text("json", "Also write the comparison as JSON to this file", { env: false }),
-  html: Option.text("html", "Also write a self-contained HTML page to this file", { env: false }),
+  json: Option.withPath(Option.text("json", "Also write the comparison as JSON to this file", { env: false }), "file"),
+  html: Option.withPath(Option.text("html", "Also write a self-contained HTML page to this file", { env: false }), "file"),
   failOnRegression: Option.toggle(
     "fail-on-regression",
     "Exit 1 when a scorer's mean dropped with a Holm-adjusted p below 0.05 over the scorers judged (family-wise 5%)"

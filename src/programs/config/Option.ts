@@ -42,6 +42,12 @@ export interface Option<out V> {
   readonly helpNamesEnv: boolean
   /** Whether a value must be given (by some source): the command has none without it. */
   readonly required: boolean
+  /**
+   * What of its value is a path, which a config file's folder resolves:
+   * the whole value (`file`), or the path of a `module:`, `effect-ai:` or
+   * `json-schema:` spec (`spec`); nothing when undefined.
+   */
+  readonly path?: "file" | "spec" | undefined
 }
 
 /**
@@ -174,6 +180,15 @@ export const list = <A>(
   helpNamesEnv: options?.helpNamesEnv === true,
   required: false
 })
+
+/**
+ * The option, its value a path (`file`) or a spec that may name one
+ * (`spec`): a config file's relative paths resolve against its folder.
+ *
+ * @category combinators
+ * @since 0.8.0
+ */
+export const withPath = <V>(option: Option<V>, path: "file" | "spec"): Option<V> => ({ ...option, path })
 
 /**
  * The help text of an option: its description, then the variable it falls

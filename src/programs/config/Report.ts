@@ -18,7 +18,7 @@ import * as Shared from "./Shared.ts"
  * @since 0.8.0
  */
 export const options = {
-  html: Option.required("html", undefined, Schema.String, "Write the report (one self-contained HTML file) here"),
+  html: Option.withPath(Option.required("html", undefined, Schema.String, "Write the report (one self-contained HTML file) here"), "file"),
   maxRows: Option.value(
     "max-rows",
     "N",
@@ -26,16 +26,16 @@ export const options = {
     DEFAULT_MAX_ROWS,
     `Rows of the trials table at most, failures first; every aggregate covers the whole file (default ${DEFAULT_MAX_ROWS})`
   ),
-  tasks: Option.text(
+  tasks: Option.withPath(Option.text(
     "tasks",
     "Task file: the input and reference of the rows shown, joined by task id, read as run reads it (--format, --map, --json-path); " +
       "default: the tasks the results file's run definition names, read as that run read them",
     { env: false }
-  ),
+  ), "file"),
   ...Shared.dataset(DatasetFormats.builtIn),
-  summary: Option.text(
+  summary: Option.withPath(Option.text(
     "summary",
     "The summary of the run that wrote RESULTS (run --summary FILE; one of another run or other trials is refused): outcome, wall time, parallelism, peaks, epochs, scorers",
     { env: false }
-  )
+  ), "file")
 }

@@ -27,13 +27,16 @@ export const options = (kinds: Kinds.Kinds) => ({
     "cluster",
     "postgres://USER[:PASSWORD]@HOST[:PORT]/DB: run the trials on that cluster's workers (agent-trials worker), not here"
   ),
-  tasks: Option.text(
-    "tasks",
-    "File of tasks, read lazily, in the format of its name (see --format); - reads stdin as JSONL; " +
-      "hf:OWNER/NAME[@REVISION][?config=C&split=S] reads a Hugging Face Hub dataset"
+  tasks: Option.withPath(
+    Option.text(
+      "tasks",
+      "File of tasks, read lazily, in the format of its name (see --format); - reads stdin as JSONL; " +
+        "hf:OWNER/NAME[@REVISION][?config=C&split=S] reads a Hugging Face Hub dataset"
+    ),
+    "file"
   ),
   ...Shared.dataset(kinds.datasets),
-  ids: Option.text("ids", "Run only the task ids this file lists, one a line (# starts a comment)"),
+  ids: Option.withPath(Option.text("ids", "Run only the task ids this file lists, one a line (# starts a comment)"), "file"),
   limit: Option.value("limit", "N", Options.RowCount, undefined, "Run only the first N rows (after --ids and --shuffle)"),
   sample: Option.value(
     "sample",
@@ -52,7 +55,7 @@ export const options = (kinds: Kinds.Kinds) => ({
     `Generate N synthetic tasks instead (default when no --tasks: ${DEFAULT_SYNTHETIC})`
   ),
   // No default here: `run --cluster` refuses an agent however it is given.
-  agent: Shared.agent(kinds, undefined),
+  agent: Option.withPath(Shared.agent(kinds, undefined), "spec"),
   model: Shared.model,
   parallelism: Option.value(
     "parallelism",
@@ -68,7 +71,7 @@ export const options = (kinds: Kinds.Kinds) => ({
     1,
     "Trials per task, at most 10000; trial ids are TASK_ID:EPOCH, EPOCH from 1 (default 1)"
   ),
-  out: Option.text("out", "Results file (JSONL, appended as trials finish; default runs/<run-id>.jsonl)"),
+  out: Option.withPath(Option.text("out", "Results file (JSONL, appended as trials finish; default runs/<run-id>.jsonl)"), "file"),
   resume: Option.toggle("resume", "Continue --out: skip recorded trials, repair a torn last line, append the rest"),
   retryFailed: Option.toggle(
     "retry-failed",
@@ -139,10 +142,13 @@ export const options = (kinds: Kinds.Kinds) => ({
     undefined,
     "Stop (exit 1) when more than N trials, or more than P% of finished trials (from 20 on), have failed; no limit by default"
   ),
-  pricing: Option.text(
-    "pricing",
-    "YAML or JSON file of prices in USD per million tokens (models: { MODEL: { input, output, cached_input } }): " +
-      "each usage gets its cost_usd; a model it lacks is named once and priced at 0"
+  pricing: Option.withPath(
+    Option.text(
+      "pricing",
+      "YAML or JSON file of prices in USD per million tokens (models: { MODEL: { input, output, cached_input } }): " +
+        "each usage gets its cost_usd; a model it lacks is named once and priced at 0"
+    ),
+    "file"
   ),
   maxCost: Option.value(
     "max-cost",
@@ -165,12 +171,15 @@ export const options = (kinds: Kinds.Kinds) => ({
     undefined,
     "A trial whose agent spends more than N tokens (over its attempts) fails with TokenLimit, never retried"
   ),
-  tools: Option.list(
-    "tools",
-    "SPEC",
-    Options.ToolSpec,
-    "Tools for the agent to call in a loop (openai: or effect-ai: agents), repeatable: module:PATH[#export], " +
-      "mcp:stdio:COMMAND [ARGS...] or mcp:URL"
+  tools: Option.withPath(
+    Option.list(
+      "tools",
+      "SPEC",
+      Options.ToolSpec,
+      "Tools for the agent to call in a loop (openai: or effect-ai: agents), repeatable: module:PATH[#export], " +
+        "mcp:stdio:COMMAND [ARGS...] or mcp:URL"
+    ),
+    "spec"
   ),
   maxTurns: Option.value("max-turns", "N", Options.Parallelism, undefined, "A tool loop's model turns at most; reaching it fails the trial with MaxTurns (default 10)"),
   toolParallelism: Option.value(
@@ -230,7 +239,7 @@ export const options = (kinds: Kinds.Kinds) => ({
  * @since 0.8.0
  */
 export const outputs = (kinds: Kinds.Kinds) =>
-  Object.fromEntries(kinds.outputs.map((o) => [o.flag, Option.text(o.flag, o.description)]))
+  Object.fromEntries(kinds.outputs.map((o) => [o.flag, Option.withPath(Option.text(o.flag, o.description), "file")]))
 
 /**
  * The values of `run`'s options, as its config holds them.

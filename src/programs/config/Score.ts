@@ -18,12 +18,15 @@ import * as Shared from "./Shared.ts"
  */
 export const options = (kinds: Kinds.Kinds) => ({
   score: Shared.score(Shared.scoreDescription(kinds.scorers)),
-  out: Option.required("out", undefined, Schema.String, "The scored results file (JSONL, appended as trials are scored)"),
-  tasks: Option.text(
+  out: Option.withPath(
+    Option.required("out", undefined, Schema.String, "The scored results file (JSONL, appended as trials are scored)"),
+    "file"
+  ),
+  tasks: Option.withPath(Option.text(
     "tasks",
     "Task file giving each trial's task (its reference), joined by task id, read as run reads it (--format, --map, --json-path); " +
       "default: the tasks the results file's run definition names, read as that run read them"
-  ),
+  ), "file"),
   ...Shared.dataset(kinds.datasets),
   resume: Option.toggle("resume", "Continue --out: skip the trials it already holds"),
   parallelism: Option.value(
@@ -43,12 +46,12 @@ export const options = (kinds: Kinds.Kinds) => ({
     "Judge calls in flight at most (an integer >= 1; default --score-parallelism)"
   ),
   pass: Shared.pass,
-  summary: Option.text("summary", "Also write the summary as JSON to this file"),
-  pricing: Option.text(
+  summary: Option.withPath(Option.text("summary", "Also write the summary as JSON to this file"), "file"),
+  pricing: Option.withPath(Option.text(
     "pricing",
     "YAML or JSON file of prices in USD per million tokens (models: { MODEL: { input, output, cached_input } }): " +
       "every usage gets its cost_usd; a model it lacks is named once and priced at 0"
-  ),
+  ), "file"),
   passK: Shared.statistics.passK,
   failUnder: Shared.statistics.failUnder
 })

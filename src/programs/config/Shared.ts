@@ -32,7 +32,10 @@ export const dataset = (formats: ReadonlyArray<DatasetFormats.DatasetFormat>) =>
       "(default: the id column, else row-N; reference, answer or target the reference; the other columns inputs)"
   ),
   jsonPath: Option.text("json-path", "The key of a .json file's array of records, dotted for deeper ones (default: the top level)"),
-  cacheDir: Option.text("cache-dir", "Where hf: downloads are kept (default $XDG_CACHE_HOME/agent-trials, else ~/.cache/agent-trials)"),
+  cacheDir: Option.withPath(
+    Option.text("cache-dir", "Where hf: downloads are kept (default $XDG_CACHE_HOME/agent-trials, else ~/.cache/agent-trials)"),
+    "file"
+  ),
   hubTimeout: Option.value(
     "hub-timeout",
     "DURATION",
@@ -85,7 +88,7 @@ export const statistics = {
  * @since 0.8.0
  */
 export const score = (description: string) =>
-  Option.list("score", "SPEC", Schema.String, description, { env: true, helpNamesEnv: true })
+  Option.withPath(Option.list("score", "SPEC", Schema.String, description, { env: true, helpNamesEnv: true }), "spec")
 
 /**
  * The `--score` help of a CLI built with these kinds.
