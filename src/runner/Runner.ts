@@ -166,6 +166,70 @@ export const runPaired = <E, R, AE, AR>(
     (paired) => paired.trial
   )
 
+/**
+ * A unit of one cell of a matrix run: `cell` is the index of its cell.
+ *
+ * @category models
+ * @since 0.8.0
+ */
+export interface CellUnit extends TrialUnit {
+  readonly cell: number
+}
+
+/**
+ * One cell of `runCells`: its agent and its own failure handling per call
+ * (`timeout`, `retry`, `trialMaxTokens`); the run's bound, rate limit,
+ * adaptive limit and failure budget are shared by every cell.
+ *
+ * @category models
+ * @since 0.8.0
+ */
+export interface CellAgent<AE, AR> {
+  readonly agent: Agent<AE, AR>
+  readonly policy: Pick<PolicyOptions, "timeout" | "retry" | "trialMaxTokens">
+}
+
+/**
+ * Like `runPaired`, over the units of several cells in one bounded run: each
+ * unit is run by its cell's agent under its cell's policy (`cells[unit.cell]`),
+ * while one Semaphore of `parallelism` permits and one probe bound and count
+ * the calls and outstanding trials of every cell together.
+ *
+ * **Example** (Two agents, one bound)
+ *
+ * ```ts
+ * import { Stream } from "effect"
+ * import { Agent, Runner } from "agent-trials"
+ *
+ * const a = Agent.fromPromise(async () => "a")
+ * const b = Agent.fromPromise(async () => "b")
+ * const units = Stream.make({ task: { id: "t1", inputs: {} }, cell: 0 }, { task: { id: "t1", inputs: {} }, cell: 1 })
+ * const trials = Runner.runCells(units, [{ agent: a, policy: {} }, { agent: b, policy: {} }], { parallelism: 4 })
+ * ```
+ *
+ * @category runners
+ * @since 0.8.0
+ */
+export const runCells = <U extends CellUnit, E, R, AE, AR>(
+  units: Stream.Stream<U, E, R>,
+  cells: ReadonlyArray<CellAgent<AE, AR>>,
+  options: Omit<RunOptions, "epochs" | "timeout" | "retry" | "trialMaxTokens">
+): Stream.Stream<{ readonly unit: U; readonly trial: AgentEvalTrial }, E | InvalidParallelism | MaxFailuresExceeded, R | AR> =>
+  withRunConfig(
+    options,
+    (config) => {
+      const configs = cells.map((cell): BoundedConfig => ({
+        ...config,
+        ...policyConfig({ ...cell.policy, parallelism: options.parallelism }, config.semaphore, config.probe),
+        // The run's own: one rate limiter and one adaptive limit for every cell.
+        rate: config.rate,
+        adaptive: config.adaptive
+      }))
+      return bounded(units, (unit) => Effect.map(startUnit(unit, cells[unit.cell].agent, configs[unit.cell]), (trial) => ({ unit, trial })), config)
+    },
+    (paired) => paired.trial
+  )
+
 // A bad row's stand-in fails as every failed call does (its record, the
 // failure budget), without a call.
 const startUnit = <AE, AR>(unit: TrialUnit, agent: Agent<AE, AR>, config: BoundedConfig) =>

@@ -94,6 +94,52 @@ export const scoreTrials = <E, R, SR>(
   items: Stream.Stream<Finished, E, R>,
   options: Options<SR>
 ): Stream.Stream<AgentEvalTrial, E | InvalidParallelism, R | SR> =>
+  scoring(items, options, [options.scorers], undefined, (_, trial) => trial)
+
+/**
+ * A finished trial of one cell of a matrix run (`cell`: the index of its
+ * cell), whose scorers are that cell's.
+ *
+ * @category models
+ * @since 0.8.0
+ */
+export interface CellFinished extends Finished {
+  readonly cell: number
+}
+
+/**
+ * Like `scoreTrials`, over the trials of several cells in one stage: each
+ * trial is scored by its own cell's scorers (`scorers[item.cell]`) and
+ * emitted as it came with its trial scored, while `parallelism`, the
+ * judge limit and the probe are the stage's, shared by every cell.
+ *
+ * **Example** (Two cells, one scored by `exact`, one by nothing)
+ *
+ * ```ts
+ * import { Stream } from "effect"
+ * import { Match, Stage } from "agent-trials"
+ *
+ * declare const finished: Stream.Stream<Stage.CellFinished>
+ * const scored = Stage.scoreCells(finished, { scorers: [[Match.exact()], []], parallelism: 8 })
+ * ```
+ *
+ * @category running
+ * @since 0.8.0
+ */
+export const scoreCells = <F extends CellFinished, E, R, SR>(
+  items: Stream.Stream<F, E, R>,
+  options: Omit<Options<SR>, "scorers"> & { readonly scorers: ReadonlyArray<ReadonlyArray<Scorer<SR>>> }
+): Stream.Stream<F, E | InvalidParallelism, R | SR> =>
+  scoring(items, options, options.scorers, (item) => item.cell, (item, trial): F => ({ ...item, trial }))
+
+// The stage over `items`, each scored by the list `listOf` picks (the first when undefined) and emitted by `emit`.
+const scoring = <F extends Finished, B, E, R, SR>(
+  items: Stream.Stream<F, E, R>,
+  options: Omit<Options<SR>, "scorers">,
+  lists: ReadonlyArray<ReadonlyArray<Scorer<SR>>>,
+  listOf: ((item: F) => number) | undefined,
+  emit: (item: F, trial: AgentEvalTrial) => B
+): Stream.Stream<B, E | InvalidParallelism, R | SR> =>
   unwrapAtStart(Effect.gen(function*() {
     const invalid = checkParallelism(options.parallelism, "score parallelism") ??
       (options.judgeParallelism === undefined ? undefined : checkParallelism(options.judgeParallelism, "judge parallelism"))
@@ -101,23 +147,27 @@ export const scoreTrials = <E, R, SR>(
     const probe = toMutable(options.probe)
     probe.limit = probe.lowestLimit = probe.highestLimit = options.parallelism
     const judges = yield* Semaphore.make(options.judgeParallelism ?? options.parallelism)
-    const names = options.scorers.map((scorer) => scorer.name)
-    const scorers = options.scorers.map((scorer) => counted(scorer, isJudge(scorer) ? judges : undefined, probe))
-    const scoreOne = (item: Finished): Effect.Effect<AgentEvalTrial, never, SR> => {
+    const prepared = lists.map((list) => ({
+      names: list.map((scorer) => scorer.name),
+      scorers: list.map((scorer) => counted(scorer, isJudge(scorer) ? judges : undefined, probe))
+    }))
+    const scoreOne = (item: F): Effect.Effect<B, never, SR> => {
       probe.unitStarted()
       const { task, trial } = item
+      const { names, scorers } = prepared[listOf === undefined ? 0 : listOf(item)]
       const failed = trial.status === "failed" || trial.output === undefined
-      // One scorer (the common case) without `forEach`'s per-trial machinery.
-      const scored = failed
-        ? Effect.succeed(trial)
+      // One scorer (the common case) without `forEach`'s per-trial machinery. A cell
+      // without scorers passes its trials on unscored, as a run without a scoring stage does.
+      const scored = failed || (listOf !== undefined && scorers.length === 0)
+        ? Effect.succeed(emit(item, trial))
         : scorers.length === 1
-        ? Effect.map(scorers[0](task, trial), (score): AgentEvalTrial => ({ ...trial, scores: { [names[0]]: score } }))
+        ? Effect.map(scorers[0](task, trial), (score) => emit(item, { ...trial, scores: { [names[0]]: score } }))
         : Effect.map(
           Effect.forEach(scorers, (scorer) => scorer(task, trial)),
-          (scores): AgentEvalTrial => {
+          (scores) => {
             const byName: Record<string, Score> = {}
             for (let i = 0; i < scores.length; i++) byName[names[i]] = scores[i]
-            return { ...trial, scores: byName }
+            return emit(item, { ...trial, scores: byName })
           }
         )
       // Counts settled in place, no finalizer effect (as in the agent stage).

@@ -181,20 +181,23 @@ export const admitWithin = <A, E, R>(
  * stream fails with `BudgetExceeded`, naming the calls in flight it
  * interrupts. A budget already reached stops it before its first trial;
  * admission stopped by `admitWithin` fails it once its trials are in.
+ * `trialOf` reads the trial of an element that carries more than its trial
+ * (a matrix cell's).
  *
  * @category combinators
  * @since 0.4.0
  */
-export const stopOnBudget = <E, R>(
-  stream: Stream.Stream<AgentEvalTrial, E, R>,
+export const stopOnBudget = <E, R, A = AgentEvalTrial>(
+  stream: Stream.Stream<A, E, R>,
   budgets: Budgets,
-  spent: Spent
-): Stream.Stream<AgentEvalTrial, E | BudgetExceeded, R> =>
+  spent: Spent,
+  trialOf: (item: A) => AgentEvalTrial = (item) => item as AgentEvalTrial
+): Stream.Stream<A, E | BudgetExceeded, R> =>
   Stream.suspend(() => {
     const before = spent.reached(budgets)
     if (before !== undefined) return Stream.fail(before)
-    return stopAfter(stream, (trial) => {
-      spent.add(trial)
+    return stopAfter(stream, (item) => {
+      spent.add(trialOf(item))
       spent.settled++
       const reached = spent.reached(budgets)
       // Admission may have stopped first, with more calls in flight: that is the figure kept.

@@ -46,14 +46,18 @@ const FATAL = "McpServerFailed"
 /**
  * The trials of `stream` up to and including the first whose error says a
  * tool server is gone for good; then the stream fails with `ToolServerFailed`.
+ * `trialOf` reads the trial of an element that carries more than its trial.
  *
  * @category combinators
  * @since 0.5.0
  */
-export const stopOnDeadServer = <E, R>(
-  stream: Stream.Stream<AgentEvalTrial, E, R>
-): Stream.Stream<AgentEvalTrial, E | ToolServerFailed, R> =>
-  stopAfter(stream, (trial) =>
-    trial.error?.type === FATAL
+export const stopOnDeadServer = <E, R, A = AgentEvalTrial>(
+  stream: Stream.Stream<A, E, R>,
+  trialOf: (item: A) => AgentEvalTrial = (item) => item as AgentEvalTrial
+): Stream.Stream<A, E | ToolServerFailed, R> =>
+  stopAfter(stream, (item) => {
+    const trial = trialOf(item)
+    return trial.error?.type === FATAL
       ? new ToolServerFailed({ problem: trial.error.message, trial_id: trial.id })
-      : undefined)
+      : undefined
+  })

@@ -17,9 +17,9 @@ import type { MutableCounts } from "../internal/counts.ts"
  * @category models
  * @since 0.7.0
  */
-export interface Options {
-  /** The trial ids already recorded: their units are skipped. */
-  readonly recorded: { readonly has: (id: string) => boolean }
+export interface Options<U extends TrialUnit = TrialUnit> {
+  /** The trial ids already recorded (of the unit's cell, in a matrix run): their units are skipped. */
+  readonly recorded: { readonly has: (id: string, unit: U) => boolean }
   /** With `--estimate`: the trials it runs, the first not yet recorded. */
   readonly take: number | undefined
   /** The budgets and what was spent, when a budget is set. */
@@ -35,13 +35,13 @@ export interface Options {
  * @since 0.7.0
  */
 export const choose: {
-  (options: Options): <E, R>(self: Stream.Stream<TrialUnit, E, R>) => Stream.Stream<TrialUnit, E, R>
-  <E, R>(self: Stream.Stream<TrialUnit, E, R>, options: Options): Stream.Stream<TrialUnit, E, R>
-} = Function.dual(2, <E, R>(self: Stream.Stream<TrialUnit, E, R>, options: Options): Stream.Stream<TrialUnit, E, R> => {
+  <U extends TrialUnit>(options: Options<U>): <E, R>(self: Stream.Stream<U, E, R>) => Stream.Stream<U, E, R>
+  <U extends TrialUnit, E, R>(self: Stream.Stream<U, E, R>, options: Options<U>): Stream.Stream<U, E, R>
+} = Function.dual(2, <U extends TrialUnit, E, R>(self: Stream.Stream<U, E, R>, options: Options<U>): Stream.Stream<U, E, R> => {
   const { budget, counts, recorded, take } = options
   return self.pipe(
     Stream.filter((unit) => {
-      if (!recorded.has(trialId(unit.task.id, unit.epoch))) return true
+      if (!recorded.has(trialId(unit.task.id, unit.epoch), unit)) return true
       counts.skipped++
       return false
     }),
