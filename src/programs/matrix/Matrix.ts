@@ -1,0 +1,238 @@
+/**
+ * A matrix run: several cells (agents, models, policies) over one dataset in
+ * ONE bounded pipeline. Each cell is prepared as a run of its own
+ * (`Prepare.prepare`: its agent, scorers, pricing, run definition, resume),
+ * with its results file `<outDir>/<cell>.jsonl`, an ordinary results file
+ * that `report`, `score`, `compare` and `run --resume` read alone. The
+ * dataset is read once; each unit is fanned out task-major to every cell
+ * (a task's cells next to each other), so a matrix stopped early leaves
+ * comparable partial cells; one runner with the shared `parallelism` bounds
+ * the calls and outstanding trials of every cell together, each unit run by
+ * its cell's agent under its cell's policy; one budget (`max-cost`,
+ * `max-tokens`) is spent by every cell; a resume skips each cell's recorded
+ * trials. `matrix.json` names the cells, their values and files; the end
+ * prints a line per cell, a table of cells by scorers and each cell compared
+ * with the first, and writes the summary JSON and the HTML page when asked.
+ *
+ * @since 0.8.0
+ */
+import { Clock, Console, Effect, FileSystem, Path, Random, Result, Schema, Stream } from "effect"
+import { writeOutput } from "../../internal/outputs.ts"
+import { RunInputError } from "../../runner/Remote.ts"
+import * as Runner from "../../runner/Runner.ts"
+import * as Stage from "../../scoring/Stage.ts"
+import * as Summary from "../../summary/Summary.ts"
+import * as BadInput from "../BadInput.ts"
+import * as Budget from "../run/Budget.ts"
+import { policyOptions } from "../run/Config.ts"
+import { exitDecision } from "../run/Finish.ts"
+import type * as Dataset from "../../datasets/Dataset.ts"
+import * as RunDefinition from "../run/Definition.ts"
+import { itemsOf, sourceError } from "../run/Inputs.ts"
+import { MutableCounts } from "../run/internal/counts.ts"
+import { makeRunId, prepare, type RunPlan } from "../run/Prepare.ts"
+import * as Choose from "../run/stages/Choose.ts"
+import * as Source from "../run/stages/Source.ts"
+import { type CellEntry, MatrixFile, MatrixSummary } from "./Model.ts"
+import * as Shared from "./Shared.ts"
+import * as Stages from "./Stages.ts"
+import * as Text from "./Summary.ts"
+
+export type { MatrixCell } from "./Shared.ts"
+
+/**
+ * What `Matrix.run` is given.
+ *
+ * @category models
+ * @since 0.8.0
+ */
+export interface Options {
+  /** The cells, in order: the first is the baseline. Each `config` is a whole run's (shared keys and the cell's). */
+  readonly cells: ReadonlyArray<Shared.MatrixCell>
+  /** Where the cells' files and `matrix.json` go; `runs/<matrix-id>/` when undefined. */
+  readonly outDir?: string | undefined
+  /** `--summary FILE`: the `MatrixSummary` as JSON. */
+  readonly summary?: string | undefined
+  /** `--report FILE`: the matrix as one HTML page. */
+  readonly report?: string | undefined
+}
+
+/**
+ * The file naming a matrix's cells, in its output folder.
+ *
+ * @category constants
+ * @since 0.8.0
+ */
+export const MATRIX_FILE = "matrix.json"
+
+const decodeMatrixFile = Schema.decodeUnknownResult(Schema.fromJsonString(MatrixFile))
+const encodeSummary = Schema.encodeEffect(MatrixSummary)
+
+/**
+ * Runs every cell of a matrix in one bounded pipeline and returns its
+ * summary. Fails with `MatrixCellError` or `RunInputError` on bad input
+ * (before any call), and stops as a run stops (a budget reached, too many
+ * failures, a write failure), every finished trial recorded in its cell's
+ * file and the summary printed. For example `Matrix.run({ cells, outDir:
+ * "runs/agents" })` writes `runs/agents/<cell>.jsonl` per cell and
+ * `runs/agents/matrix.json`.
+ *
+ * @category running
+ * @since 0.8.0
+ */
+export const run = Effect.fn("Matrix.run")(function*(options: Options) {
+  yield* Effect.fromResult(Shared.check(options.cells))
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const shared = options.cells[0].config
+  const input = (flag: string) => (e: { readonly message: string }) => new RunInputError({ message: e.message, flag })
+  const fresh = makeRunId(new Date(yield* Clock.currentTimeMillis), yield* Random.next)
+  const outDir = options.outDir ?? path.join("runs", fresh)
+  const matrixPath = path.join(outDir, MATRIX_FILE)
+  // A resume continues the matrix its folder names.
+  const before = yield* fs.readFileString(matrixPath).pipe(Effect.option)
+  const recorded = before._tag === "None" ? undefined : decodeMatrixFile(before.value)
+  if (recorded !== undefined && Result.isFailure(recorded)) {
+    return yield* new RunInputError({ message: `${matrixPath}: not a matrix file: ${recorded.failure.message}`, flag: "--out-dir", file: matrixPath })
+  }
+  const matrixId = recorded !== undefined && Result.isSuccess(recorded) ? recorded.success.matrix_id : fresh
+  yield* fs.makeDirectory(outDir, { recursive: true }).pipe(Effect.mapError(input("--out-dir")))
+
+  // Each cell prepared as a run of its own: its bad input is named with the cell.
+  const counts = new MutableCounts(undefined)
+  const plans: Array<RunPlan> = []
+  for (const cell of options.cells) {
+    const out = path.join(outDir, `${cell.name}.jsonl`)
+    plans.push(
+      yield* prepare({ ...cell.config, out, outputs: undefined, progress: false }, new MutableCounts(undefined)).pipe(
+        Effect.mapError((e) => e._tag === "RunInputError" ? new RunInputError({ ...e, message: `cell ${cell.name}: ${e.message}` }) : e)
+      )
+    )
+  }
+  const entries = options.cells.map((cell, i): CellEntry => ({
+    name: cell.name,
+    values: { ...cell.values },
+    results_file: plans[i].out,
+    definition_file: RunDefinition.pathOf(plans[i].out)
+  }))
+  yield* writeOutput("--out-dir", matrixPath, JSON.stringify({ matrix_id: matrixId, cells: entries }, null, 2) + "\n")
+    .pipe(Effect.mapError(input("--out-dir")))
+
+  // One budget for every cell, the spend of each cell's recorded trials in it.
+  const budgets: Budget.Budgets = { maxCost: shared.maxCost, maxTokens: shared.maxTokens }
+  const spent = new Budget.Spent()
+  for (const plan of plans) {
+    spent.tokens += plan.spent.tokens
+    spent.cost += plan.spent.cost
+    spent.trials += plan.spent.trials
+  }
+  if (spent.trials > 0) spent.counted.openUnsafe()
+  const budget = budgets.maxCost !== undefined || budgets.maxTokens !== undefined ? { budgets, spent } : undefined
+  const first = plans[0]
+  const started = yield* Clock.currentTimeMillis
+
+  // The dataset read once; each cell's resume checks its commit.
+  let items: Stream.Stream<Dataset.Item, Dataset.DatasetError | RunInputError | RunDefinition.RunDefinitionError, Dataset.Services> = itemsOf(
+    first.config,
+    { chosen: true, ids: first.ids, onSource: (read) => plans.forEach((p) => p.revisions.onSource(read)) }
+  ).pipe(Stream.mapError(sourceError))
+  for (const plan of plans) items = plan.revisions.check(items)
+  const units = items.pipe(
+    Source.fromItems({ epochs: shared.epochs, counts }),
+    // Task-major: each unit's cells next to each other.
+    Stream.mapArray((chunk) =>
+      chunk.flatMap((unit) => plans.map((_, cell): Runner.CellUnit => ({ ...unit, cell }))) as [Runner.CellUnit, ...Array<Runner.CellUnit>]
+    ),
+    Choose.choose<Runner.CellUnit>({ recorded: { has: (id, unit) => plans[unit.cell].recorded.ids.has(id) }, take: undefined, budget, counts })
+  )
+  const scored = plans.some((plan) => plan.scorers.length > 0)
+
+  const exit = yield* Effect.exit(Effect.scoped(Effect.gen(function*() {
+    const sinks = yield* Effect.forEach(plans, (plan) =>
+      Effect.gen(function*() {
+        const sink = plan.counts.writer = yield* plan.store.writer(plan.out, { onWritten: (trial) => plan.acc.add(trial) })
+        return { sink, announce: plan.named.sayWhenWritten(sink.written) }
+      }))
+    const { adaptive, maxFailures, rate } = policyOptions(shared)
+    yield* Runner.runCells(
+      units,
+      plans.map((plan) => {
+        const { retry, timeout, trialMaxTokens } = policyOptions(plan.config)
+        return { agent: plan.agent, policy: { retry, timeout, trialMaxTokens } }
+      }),
+      { parallelism: shared.parallelism, probe: counts.probe, rate, adaptive, maxFailures }
+    ).pipe(
+      Stages.label(plans, first.revisions),
+      (labelled) =>
+        scored
+          ? Stage.scoreCells(labelled, {
+            scorers: plans.map((plan) => plan.scorers),
+            parallelism: first.scoreParallelism,
+            judgeParallelism: shared.judgeParallelism,
+            probe: counts.scoreProbe
+          })
+          : labelled,
+      Stages.price(plans),
+      Stages.stop(plans, budget),
+      Stages.record(sinks),
+      Effect.catchTags({
+        InvalidParallelism: (e) => Effect.fail(RunInputError.from(e)),
+        RunDefinitionError: (e) => Effect.fail(RunInputError.from(e))
+      })
+    )
+    yield* Effect.forEach(sinks, ({ sink }) => sink.flush, { discard: true })
+  })))
+
+  // The end, whatever the outcome: each cell's summary, the comparisons, the outputs.
+  const writeFailure = plans.find((plan) => plan.counts.writeFailure !== undefined)
+  const outcome = Summary.outcomeOf(exit, writeFailure !== undefined)
+  for (const plan of plans) if (plan.wroteDefinition) yield* BadInput.dropLoneDefinition(plan.out)
+  yield* BadInput.tellFirst(exit, outcome)
+  const wallMs = (yield* Clock.currentTimeMillis) - started
+  const cells: Record<string, Summary.Summary> = {}
+  options.cells.forEach((cell, i) => {
+    const plan = plans[i]
+    cells[cell.name] = Summary.make({
+      runId: plan.runId,
+      resultsFile: plan.out,
+      outcome,
+      acc: plan.acc,
+      probe: counts.probe.snapshot(),
+      wallMs,
+      parallelism: shared.parallelism,
+      passK: plan.config.passK,
+      scoring: plan.scorers.length === 0 ? undefined : {
+        probe: counts.scoreProbe.snapshot(),
+        parallelism: first.scoreParallelism,
+        judgeParallelism: shared.judgeParallelism
+      },
+      usage: {
+        priced: plan.pricing !== undefined,
+        unpriced: plan.pricing?.unpriced() ?? [],
+        budget: budget === undefined ? undefined : spent.of(budgets)
+      }
+    })
+  })
+  const written = yield* Effect.forEach(plans, (plan, i) =>
+    Effect.map(fs.exists(plan.out).pipe(Effect.orElseSucceed(() => false)), (exists) => exists ? [{ name: options.cells[i].name, file: plan.out }] : []))
+  const compared = yield* Text.compareCells(written.flat())
+  const summary: MatrixSummary = {
+    matrix_id: matrixId,
+    out_dir: outDir,
+    outcome,
+    baseline: options.cells[0].name,
+    cells,
+    comparisons: compared.comparisons,
+    judged: compared.judged,
+    notes: compared.notes
+  }
+  yield* Console.log(Text.format(summary))
+  if (options.summary !== undefined) {
+    const json = yield* encodeSummary(summary).pipe(Effect.orDie)
+    yield* writeOutput("--summary", options.summary, JSON.stringify(json, null, 2) + "\n").pipe(
+      Effect.catch((e) => Console.error(`agent-trials: ${e.message}`))
+    )
+  }
+  yield* Effect.suspend(() => exit).pipe(exitDecision(writeFailure?.counts ?? counts))
+  return summary
+}, Effect.scoped)

@@ -1,0 +1,83 @@
+/**
+ * The gate test of a matrix's one runner (issue 40, part 2): four cells,
+ * each its own agent, every call held on one gate; while it is closed the
+ * probe shows exactly `parallelism` calls and outstanding trials over the
+ * whole matrix (never per cell), started task-major; each cell keeps its own
+ * policy (one cell's timeout fails its trials alone).
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Fiber, Latch, Stream } from "effect"
+import { TestClock } from "effect/testing"
+import type { AgentEvalTrial } from "../src/domain/Trial.ts"
+import { MutableProbe } from "../src/runner/internal/probe.ts"
+import { type CellUnit, helperFibers, runCells } from "../src/runner/Runner.ts"
+
+const PARALLELISM = 6
+const CELLS = 4
+const TASKS = 64
+
+const unitsOf = (tasks: number, cells: number): Stream.Stream<CellUnit> =>
+  Stream.fromIterable({
+    *[Symbol.iterator]() {
+      for (let t = 0; t < tasks; t++) for (let cell = 0; cell < cells; cell++) yield { task: { id: `t${t}`, inputs: { t } }, epoch: 1, cell }
+    }
+  })
+
+describe("matrix gate: 4 cells x 64 tasks, parallelism 6, every call held", () => {
+  it.effect("6 active and 6 outstanding over the whole matrix, started task-major; each cell's own timeout", () =>
+    Effect.gen(function*() {
+      const gate = yield* Latch.make(false)
+      const started: Array<string> = []
+      const agentOf = (cell: number) => (task: { readonly id: string }) =>
+        Effect.sync(() => void started.push(`${task.id}/${cell}`)).pipe(
+          Effect.andThen(gate.await),
+          Effect.andThen(Effect.sleep("1 second")),
+          Effect.as({ output_text: `${cell}:${task.id}` })
+        )
+      const probe = new MutableProbe()
+      const out: Array<{ readonly unit: CellUnit; readonly trial: AgentEvalTrial }> = []
+      const fiber = yield* runCells(
+        unitsOf(TASKS, CELLS),
+        // Cell 2 times out after half a second: its trials alone fail.
+        [0, 1, 2, 3].map((cell) => ({ agent: agentOf(cell), policy: cell === 2 ? { timeout: "500 millis" } : {} })),
+        { parallelism: PARALLELISM, probe }
+      ).pipe(Stream.runForEach((paired) => Effect.sync(() => void out.push(paired))), Effect.forkChild)
+      yield* TestClock.adjust(0)
+      const held = probe.snapshot()
+      assert.strictEqual(held.active, PARALLELISM)
+      assert.strictEqual(held.outstanding, PARALLELISM)
+      assert.strictEqual(held.peakOutstanding, PARALLELISM)
+      assert.strictEqual(held.started, PARALLELISM)
+      // Besides the trials and the helper: the one held call of the cell with a
+      // timeout runs in a race of two fibers (`helperFibers`' doc).
+      assert.strictEqual(held.liveFibers, PARALLELISM + helperFibers(false) + 2)
+      // Task-major: task 0's four cells, then task 1's first two.
+      assert.deepStrictEqual(started, ["t0/0", "t0/1", "t0/2", "t0/3", "t1/0", "t1/1"])
+
+      yield* gate.open
+      yield* TestClock.adjust(`${TASKS * CELLS} seconds`)
+      yield* Fiber.join(fiber)
+      assert.strictEqual(out.length, TASKS * CELLS)
+      assert.strictEqual(probe.peakActive, PARALLELISM)
+      assert.strictEqual(probe.peakOutstanding, PARALLELISM)
+      assert.strictEqual(probe.liveFibers, 0)
+      for (let cell = 0; cell < CELLS; cell++) {
+        const trials = out.filter((p) => p.unit.cell === cell).map((p) => p.trial)
+        assert.strictEqual(trials.length, TASKS)
+        if (cell === 2) {
+          assert.isTrue(trials.every((t) => t.status === "failed" && t.error?.type === "Timeout"))
+        } else {
+          assert.isTrue(trials.every((t) => t.status === "completed" && t.output?.output_text === `${cell}:${t.task_id}`))
+        }
+      }
+    }))
+
+  it.effect("a bad parallelism is refused before any call, as runTrials refuses it", () =>
+    Effect.gen(function*() {
+      const error = yield* runCells(unitsOf(2, 2), [{ agent: () => Effect.die("called"), policy: {} }], { parallelism: 0 }).pipe(
+        Stream.runDrain,
+        Effect.flip
+      )
+      assert.strictEqual(error._tag, "InvalidParallelism")
+    }))
+})
