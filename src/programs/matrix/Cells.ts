@@ -11,7 +11,10 @@
  * @since 0.8.0
  */
 import { Result, Schema } from "effect"
+import { redactText } from "../../internal/redact.ts"
 import * as Levenshtein from "../../scoring/Levenshtein.ts"
+
+const REDACTED = "<redacted>"
 
 /**
  * A `matrix:` value, or a `--cell` name, that cannot be used: `where` is the
@@ -146,7 +149,7 @@ const readCells = (
  * @category combinators
  * @since 0.8.0
  */
-export const select = <C extends Cell>(
+export const select = <C extends { readonly name: string }>(
   cells: ReadonlyArray<C>,
   only: ReadonlyArray<string>
 ): Result.Result<ReadonlyArray<C>, MatrixCellError> => {
@@ -171,7 +174,8 @@ export const select = <C extends Cell>(
 /**
  * A readable slug of a cell's values: each value's text lowercased, an
  * `http://` or `https://` dropped, every run of other characters than
- * `[a-z0-9.]` made one `-`; a number or boolean value is written after its
+ * `[a-z0-9.]` made one `-` (a URL's credentials and query values left out);
+ * a number or boolean value is written after its
  * key (`max-turns-5`, `adaptive`, `no-adaptive`); values joined by `_`. A
  * slug longer than `MAX_NAME` is cut and ends in a hash of the whole; an
  * empty one is `cell-N`.
@@ -191,7 +195,8 @@ const clean = (text: string): string =>
   text.toLowerCase().replace(/https?:\/\//g, "-").replace(/[^a-z0-9.]+/g, "-").replace(/^[-.]+|[-.]+$/g, "")
 
 const partOf = (key: string, value: unknown): string => {
-  if (typeof value === "string") return clean(value)
+  // A URL's credentials and query values never reach a name (a file name, a line on stdout).
+  if (typeof value === "string") return clean(redactText(value).replaceAll(REDACTED, ""))
   if (typeof value === "boolean") return clean(value ? key : `no-${key}`)
   if (typeof value === "number" || value === null) return clean(`${key}-${String(value)}`)
   if (Array.isArray(value)) return value.map((v) => partOf(key, v)).filter((p) => p.length > 0).join("-")

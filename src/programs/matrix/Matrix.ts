@@ -18,6 +18,7 @@
  */
 import { Clock, Console, Effect, FileSystem, Path, Random, Result, Schema, Stream } from "effect"
 import { writeOutput } from "../../internal/outputs.ts"
+import { redactText } from "../../internal/redact.ts"
 import { RunInputError } from "../../runner/Remote.ts"
 import * as Runner from "../../runner/Runner.ts"
 import * as Stage from "../../scoring/Stage.ts"
@@ -25,7 +26,7 @@ import * as Summary from "../../summary/Summary.ts"
 import * as BadInput from "../BadInput.ts"
 import * as Budget from "../run/Budget.ts"
 import { policyOptions } from "../run/Config.ts"
-import { exitDecision } from "../run/Finish.ts"
+import { exitDecision, RunWriteError } from "../run/Finish.ts"
 import type * as Dataset from "../../datasets/Dataset.ts"
 import * as RunDefinition from "../run/Definition.ts"
 import { itemsOf, sourceError } from "../run/Inputs.ts"
@@ -33,6 +34,7 @@ import { MutableCounts } from "../run/internal/counts.ts"
 import { makeRunId, prepare, type RunPlan } from "../run/Prepare.ts"
 import * as Choose from "../run/stages/Choose.ts"
 import * as Source from "../run/stages/Source.ts"
+import { toHtml } from "./Html.ts"
 import { type CellEntry, MatrixFile, MatrixSummary } from "./Model.ts"
 import * as Shared from "./Shared.ts"
 import * as Stages from "./Stages.ts"
@@ -65,6 +67,16 @@ export interface Options {
  */
 export const MATRIX_FILE = "matrix.json"
 
+// Values as a file may show them: every URL's credentials and query values, and every known secret, redacted.
+const scrubbed = (value: unknown): unknown =>
+  typeof value === "string"
+    ? redactText(value)
+    : Array.isArray(value)
+    ? value.map(scrubbed)
+    : typeof value === "object" && value !== null
+    ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubbed(v)]))
+    : value
+
 const decodeMatrixFile = Schema.decodeUnknownResult(Schema.fromJsonString(MatrixFile))
 const encodeSummary = Schema.encodeEffect(MatrixSummary)
 
@@ -87,6 +99,9 @@ export const run = Effect.fn("Matrix.run")(function*(options: Options) {
   const shared = options.cells[0].config
   const input = (flag: string) => (e: { readonly message: string }) => new RunInputError({ message: e.message, flag })
   const fresh = makeRunId(new Date(yield* Clock.currentTimeMillis), yield* Random.next)
+  if (shared.resume && options.outDir === undefined) {
+    return yield* new RunInputError({ message: "--resume needs --out-dir DIR: the matrix folder to continue", flag: "--resume" })
+  }
   const outDir = options.outDir ?? path.join("runs", fresh)
   const matrixPath = path.join(outDir, MATRIX_FILE)
   // A resume continues the matrix its folder names.
@@ -111,11 +126,14 @@ export const run = Effect.fn("Matrix.run")(function*(options: Options) {
   }
   const entries = options.cells.map((cell, i): CellEntry => ({
     name: cell.name,
-    values: { ...cell.values },
+    values: scrubbed(cell.values ?? {}) as Record<string, unknown>,
     results_file: plans[i].out,
     definition_file: RunDefinition.pathOf(plans[i].out)
   }))
-  yield* writeOutput("--out-dir", matrixPath, JSON.stringify({ matrix_id: matrixId, cells: entries }, null, 2) + "\n")
+  // The cells this run leaves out (`--cell`) stay named, in their place.
+  const kept = recorded !== undefined && Result.isSuccess(recorded) ? recorded.success.cells : []
+  const all = [...kept.map((old) => entries.find((e) => e.name === old.name) ?? old), ...entries.filter((e) => !kept.some((old) => old.name === e.name))]
+  yield* writeOutput("--out-dir", matrixPath, JSON.stringify({ matrix_id: matrixId, cells: all }, null, 2) + "\n")
     .pipe(Effect.mapError(input("--out-dir")))
 
   // One budget for every cell, the spend of each cell's recorded trials in it.
@@ -227,11 +245,20 @@ export const run = Effect.fn("Matrix.run")(function*(options: Options) {
     notes: compared.notes
   }
   yield* Console.log(Text.format(summary))
-  if (options.summary !== undefined) {
-    const json = yield* encodeSummary(summary).pipe(Effect.orDie)
-    yield* writeOutput("--summary", options.summary, JSON.stringify(json, null, 2) + "\n").pipe(
-      Effect.catch((e) => Console.error(`agent-trials: ${e.message}`))
+  // An output that cannot be written fails the matrix (exit 1) once the rest is done, as a run's does.
+  const unwritten: Array<RunWriteError> = []
+  const write = (flag: string, file: string | undefined, text: () => string) =>
+    file === undefined ? Effect.void : writeOutput(flag, file, text()).pipe(
+      Effect.catch((e) => Effect.sync(() => void unwritten.push(new RunWriteError({ flag, path: file, problem: e.message }))))
     )
+  const json = yield* encodeSummary(summary).pipe(Effect.orDie)
+  yield* write("--summary", options.summary, () => JSON.stringify(json, null, 2) + "\n")
+  yield* write("--report", options.report, () => toHtml(summary))
+  const last = unwritten.pop()
+  if (last !== undefined) {
+    yield* Effect.forEach(unwritten, (e) => Console.error(`agent-trials: ${e.message}`), { discard: true })
+    if (exit._tag === "Success") return yield* last
+    yield* Console.error(`agent-trials: ${last.message}`)
   }
   yield* Effect.suspend(() => exit).pipe(exitDecision(writeFailure?.counts ?? counts))
   return summary
