@@ -101,4 +101,27 @@ describe("Matrix.run outputs", () => {
       assert.strictEqual((failureOf(resumeNoDir) as Run.RunInputError).flag, "--resume")
       assert.strictEqual(s.state.calls.length, 0)
     }).pipe(Effect.scoped, Effect.provide(platform)))
+
+  it.live("each cell's --fail-under gates, named with the cell, fail the matrix; the progress line counts every cell", () =>
+    Effect.gen(function*() {
+      const s = yield* server(0)
+      const dir = tempDir()
+      const progress: Array<string> = []
+      const cells = cellsOf(s.base, {
+        synthetic: 4,
+        parallelism: 2,
+        progress: true,
+        progressInterval: 600_000,
+        failUnder: [{ name: "exact", threshold: 0.9, on: "mean" }]
+      })
+      const exit = yield* Effect.exit(Matrix.run({ cells, outDir: dir, summary: path.join(dir, "s.json"), progress: (t) => void progress.push(t) }))
+      const error = failureOf(exit) as Run.RunGateFailed
+      assert.strictEqual(error._tag, "RunGateFailed")
+      assert.deepStrictEqual(error.results.filter((r) => r.verdict === "fail").map((r) => r.gate), [`${cells[3].name}: exact=0.9`])
+      assert.include(error.message, `${cells[3].name}: exact=0.9`)
+      const written = JSON.parse(fs.readFileSync(path.join(dir, "s.json"), "utf8"))
+      assert.strictEqual(written.gates.length, 4)
+      // The one last line of a log: every cell's trials.
+      assert.match(progress.at(-1)!, /^progress: 16\/16 \(100%\)/)
+    }).pipe(Effect.scoped, Effect.provide(platform)))
 })

@@ -22,14 +22,17 @@ import { redactText } from "../../internal/redact.ts"
 import { RunInputError } from "../../runner/Remote.ts"
 import * as Runner from "../../runner/Runner.ts"
 import * as Stage from "../../scoring/Stage.ts"
+import * as DatasetFormats from "../../datasets/DatasetFormats.ts"
+import * as Gates from "../../summary/Gates.ts"
 import * as Summary from "../../summary/Summary.ts"
 import * as BadInput from "../BadInput.ts"
 import * as Budget from "../run/Budget.ts"
-import { policyOptions } from "../run/Config.ts"
+import { DEFAULT_SYNTHETIC, policyOptions } from "../run/Config.ts"
 import { exitDecision, RunWriteError } from "../run/Finish.ts"
 import type * as Dataset from "../../datasets/Dataset.ts"
 import * as RunDefinition from "../run/Definition.ts"
-import { itemsOf, sourceError } from "../run/Inputs.ts"
+import { itemsOf, runSize, sourceError } from "../run/Inputs.ts"
+import * as Progress from "../run/Progress.ts"
 import { MutableCounts } from "../run/internal/counts.ts"
 import { makeRunId, prepare, type RunPlan } from "../run/Prepare.ts"
 import * as Choose from "../run/stages/Choose.ts"
@@ -57,6 +60,11 @@ export interface Options {
   readonly summary?: string | undefined
   /** `--report FILE`: the matrix as one HTML page. */
   readonly report?: string | undefined
+  /**
+   * Where the live progress line goes when the cells' config asks for it
+   * (`progress`): the CLI passes stderr's write; no line when undefined.
+   */
+  readonly progress?: ((text: string) => void) | undefined
 }
 
 /**
@@ -166,6 +174,8 @@ export const run = Effect.fn("Matrix.run")(function*(options: Options) {
   const scored = plans.some((plan) => plan.scorers.length > 0)
 
   const exit = yield* Effect.exit(Effect.scoped(Effect.gen(function*() {
+    // Forked before the writers, so the scope stops it after their final flush.
+    if (shared.progress && options.progress !== undefined) yield* progress(plans, counts, options.progress).pipe(Effect.forkScoped)
     const sinks = yield* Effect.forEach(plans, (plan) =>
       Effect.gen(function*() {
         const sink = plan.counts.writer = yield* plan.store.writer(plan.out, { onWritten: (trial) => plan.acc.add(trial) })
@@ -231,6 +241,11 @@ export const run = Effect.fn("Matrix.run")(function*(options: Options) {
       }
     })
   })
+  // Each cell's --fail-under gates, named with their cell.
+  const gates = options.cells.flatMap((cell, i) =>
+    (Gates.withGates(cells[cell.name], plans[i].gates).gates ?? []).map((r) => ({ ...r, gate: `${cell.name}: ${r.gate}` }))
+  )
+  counts.gateFailure = Gates.failed(gates)
   const written = yield* Effect.forEach(plans, (plan, i) =>
     Effect.map(fs.exists(plan.out).pipe(Effect.orElseSucceed(() => false)), (exists) => exists ? [{ name: options.cells[i].name, file: plan.out }] : []))
   const compared = yield* Text.compareCells(written.flat())
@@ -242,9 +257,10 @@ export const run = Effect.fn("Matrix.run")(function*(options: Options) {
     cells,
     comparisons: compared.comparisons,
     judged: compared.judged,
+    gates,
     notes: compared.notes
   }
-  yield* Console.log(Text.format(summary))
+  yield* Console.log(Text.format(summary) + Gates.formatText(gates))
   // An output that cannot be written fails the matrix (exit 1) once the rest is done, as a run's does.
   const unwritten: Array<RunWriteError> = []
   const write = (flag: string, file: string | undefined, text: () => string) =>
@@ -260,6 +276,42 @@ export const run = Effect.fn("Matrix.run")(function*(options: Options) {
     if (exit._tag === "Success") return yield* last
     yield* Console.error(`agent-trials: ${last.message}`)
   }
+  if (writeFailure !== undefined) writeFailure.counts.gateFailure = counts.gateFailure
   yield* Effect.suspend(() => exit).pipe(exitDecision(writeFailure?.counts ?? counts))
   return summary
 }, Effect.scoped)
+
+// The live line over every cell: their trials recorded this run, of the dataset's units times the cells.
+const progress = (plans: ReadonlyArray<RunPlan>, counts: MutableCounts, write: (text: string) => void) =>
+  Effect.gen(function*() {
+    const { config, ids, kinds } = plans[0]
+    const sum = (key: "completed" | "failed" | "partial") => plans.reduce((n, plan) => n + plan.acc.thisRun[key], 0)
+    let units = config.tasks === undefined ? (config.synthetic ?? DEFAULT_SYNTHETIC) * config.epochs : undefined
+    if (config.tasks !== undefined) {
+      yield* DatasetFormats.count(config.tasks, config.format, kinds.datasets, config).pipe(
+        Effect.tap((n) => Effect.sync(() => void (units = runSize(config, ids, n)))),
+        Effect.ignore,
+        Effect.forkScoped
+      )
+    }
+    return yield* Progress.display(
+      {
+        probe: counts.probe,
+        recorded: {
+          get completed() {
+            return sum("completed")
+          },
+          get failed() {
+            return sum("failed")
+          },
+          get partial() {
+            return sum("partial")
+          }
+        },
+        skipped: () => counts.skipped,
+        total: () => units === undefined ? undefined : units * plans.length,
+        parallelism: config.parallelism
+      },
+      { tty: config.tty, interval: config.progressInterval, write }
+    )
+  })

@@ -9,6 +9,7 @@
 import { Schema } from "effect"
 import { PassComparison, Verdict } from "../../report/compare/Model.ts"
 import * as Statistics from "../../statistics/Statistics.ts"
+import { GateResult } from "../../summary/Gates.ts"
 import { Outcome, Summary } from "../../summary/Model.ts"
 
 const Figure = Schema.NullOr(Schema.Number)
@@ -104,6 +105,8 @@ export const MatrixSummary = Schema.Struct({
   comparisons: Schema.Array(CellComparison),
   /** The (cell, scorer) pairs with a p-value: Holm's family. */
   judged: Schema.Number,
+  /** Each cell's `--fail-under` gates, each `gate` named with its cell (`CELL: exact=0.9`). */
+  gates: Schema.Array(GateResult),
   /** What a reader should know to read the comparisons. */
   notes: Schema.Array(Schema.String)
 })
