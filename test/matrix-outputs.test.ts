@@ -97,6 +97,8 @@ describe("Matrix.run outputs", () => {
       const e2 = failureOf(badScore) as Run.RunInputError
       assert.strictEqual(e2._tag, "RunInputError")
       assert.match(e2.message, new RegExp(`^cell ${cells[1].name}: `))
+      // The first cell, prepared before, leaves no run definition beside no results file.
+      assert.deepStrictEqual(fs.readdirSync(path.join(dir, "b")), [])
       const resumeNoDir = yield* Effect.exit(Matrix.run({ cells: cells.map((c) => ({ ...c, config: { ...c.config, resume: true } })) }))
       assert.strictEqual((failureOf(resumeNoDir) as Run.RunInputError).flag, "--resume")
       assert.strictEqual(s.state.calls.length, 0)

@@ -90,7 +90,8 @@ describe("Matrix.run: 2 agents x 2 models against a real server", () => {
       const dir = tempDir()
       // 23 tokens a trial: the budget holds 9 trials of the 4 x 8.
       const cells = cellsOf(s.base, { synthetic: 8, parallelism: 1, maxTokens: 9 * 23 })
-      const exit = yield* Effect.exit(Matrix.run({ cells, outDir: dir }))
+      const summaryFile = path.join(dir, "stopped.json")
+      const exit = yield* Effect.exit(Matrix.run({ cells, outDir: dir, summary: summaryFile }))
       assert.isTrue(Exit.isFailure(exit))
       const error = Exit.isFailure(exit) ? exit.cause.reasons.map((r) => (r as { error?: { _tag?: string } }).error?._tag) : []
       assert.include(error, "BudgetExceeded")
@@ -100,6 +101,15 @@ describe("Matrix.run: 2 agents x 2 models against a real server", () => {
       assert.strictEqual(s.state.calls.length, 9)
       // Task-major: the cells differ by at most one trial, and the first cells are ahead.
       assert.deepStrictEqual(counts, [3, 2, 2, 2])
+      // Each cell's summary counts its own trials; the budget is the one of every cell.
+      const stopped = JSON.parse(fs.readFileSync(summaryFile, "utf8"))
+      for (const [i, cell] of cells.entries()) {
+        const own = stopped.cells[cell.name]
+        assert.strictEqual(own.outcome, "max_tokens_reached")
+        assert.strictEqual(own.trials.this_run.total, counts[i])
+        assert.deepStrictEqual(own.trials.not_recorded, { finished: 0, interrupted: 0 })
+        assert.strictEqual(own.usage.budget.max_tokens, 9 * 23)
+      }
       // The resume: the same matrix without the budget runs only the missing trials of each cell.
       const resumed = yield* Matrix.run({
         cells: cellsOf(s.base, { synthetic: 8, parallelism: 2, resume: true }),

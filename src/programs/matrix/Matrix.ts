@@ -128,7 +128,9 @@ export const run = Effect.fn("Matrix.run")(function*(options: Options) {
     const out = path.join(outDir, `${cell.name}.jsonl`)
     plans.push(
       yield* prepare({ ...cell.config, out, outputs: undefined, progress: false }, new MutableCounts(undefined)).pipe(
-        Effect.mapError((e) => e._tag === "RunInputError" ? new RunInputError({ ...e, message: `cell ${cell.name}: ${e.message}` }) : e)
+        Effect.mapError((e) => e._tag === "RunInputError" ? new RunInputError({ ...e, message: `cell ${cell.name}: ${e.message}` }) : e),
+        // The cells prepared before it leave no definition beside no results file.
+        Effect.tapError(() => Effect.forEach(plans, (plan) => plan.wroteDefinition ? BadInput.dropLoneDefinition(plan.out) : Effect.void))
       )
     )
   }
@@ -157,6 +159,8 @@ export const run = Effect.fn("Matrix.run")(function*(options: Options) {
   const first = plans[0]
   const started = yield* Clock.currentTimeMillis
 
+  // Each cell's units taken by the runner and trials it finished: the runner's probe counts every cell's together.
+  const perCell = plans.map(() => ({ started: 0, finished: 0 }))
   // The dataset read once; each cell's resume checks its commit.
   let items: Stream.Stream<Dataset.Item, Dataset.DatasetError | RunInputError | RunDefinition.RunDefinitionError, Dataset.Services> = itemsOf(
     first.config,
@@ -169,7 +173,11 @@ export const run = Effect.fn("Matrix.run")(function*(options: Options) {
     Stream.mapArray((chunk) =>
       chunk.flatMap((unit) => plans.map((_, cell): Runner.CellUnit => ({ ...unit, cell }))) as [Runner.CellUnit, ...Array<Runner.CellUnit>]
     ),
-    Choose.choose<Runner.CellUnit>({ recorded: { has: (id, unit) => plans[unit.cell].recorded.ids.has(id) }, take: undefined, budget, counts })
+    Choose.choose<Runner.CellUnit>({ recorded: { has: (id, unit) => plans[unit.cell].recorded.ids.has(id) }, take: undefined, budget, counts }),
+    Stream.map((unit) => {
+      perCell[unit.cell].started++
+      return unit
+    })
   )
   const scored = plans.some((plan) => plan.scorers.length > 0)
 
@@ -190,6 +198,10 @@ export const run = Effect.fn("Matrix.run")(function*(options: Options) {
       }),
       { parallelism: shared.parallelism, probe: counts.probe, rate, adaptive, maxFailures }
     ).pipe(
+      Stream.map((paired) => {
+        perCell[paired.unit.cell].finished++
+        return paired
+      }),
       Stages.label(plans, first.revisions),
       (labelled) =>
         scored
@@ -217,6 +229,7 @@ export const run = Effect.fn("Matrix.run")(function*(options: Options) {
   for (const plan of plans) if (plan.wroteDefinition) yield* BadInput.dropLoneDefinition(plan.out)
   yield* BadInput.tellFirst(exit, outcome)
   const wallMs = (yield* Clock.currentTimeMillis) - started
+  const probe = counts.probe.snapshot()
   const cells: Record<string, Summary.Summary> = {}
   options.cells.forEach((cell, i) => {
     const plan = plans[i]
@@ -225,7 +238,8 @@ export const run = Effect.fn("Matrix.run")(function*(options: Options) {
       resultsFile: plan.out,
       outcome,
       acc: plan.acc,
-      probe: counts.probe.snapshot(),
+      // The peaks, retries and limits are the one runner's; what was finished and interrupted, the cell's.
+      probe: { ...probe, started: perCell[i].started, completed: perCell[i].finished, interrupted: perCell[i].started - perCell[i].finished },
       wallMs,
       parallelism: shared.parallelism,
       passK: plan.config.passK,
