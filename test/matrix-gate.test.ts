@@ -3,10 +3,20 @@
  * each its own agent, every call held on one gate; while it is closed the
  * probe shows exactly `parallelism` calls and outstanding trials over the
  * whole matrix (never per cell), started task-major; each cell keeps its own
- * policy (one cell's timeout fails its trials alone).
+ * policy (one cell's timeout fails its trials alone). Then the same through
+ * `Matrix.run`, its files on disk: the probe it is given holds `parallelism`
+ * outstanding over three cells while every call is held.
  */
+import { NodeHttpClient, NodeServices } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Fiber, Latch, Stream } from "effect"
+import { Effect, Fiber, Latch, Layer, Stream } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import type * as AgentKinds from "../src/agents/AgentKinds.ts"
+import * as Kinds from "../src/programs/Kinds.ts"
+import * as Matrix from "../src/programs/matrix/Matrix.ts"
+import { configOf } from "./run-stages.ts"
 import { TestClock } from "effect/testing"
 import type { AgentEvalTrial } from "../src/domain/Trial.ts"
 import { MutableProbe } from "../src/runner/internal/probe.ts"
@@ -79,5 +89,62 @@ describe("matrix gate: 4 cells x 64 tasks, parallelism 6, every call held", () =
         Effect.flip
       )
       assert.strictEqual(error._tag, "InvalidParallelism")
+    }))
+
+  it.live("Matrix.run, 3 cells x 40 tasks at parallelism 5: 5 outstanding over the matrix while every call is held", () =>
+    Effect.gen(function*() {
+      const gate = yield* Latch.make(false)
+      const started: Array<string> = []
+      type GateSpec = { readonly _tag: "Gate"; readonly name: string }
+      // An agent that notes its call, waits at the gate, then answers right.
+      const gated: AgentKinds.AgentKind<GateSpec> = {
+        tag: "Gate",
+        matches: (text) => text.startsWith("gate:"),
+        usage: "gate:NAME",
+        help: "gate:NAME",
+        doc: "Waits at the test's gate",
+        parse: (text) => ({ _tag: "Gate", name: text.slice(5) }),
+        format: (spec) => `gate:${spec.name}`,
+        recorded: (spec) => `gate:${spec.name}`,
+        build: (spec) =>
+          Effect.succeed((task) =>
+            Effect.sync(() => void started.push(`${task.id}/${spec.name}`)).pipe(
+              Effect.andThen(gate.await),
+              Effect.as({ output_text: String(task.reference) })
+            )
+          )
+      }
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "matrix-gate-"))
+      const probe = new MutableProbe()
+      const cells = ["a", "b", "c"].map((name) => ({
+        name,
+        config: configOf({ synthetic: 40, parallelism: 5, agent: { _tag: "Gate", name } })
+      }))
+      const fiber = yield* Matrix.run({ cells, outDir: dir, probe }).pipe(
+        Effect.provide(Layer.mergeAll(NodeServices.layer, NodeHttpClient.layerUndici, Kinds.layer({ agents: [gated] }))),
+        Effect.forkChild
+      )
+      // The cells' files are prepared on disk first: wait (bounded) until the runner has filled its slots.
+      for (let i = 0; started.length < 5; i++) {
+        if (i === 1000) return assert.fail(`the matrix started ${started.length} calls of 5 in 10 s`)
+        yield* Effect.sleep("10 millis")
+      }
+      // Held: nothing finishes, so nothing more is admitted.
+      yield* Effect.sleep("50 millis")
+      const held = probe.snapshot()
+      assert.strictEqual(held.active, 5)
+      assert.strictEqual(held.outstanding, 5)
+      assert.strictEqual(held.peakOutstanding, 5)
+      assert.deepStrictEqual(started, ["synthetic-0/a", "synthetic-0/b", "synthetic-0/c", "synthetic-1/a", "synthetic-1/b"])
+      yield* gate.open
+      const summary = yield* Fiber.join(fiber)
+      assert.strictEqual(started.length, 120)
+      assert.strictEqual(probe.peakOutstanding, 5)
+      assert.strictEqual(probe.peakActive, 5)
+      for (const name of ["a", "b", "c"]) {
+        assert.strictEqual(fs.readFileSync(path.join(dir, `${name}.jsonl`), "utf8").trim().split("\n").length, 40)
+        assert.strictEqual(summary.cells[name].scoring?.scorers["exact"].mean, 1)
+        assert.strictEqual(summary.cells[name].peak_outstanding, 5)
+      }
     }))
 })

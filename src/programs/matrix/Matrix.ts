@@ -20,6 +20,7 @@ import { Clock, Console, Effect, FileSystem, Path, Random, Result, Schema, Strea
 import { writeOutput } from "../../internal/outputs.ts"
 import { redactText } from "../../internal/redact.ts"
 import { RunInputError } from "../../runner/Remote.ts"
+import type * as Probe from "../../runner/Probe.ts"
 import * as Runner from "../../runner/Runner.ts"
 import * as Stage from "../../scoring/Stage.ts"
 import * as DatasetFormats from "../../datasets/DatasetFormats.ts"
@@ -65,6 +66,8 @@ export interface Options {
    * (`progress`): the CLI passes stderr's write; no line when undefined.
    */
   readonly progress?: ((text: string) => void) | undefined
+  /** Where the one runner counts the calls and trials of every cell (a gate test reads it); a fresh one when undefined. */
+  readonly probe?: Probe.Probe | undefined
 }
 
 /**
@@ -123,6 +126,7 @@ export const run = Effect.fn("Matrix.run")(function*(options: Options) {
 
   // Each cell prepared as a run of its own: its bad input is named with the cell.
   const counts = new MutableCounts(undefined)
+  const runnerProbe = options.probe ?? counts.probe
   const plans: Array<RunPlan> = []
   for (const cell of options.cells) {
     const out = path.join(outDir, `${cell.name}.jsonl`)
@@ -183,7 +187,7 @@ export const run = Effect.fn("Matrix.run")(function*(options: Options) {
 
   const exit = yield* Effect.exit(Effect.scoped(Effect.gen(function*() {
     // Forked before the writers, so the scope stops it after their final flush.
-    if (shared.progress && options.progress !== undefined) yield* progress(plans, counts, options.progress).pipe(Effect.forkScoped)
+    if (shared.progress && options.progress !== undefined) yield* progress(plans, counts, runnerProbe, options.progress).pipe(Effect.forkScoped)
     const sinks = yield* Effect.forEach(plans, (plan) =>
       Effect.gen(function*() {
         const sink = plan.counts.writer = yield* plan.store.writer(plan.out, { onWritten: (trial) => plan.acc.add(trial) })
@@ -196,7 +200,7 @@ export const run = Effect.fn("Matrix.run")(function*(options: Options) {
         const { retry, timeout, trialMaxTokens } = policyOptions(plan.config)
         return { agent: plan.agent, policy: { retry, timeout, trialMaxTokens } }
       }),
-      { parallelism: shared.parallelism, probe: counts.probe, rate, adaptive, maxFailures }
+      { parallelism: shared.parallelism, probe: runnerProbe, rate, adaptive, maxFailures }
     ).pipe(
       Stream.map((paired) => {
         perCell[paired.unit.cell].finished++
@@ -229,7 +233,7 @@ export const run = Effect.fn("Matrix.run")(function*(options: Options) {
   for (const plan of plans) if (plan.wroteDefinition) yield* BadInput.dropLoneDefinition(plan.out)
   yield* BadInput.tellFirst(exit, outcome)
   const wallMs = (yield* Clock.currentTimeMillis) - started
-  const probe = counts.probe.snapshot()
+  const probe = runnerProbe.snapshot()
   const cells: Record<string, Summary.Summary> = {}
   options.cells.forEach((cell, i) => {
     const plan = plans[i]
@@ -296,7 +300,7 @@ export const run = Effect.fn("Matrix.run")(function*(options: Options) {
 }, Effect.scoped)
 
 // The live line over every cell: their trials recorded this run, of the dataset's units times the cells.
-const progress = (plans: ReadonlyArray<RunPlan>, counts: MutableCounts, write: (text: string) => void) =>
+const progress = (plans: ReadonlyArray<RunPlan>, counts: MutableCounts, probe: Probe.Probe, write: (text: string) => void) =>
   Effect.gen(function*() {
     const { config, ids, kinds } = plans[0]
     const sum = (key: "completed" | "failed" | "partial") => plans.reduce((n, plan) => n + plan.acc.thisRun[key], 0)
@@ -310,7 +314,7 @@ const progress = (plans: ReadonlyArray<RunPlan>, counts: MutableCounts, write: (
     }
     return yield* Progress.display(
       {
-        probe: counts.probe,
+        probe,
         recorded: {
           get completed() {
             return sum("completed")
