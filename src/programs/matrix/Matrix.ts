@@ -24,12 +24,10 @@ import type * as Probe from "../../runner/Probe.ts"
 import * as Runner from "../../runner/Runner.ts"
 import * as Stage from "../../scoring/Stage.ts"
 import * as DatasetFormats from "../../datasets/DatasetFormats.ts"
-import * as Gates from "../../summary/Gates.ts"
-import * as Summary from "../../summary/Summary.ts"
 import * as BadInput from "../BadInput.ts"
 import * as Budget from "../run/Budget.ts"
 import { DEFAULT_SYNTHETIC, policyOptions } from "../run/Config.ts"
-import { exitDecision, RunWriteError } from "../run/Finish.ts"
+import { exitDecision } from "../run/Finish.ts"
 import type * as Dataset from "../../datasets/Dataset.ts"
 import * as RunDefinition from "../run/Definition.ts"
 import { itemsOf, runSize, sourceError } from "../run/Inputs.ts"
@@ -38,11 +36,10 @@ import { MutableCounts } from "../run/internal/counts.ts"
 import { makeRunId, prepare, type RunPlan } from "../run/Prepare.ts"
 import * as Choose from "../run/stages/Choose.ts"
 import * as Source from "../run/stages/Source.ts"
-import { toHtml } from "./Html.ts"
-import { type CellEntry, MatrixFile, MatrixSummary } from "./Model.ts"
+import * as End from "./End.ts"
+import { type CellEntry, MatrixFile } from "./Model.ts"
 import * as Shared from "./Shared.ts"
 import * as Stages from "./Stages.ts"
-import * as Text from "./Summary.ts"
 
 export type { MatrixCell } from "./Shared.ts"
 
@@ -89,7 +86,6 @@ const scrubbed = (value: unknown): unknown =>
     : value
 
 const decodeMatrixFile = Schema.decodeUnknownResult(Schema.fromJsonString(MatrixFile))
-const encodeSummary = Schema.encodeEffect(MatrixSummary)
 
 /**
  * Runs every cell of a matrix in one bounded pipeline and returns its
@@ -200,7 +196,13 @@ export const run = Effect.fn("Matrix.run")(function*(options: Options) {
         const { retry, timeout, trialMaxTokens } = policyOptions(plan.config)
         return { agent: plan.agent, policy: { retry, timeout, trialMaxTokens } }
       }),
-      { parallelism: shared.parallelism, probe: runnerProbe, rate, adaptive, maxFailures }
+      {
+        parallelism: shared.parallelism,
+        probe: runnerProbe,
+        rate,
+        adaptive,
+        maxFailures
+      }
     ).pipe(
       Stream.map((paired) => {
         perCell[paired.unit.cell].finished++
@@ -228,75 +230,15 @@ export const run = Effect.fn("Matrix.run")(function*(options: Options) {
   })))
 
   // The end, whatever the outcome: each cell's summary, the comparisons, the outputs.
-  const writeFailure = plans.find((plan) => plan.counts.writeFailure !== undefined)
-  const outcome = Summary.outcomeOf(exit, writeFailure !== undefined)
-  for (const plan of plans) if (plan.wroteDefinition) yield* BadInput.dropLoneDefinition(plan.out)
-  yield* BadInput.tellFirst(exit, outcome)
-  const wallMs = (yield* Clock.currentTimeMillis) - started
-  const probe = runnerProbe.snapshot()
-  const cells: Record<string, Summary.Summary> = {}
-  options.cells.forEach((cell, i) => {
-    const plan = plans[i]
-    cells[cell.name] = Summary.make({
-      runId: plan.runId,
-      resultsFile: plan.out,
-      outcome,
-      acc: plan.acc,
-      // The peaks, retries and limits are the one runner's; what was finished and interrupted, the cell's.
-      probe: { ...probe, started: perCell[i].started, completed: perCell[i].finished, interrupted: perCell[i].started - perCell[i].finished },
-      wallMs,
-      parallelism: shared.parallelism,
-      passK: plan.config.passK,
-      scoring: plan.scorers.length === 0 ? undefined : {
-        probe: counts.scoreProbe.snapshot(),
-        parallelism: first.scoreParallelism,
-        judgeParallelism: shared.judgeParallelism
-      },
-      usage: {
-        priced: plan.pricing !== undefined,
-        unpriced: plan.pricing?.unpriced() ?? [],
-        budget: budget === undefined ? undefined : spent.of(budgets)
-      }
-    })
-  })
-  // Each cell's --fail-under gates, named with their cell.
-  const gates = options.cells.flatMap((cell, i) =>
-    (Gates.withGates(cells[cell.name], plans[i].gates).gates ?? []).map((r) => ({ ...r, gate: `${cell.name}: ${r.gate}` }))
-  )
-  counts.gateFailure = Gates.failed(gates)
-  const written = yield* Effect.forEach(plans, (plan, i) =>
-    Effect.map(fs.exists(plan.out).pipe(Effect.orElseSucceed(() => false)), (exists) => exists ? [{ name: options.cells[i].name, file: plan.out }] : []))
-  const compared = yield* Text.compareCells(written.flat())
-  const summary: MatrixSummary = {
-    matrix_id: matrixId,
-    out_dir: outDir,
-    outcome,
-    baseline: options.cells[0].name,
-    cells,
-    comparisons: compared.comparisons,
-    judged: compared.judged,
-    gates,
-    notes: compared.notes
-  }
-  yield* Console.log(Text.format(summary) + Gates.formatText(gates))
-  // An output that cannot be written fails the matrix (exit 1) once the rest is done, as a run's does.
-  const unwritten: Array<RunWriteError> = []
-  const write = (flag: string, file: string | undefined, text: () => string) =>
-    file === undefined ? Effect.void : writeOutput(flag, file, text()).pipe(
-      Effect.catch((e) => Effect.sync(() => void unwritten.push(new RunWriteError({ flag, path: file, problem: e.message }))))
-    )
-  const json = yield* encodeSummary(summary).pipe(Effect.orDie)
-  yield* write("--summary", options.summary, () => JSON.stringify(json, null, 2) + "\n")
-  yield* write("--report", options.report, () => toHtml(summary))
-  const last = unwritten.pop()
+  const ended = yield* End.finish({ exit, cells: options.cells, plans, counts, probe: runnerProbe, perCell, started, matrixId, outDir, budget, outputs: options })
+  // An output that could not be written fails a matrix that ended well (exit 1), as a run's does.
+  const last = ended.unwritten.at(-1)
   if (last !== undefined) {
-    yield* Effect.forEach(unwritten, (e) => Console.error(`agent-trials: ${e.message}`), { discard: true })
-    if (exit._tag === "Success") return yield* last
-    yield* Console.error(`agent-trials: ${last.message}`)
+    yield* Effect.forEach(ended.unwritten.slice(0, -1), (e) => Console.error(`agent-trials: ${e.message}`), { discard: true })
+    return yield* last
   }
-  if (writeFailure !== undefined) writeFailure.counts.gateFailure = counts.gateFailure
-  yield* Effect.suspend(() => exit).pipe(exitDecision(writeFailure?.counts ?? counts))
-  return summary
+  yield* Effect.suspend(() => exit).pipe(exitDecision(counts))
+  return ended.summary
 }, Effect.scoped)
 
 // The live line over every cell: their trials recorded this run, of the dataset's units times the cells.
