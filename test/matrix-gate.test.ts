@@ -26,6 +26,44 @@ const PARALLELISM = 6
 const CELLS = 4
 const TASKS = 64
 
+type GateSpec = { readonly _tag: "Gate"; readonly name: string }
+
+// An agent kind whose agents note their call, wait at one gate, then answer right; and the layer that knows it.
+const gatedKind = Effect.gen(function*() {
+  const gate = yield* Latch.make(false)
+  const started: Array<string> = []
+  const kind: AgentKinds.AgentKind<GateSpec> = {
+    tag: "Gate",
+    matches: (text) => text.startsWith("gate:"),
+    usage: "gate:NAME",
+    help: "gate:NAME",
+    doc: "Waits at the test's gate",
+    parse: (text) => ({ _tag: "Gate", name: text.slice(5) }),
+    format: (spec) => `gate:${spec.name}`,
+    recorded: (spec) => `gate:${spec.name}`,
+    build: (spec) =>
+      Effect.succeed((task) =>
+        Effect.sync(() => void started.push(`${task.id}/${spec.name}`)).pipe(
+          Effect.andThen(gate.await),
+          Effect.as({ output_text: String(task.reference) })
+        )
+      )
+  }
+  const layer = Layer.mergeAll(NodeServices.layer, NodeHttpClient.layerUndici, Kinds.layer({ agents: [kind] }))
+  return { gate, started, layer }
+})
+
+// The cells' files are prepared on disk first: waits (bounded) until the runner has filled its slots.
+const startedAll = (started: ReadonlyArray<string>, n: number) =>
+  Effect.gen(function*() {
+    for (let i = 0; started.length < n; i++) {
+      if (i === 1000) return yield* Effect.die(`the matrix started ${started.length} calls of ${n} in 10 s`)
+      yield* Effect.sleep("10 millis")
+    }
+    // Held: nothing finishes, so nothing more is admitted.
+    yield* Effect.sleep("50 millis")
+  })
+
 const unitsOf = (tasks: number, cells: number): Stream.Stream<CellUnit> =>
   Stream.fromIterable({
     *[Symbol.iterator]() {
@@ -93,44 +131,15 @@ describe("matrix gate: 4 cells x 64 tasks, parallelism 6, every call held", () =
 
   it.live("Matrix.run, 3 cells x 40 tasks at parallelism 5: 5 outstanding over the matrix while every call is held", () =>
     Effect.gen(function*() {
-      const gate = yield* Latch.make(false)
-      const started: Array<string> = []
-      type GateSpec = { readonly _tag: "Gate"; readonly name: string }
-      // An agent that notes its call, waits at the gate, then answers right.
-      const gated: AgentKinds.AgentKind<GateSpec> = {
-        tag: "Gate",
-        matches: (text) => text.startsWith("gate:"),
-        usage: "gate:NAME",
-        help: "gate:NAME",
-        doc: "Waits at the test's gate",
-        parse: (text) => ({ _tag: "Gate", name: text.slice(5) }),
-        format: (spec) => `gate:${spec.name}`,
-        recorded: (spec) => `gate:${spec.name}`,
-        build: (spec) =>
-          Effect.succeed((task) =>
-            Effect.sync(() => void started.push(`${task.id}/${spec.name}`)).pipe(
-              Effect.andThen(gate.await),
-              Effect.as({ output_text: String(task.reference) })
-            )
-          )
-      }
+      const { gate, layer, started } = yield* gatedKind
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), "matrix-gate-"))
       const probe = new MutableProbe()
       const cells = ["a", "b", "c"].map((name) => ({
         name,
         config: configOf({ synthetic: 40, parallelism: 5, agent: { _tag: "Gate", name } })
       }))
-      const fiber = yield* Matrix.run({ cells, outDir: dir, probe }).pipe(
-        Effect.provide(Layer.mergeAll(NodeServices.layer, NodeHttpClient.layerUndici, Kinds.layer({ agents: [gated] }))),
-        Effect.forkChild
-      )
-      // The cells' files are prepared on disk first: wait (bounded) until the runner has filled its slots.
-      for (let i = 0; started.length < 5; i++) {
-        if (i === 1000) return assert.fail(`the matrix started ${started.length} calls of 5 in 10 s`)
-        yield* Effect.sleep("10 millis")
-      }
-      // Held: nothing finishes, so nothing more is admitted.
-      yield* Effect.sleep("50 millis")
+      const fiber = yield* Matrix.run({ cells, outDir: dir, probe }).pipe(Effect.provide(layer), Effect.forkChild)
+      yield* startedAll(started, 5)
       const held = probe.snapshot()
       assert.strictEqual(held.active, 5)
       assert.strictEqual(held.outstanding, 5)
@@ -146,5 +155,24 @@ describe("matrix gate: 4 cells x 64 tasks, parallelism 6, every call held", () =
         assert.strictEqual(summary.cells[name].scoring?.scorers["exact"].mean, 1)
         assert.strictEqual(summary.cells[name].peak_outstanding, 5)
       }
+    }))
+
+  it.live("Ctrl-C while every call is held: the summary is still written, each cell's interrupted trials its own", () =>
+    Effect.gen(function*() {
+      const { layer, started } = yield* gatedKind
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "matrix-gate-"))
+      const cells = ["a", "b", "c"].map((name) => ({ name, config: configOf({ synthetic: 40, parallelism: 5, agent: { _tag: "Gate", name } }) }))
+      const summaryFile = path.join(dir, "summary.json")
+      const fiber = yield* Matrix.run({ cells, outDir: path.join(dir, "m"), summary: summaryFile }).pipe(Effect.provide(layer), Effect.forkChild)
+      yield* startedAll(started, 5)
+      yield* Fiber.interrupt(fiber)
+      const summary = JSON.parse(fs.readFileSync(summaryFile, "utf8"))
+      assert.strictEqual(summary.outcome, "interrupted")
+      // Task-major: a, b, c of task 0 and a, b of task 1 were held.
+      assert.deepStrictEqual(["a", "b", "c"].map((name) => summary.cells[name].trials.not_recorded), [
+        { finished: 0, interrupted: 2 },
+        { finished: 0, interrupted: 2 },
+        { finished: 0, interrupted: 1 }
+      ])
     }))
 })

@@ -213,7 +213,10 @@ export interface CellAgent<AE, AR> {
 export const runCells = <U extends CellUnit, E, R, AE, AR>(
   units: Stream.Stream<U, E, R>,
   cells: ReadonlyArray<CellAgent<AE, AR>>,
-  options: Omit<RunOptions, "epochs" | "timeout" | "retry" | "trialMaxTokens">
+  options: Omit<RunOptions, "epochs" | "timeout" | "retry" | "trialMaxTokens"> & {
+    /** Told of each unit as its trial is admitted (counted outstanding), in the trial's fiber. */
+    readonly onStart?: ((unit: U) => void) | undefined
+  }
 ): Stream.Stream<{ readonly unit: U; readonly trial: AgentEvalTrial }, E | InvalidParallelism | MaxFailuresExceeded, R | AR> =>
   withRunConfig(
     options,
@@ -225,7 +228,11 @@ export const runCells = <U extends CellUnit, E, R, AE, AR>(
         rate: config.rate,
         adaptive: config.adaptive
       }))
-      return bounded(units, (unit) => Effect.map(startUnit(unit, cells[unit.cell].agent, configs[unit.cell]), (trial) => ({ unit, trial })), config)
+      const onStart = options.onStart
+      return bounded(units, (unit) => {
+        onStart?.(unit)
+        return Effect.map(startUnit(unit, cells[unit.cell].agent, configs[unit.cell]), (trial) => ({ unit, trial }))
+      }, config)
     },
     (paired) => paired.trial
   )

@@ -1,5 +1,5 @@
 /**
- * The end of a matrix run, whatever the outcome: each cell's
+ * The end of a matrix run, whatever the outcome (Ctrl-C too): each cell's
  * own run summary, its `--fail-under` gates named with the cell, each cell
  * compared with the first (read from the files as `compare` reads them), the
  * text on stdout, and the summary JSON and HTML page when asked; and, in the
@@ -52,7 +52,7 @@ export const finish = Effect.fnUntraced(function*(input: {
   readonly counts: MutableCounts
   /** The one runner's probe, every cell's calls and trials. */
   readonly probe: Probe.Probe
-  /** Each cell's units taken and trials finished by the runner. */
+  /** Each cell's trials admitted and finished by the runner. */
   readonly perCell: ReadonlyArray<{ readonly started: number; readonly finished: number }>
   readonly started: number
   readonly matrixId: string

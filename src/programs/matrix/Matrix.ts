@@ -159,7 +159,7 @@ export const run = Effect.fn("Matrix.run")(function*(options: Options) {
   const first = plans[0]
   const started = yield* Clock.currentTimeMillis
 
-  // Each cell's units taken by the runner and trials it finished: the runner's probe counts every cell's together.
+  // Each cell's trials admitted and finished by the runner, whose probe counts every cell's together.
   const perCell = plans.map(() => ({ started: 0, finished: 0 }))
   // The dataset read once; each cell's resume checks its commit.
   let items: Stream.Stream<Dataset.Item, Dataset.DatasetError | RunInputError | RunDefinition.RunDefinitionError, Dataset.Services> = itemsOf(
@@ -173,15 +173,12 @@ export const run = Effect.fn("Matrix.run")(function*(options: Options) {
     Stream.mapArray((chunk) =>
       chunk.flatMap((unit) => plans.map((_, cell): Runner.CellUnit => ({ ...unit, cell }))) as [Runner.CellUnit, ...Array<Runner.CellUnit>]
     ),
-    Choose.choose<Runner.CellUnit>({ recorded: { has: (id, unit) => plans[unit.cell].recorded.ids.has(id) }, take: undefined, budget, counts }),
-    Stream.map((unit) => {
-      perCell[unit.cell].started++
-      return unit
-    })
+    Choose.choose<Runner.CellUnit>({ recorded: { has: (id, unit) => plans[unit.cell].recorded.ids.has(id) }, take: undefined, budget, counts })
   )
   const scored = plans.some((plan) => plan.scorers.length > 0)
 
-  const exit = yield* Effect.exit(Effect.scoped(Effect.gen(function*() {
+  let ended: End.Ended | undefined
+  yield* Effect.scoped(Effect.gen(function*() {
     // Forked before the writers, so the scope stops it after their final flush.
     if (shared.progress && options.progress !== undefined) yield* progress(plans, counts, runnerProbe, options.progress).pipe(Effect.forkScoped)
     const sinks = yield* Effect.forEach(plans, (plan) =>
@@ -201,7 +198,8 @@ export const run = Effect.fn("Matrix.run")(function*(options: Options) {
         probe: runnerProbe,
         rate,
         adaptive,
-        maxFailures
+        maxFailures,
+        onStart: (unit) => void perCell[unit.cell].started++
       }
     ).pipe(
       Stream.map((paired) => {
@@ -227,18 +225,23 @@ export const run = Effect.fn("Matrix.run")(function*(options: Options) {
       })
     )
     yield* Effect.forEach(sinks, ({ sink }) => sink.flush, { discard: true })
-  })))
-
-  // The end, whatever the outcome: each cell's summary, the comparisons, the outputs.
-  const ended = yield* End.finish({ exit, cells: options.cells, plans, counts, probe: runnerProbe, perCell, started, matrixId, outDir, budget, outputs: options })
-  // An output that could not be written fails a matrix that ended well (exit 1), as a run's does.
-  const last = ended.unwritten.at(-1)
+  })).pipe(
+    // Whatever the outcome (Ctrl-C too): each cell's summary, the comparisons, the outputs.
+    Effect.onExit((exit) =>
+      Effect.map(
+        End.finish({ exit, cells: options.cells, plans, counts, probe: runnerProbe, perCell, started, matrixId, outDir, budget, outputs: options }),
+        (e) => void (ended = e)
+      )
+    ),
+    exitDecision(counts)
+  )
+  // The matrix ended well: an output that could not be written fails it (exit 1), as a run's does.
+  const last = ended!.unwritten.at(-1)
   if (last !== undefined) {
-    yield* Effect.forEach(ended.unwritten.slice(0, -1), (e) => Console.error(`agent-trials: ${e.message}`), { discard: true })
+    yield* Effect.forEach(ended!.unwritten.slice(0, -1), (e) => Console.error(`agent-trials: ${e.message}`), { discard: true })
     return yield* last
   }
-  yield* Effect.suspend(() => exit).pipe(exitDecision(counts))
-  return ended.summary
+  return ended!.summary
 }, Effect.scoped)
 
 // The live line over every cell: their trials recorded this run, of the dataset's units times the cells.

@@ -117,7 +117,8 @@ export const format = (summary: MatrixSummary): string => {
     lines.push(
       `  ${name}: ${s.outcome}, ${t.total} trials (${t.completed} completed, ${t.failed} failed` +
         `${t.partial > 0 ? `, ${t.partial} partial` : ""})` +
-        `${s.scoring === undefined ? "" : `, pass rate ${fixed(s.scoring.pass_rate)}`} -> ${s.results_file}`
+        `${s.scoring === undefined ? "" : `, pass rate ${fixed(s.scoring.pass_rate)}`}` +
+        (t.total === 0 ? "" : ` -> ${s.results_file}`)
     )
   }
   lines.push("")
