@@ -45,6 +45,13 @@ describe("cellsOf", () => {
     assert.notStrictEqual(long, other)
   })
 
+  it("a URL's credentials and query values never reach a name", () => {
+    const slug = Cells.slugOf({ agent: "openai:https://me:hunter2pw@h.example/v1?api_key=sk-sekrit12345" }, 0)
+    assert.strictEqual(slug, "openai-h.example-v1-api-key")
+    assert.notInclude(slug, "hunter2")
+    assert.notInclude(slug, "sekrit")
+  })
+
   it("two cells of one name are refused, naming both and their values", () => {
     const e = failed(Cells.cellsOf([{ model: "A" }, { model: "a" }], "agent-trials.yaml"))
     assert.strictEqual(e.index, 1)

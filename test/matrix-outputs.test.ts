@@ -16,6 +16,7 @@ import * as Matrix from "../src/programs/matrix/Matrix.ts"
 import { MatrixSummary } from "../src/programs/matrix/Model.ts"
 import * as Run from "../src/programs/run/Run.ts"
 import { cellsOf, lines, platform, server, tempDir } from "./matrix-server.ts"
+import { configOf } from "./run-stages.ts"
 
 const failureOf = (exit: Exit.Exit<unknown, unknown>) =>
   Exit.isFailure(exit) ? exit.cause.reasons.map((r) => (r as { readonly error?: unknown }).error).find((e) => e !== undefined) : undefined
@@ -75,6 +76,20 @@ describe("Matrix.run outputs", () => {
       assert.deepStrictEqual(s.state.calls.slice(before).map((c) => `${c.agent}/${c.model}`), ["a/m2", "a/m2", "a/m2"])
       const named = JSON.parse(fs.readFileSync(path.join(dir, "matrix.json"), "utf8"))
       assert.deepStrictEqual(named.cells.map((c: { name: string }) => c.name), all.map((c) => c.name))
+    }).pipe(Effect.scoped, Effect.provide(platform)))
+
+  it.live("matrix.json shows a cell's values without a URL's credentials or query values", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const values = { agent: "openai:https://me:hunter2pw@h.example/v1?api_key=sk-sekrit12345", model: "m1" }
+      yield* Matrix.run({ cells: [{ name: "one", values, config: configOf({ synthetic: 2 }) }], outDir: dir })
+      const text = fs.readFileSync(path.join(dir, "matrix.json"), "utf8")
+      assert.notInclude(text, "hunter2pw")
+      assert.notInclude(text, "sk-sekrit12345")
+      assert.deepStrictEqual(JSON.parse(text).cells[0].values, {
+        agent: "openai:https://<redacted>@h.example/v1?api_key=<redacted>",
+        model: "m1"
+      })
     }).pipe(Effect.scoped, Effect.provide(platform)))
 
   it.live("bad input is refused before any call: a cell that varies the dataset, a cell's bad flag named with the cell", () =>
