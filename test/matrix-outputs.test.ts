@@ -114,6 +114,10 @@ describe("Matrix.run outputs", () => {
       assert.match(e2.message, new RegExp(`^cell ${cells[1].name}: `))
       // The first cell, prepared before, leaves no run definition beside no results file.
       assert.deepStrictEqual(fs.readdirSync(path.join(dir, "b")), [])
+      const clash = yield* Effect.exit(Matrix.run({ cells, outDir: path.join(dir, "c"), summary: path.join(dir, "c", `${cells[2].name}.jsonl`) }))
+      const e3 = failureOf(clash) as Run.RunInputError
+      assert.strictEqual(e3.flag, "--summary")
+      assert.include(e3.message, `is the same file as --out-dir (cell ${cells[2].name})`)
       const resumeNoDir = yield* Effect.exit(Matrix.run({ cells: cells.map((c) => ({ ...c, config: { ...c.config, resume: true } })) }))
       assert.strictEqual((failureOf(resumeNoDir) as Run.RunInputError).flag, "--resume")
       assert.strictEqual(s.state.calls.length, 0)

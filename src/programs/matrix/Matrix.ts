@@ -17,7 +17,7 @@
  * @since 0.8.0
  */
 import { Clock, Console, Effect, FileSystem, Path, Random, Result, Schema, Stream } from "effect"
-import { writeOutput } from "../../internal/outputs.ts"
+import { checkDistinct, writeOutput } from "../../internal/outputs.ts"
 import { redactText } from "../../internal/redact.ts"
 import { RunInputError } from "../../runner/Remote.ts"
 import type * as Probe from "../../runner/Probe.ts"
@@ -111,6 +111,17 @@ export const run = Effect.fn("Matrix.run")(function*(options: Options) {
   }
   const outDir = options.outDir ?? path.join("runs", fresh)
   const matrixPath = path.join(outDir, MATRIX_FILE)
+  // No output of the matrix overwrites its tasks, another output or a cell's file.
+  yield* checkDistinct({
+    inputs: [{ flag: "--tasks", path: shared.tasks }],
+    outputs: [
+      { flag: "--out-dir", path: matrixPath },
+      ...options.cells.map((cell) => ({ flag: `--out-dir (cell ${cell.name})`, path: path.join(outDir, `${cell.name}.jsonl`) })),
+      { flag: "--summary", path: options.summary },
+      { flag: "--report", path: options.report }
+    ],
+    cwd: shared.cwd
+  }).pipe(Effect.mapError((e) => RunInputError.from(e)))
   // A resume continues the matrix its folder names.
   const before = yield* fs.readFileString(matrixPath).pipe(Effect.option)
   const recorded = before._tag === "None" ? undefined : decodeMatrixFile(before.value)
