@@ -106,6 +106,8 @@ describe("matrix gate: 4 cells x 64 tasks, parallelism 6, every call held", () =
       yield* TestClock.adjust(`${TASKS * CELLS} seconds`)
       yield* Fiber.join(fiber)
       assert.strictEqual(out.length, TASKS * CELLS)
+      // Every call started task-major, not only the first wave.
+      assert.deepStrictEqual(started, Array.from({ length: TASKS * CELLS }, (_, i) => `t${Math.floor(i / CELLS)}/${i % CELLS}`))
       assert.strictEqual(probe.peakActive, PARALLELISM)
       assert.strictEqual(probe.peakOutstanding, PARALLELISM)
       assert.strictEqual(probe.liveFibers, 0)
