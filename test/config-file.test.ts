@@ -88,7 +88,9 @@ const SAMPLE: Record<string, unknown> = {
   "fail-under": ["exact=0.5"],
   "group-by": ["metadata.subject"],
   summary: "summary.json",
-  report: "report.html"
+  report: "report.html",
+  cell: ["a"],
+  "out-dir": "m"
 }
 
 const yamlOf = (values: Record<string, unknown>) =>
@@ -225,11 +227,13 @@ describe("the config file: one key per option", () => {
 describe("agent-trials init", () => {
   it("writes a commented agent-trials.yaml that runs as written, refuses to overwrite it without --force", async () => {
     const dir = tempDir()
+    // The template turns the cache on: kept under this test's folder.
+    const env = { XDG_CACHE_HOME: path.join(dir, "cache") }
     const init = await run([], { cwd: dir, command: "init" })
     assert.strictEqual(init.code, 0, describeResult(init))
     const file = path.join(dir, "agent-trials.yaml")
     assert.strictEqual(fs.readFileSync(file, "utf8"), Init.TEMPLATE)
-    const ran = await run([], { cwd: dir })
+    const ran = await run([], { cwd: dir, env })
     assert.strictEqual(ran.code, 0, describeResult(ran))
     assert.include(ran.stderr, "reading agent-trials.yaml")
     assert.match(ran.stdout, /trials this run: 100 /)

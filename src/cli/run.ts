@@ -10,7 +10,8 @@ import * as SimAgent from "../agents/Sim.ts"
 import * as Kinds from "../programs/Kinds.ts"
 import * as RunOptions from "../programs/config/Run.ts"
 import * as Run from "../programs/run/Run.ts"
-import { exitFor, reportErrors } from "./errors.ts"
+import { exitFor, reportErrors, UsageError } from "./errors.ts"
+import { runMatrix } from "./matrix.ts"
 import { configFlag, givenFlagsOf, readConfig, valuesOf } from "./flags.ts"
 
 /**
@@ -41,7 +42,22 @@ export const makeRunCommand = (kinds: Kinds.Kinds) =>
       const tty = process.stderr.isTTY === true
       const { config, outputs: givenOutputs, ...given } = flags
       const file = yield* readConfig(kinds, config)
-      const { cluster, noProgress, ...values } = yield* valuesOf(RunOptions.options(kinds), given, file)
+      if (file?.matrix !== undefined) {
+        const matrix = file.matrix
+        return yield* runMatrix(kinds, { ...file, matrix }, given, givenOutputs, {
+          apiKey,
+          progressInterval: progressInterval > 0 ? progressInterval : tty ? 250 : 5000,
+          tty
+        })
+      }
+      const { cell, cluster, noProgress, outDir, ...values } = yield* valuesOf(RunOptions.options(kinds), given, file)
+      if (cell.length > 0 || outDir !== undefined) {
+        const flag = cell.length > 0 ? "--cell" : "--out-dir"
+        return yield* new UsageError({
+          message: `${flag} is for a matrix: the config file has no matrix: (${file === undefined ? "no config file was read" : file.file})`,
+          flag
+        })
+      }
       const outputs = yield* valuesOf(RunOptions.outputs(kinds), givenOutputs, file)
       yield* runHereOrOnCluster(cluster, {
         agent: values.agent !== undefined,

@@ -186,3 +186,36 @@ export const load = Effect.fn("ConfigFile.load")(function*(
   )
   return yield* parse(text, file, path.dirname(absolute), known)
 })
+
+/**
+ * The file as one cell of its matrix sees it: its keys, the cell's values
+ * over them (each on the line of `matrix:`). A key of the cell that no
+ * command has is refused as a key of the file is.
+ *
+ * @category combinators
+ * @since 0.8.0
+ */
+export const withCell = (
+  file: ConfigFile,
+  cell: { readonly name: string; readonly values: Readonly<Record<string, unknown>> },
+  known: ReadonlySet<string>
+): Effect.Effect<ConfigFile, ConfigFileError> =>
+  Effect.suspend(() => {
+    const line = file.matrix?.line ?? 1
+    const entries = new Map(file.entries)
+    for (const [key, value] of Object.entries(cell.values)) {
+      if (!known.has(key)) {
+        const near = closest(key, known)
+        return Effect.fail(
+          new ConfigFileError({
+            file: file.file,
+            line,
+            key: `matrix (cell ${cell.name}): ${key}`,
+            problem: `unknown key${near === undefined ? "" : ` (did you mean ${near}?)`}`
+          })
+        )
+      }
+      entries.set(key, { key, value, line })
+    }
+    return Effect.succeed({ ...file, entries })
+  })

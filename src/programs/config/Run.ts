@@ -5,7 +5,7 @@
  *
  * @since 0.8.0
  */
-import { Duration } from "effect"
+import { Duration, Schema } from "effect"
 import * as ToolAgent from "../../agents/tools/Agent.ts"
 import type * as Kinds from "../Kinds.ts"
 import * as Options from "../Options.ts"
@@ -229,7 +229,20 @@ export const options = (kinds: Kinds.Kinds) => ({
     "Cluster standard errors by this dotted path into the task (metadata.passage_id); none: do not cluster " +
       "(default: by task when --epochs > 1)"
   ),
-  ...Shared.statistics
+  ...Shared.statistics,
+  cell: Option.list(
+    "cell",
+    "NAME",
+    Schema.String,
+    "With a matrix: in the config file: run only this cell (its name in matrix.json), repeatable"
+  ),
+  outDir: Option.withPath(
+    Option.text(
+      "out-dir",
+      "With a matrix: in the config file: the folder of one results file per cell and matrix.json (default runs/<run-id>/)"
+    ),
+    "file"
+  )
 })
 
 /**

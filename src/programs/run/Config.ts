@@ -22,7 +22,8 @@ type Given = "tasks" | "synthetic" | "model" | "epochs" | "out" | "onInvalid" | 
 
 // Options that are not a field of the config as they are: `--cluster` gives
 // `remote`; `--no-progress`, `progress`; `--agent`, the agent to build.
-type Derived = "cluster" | "noProgress" | "agent"
+// `--cell` and `--out-dir` are a matrix's (`matrix/Matrix.ts`), not a run's.
+type Derived = "cluster" | "noProgress" | "agent" | "cell" | "outDir"
 
 /**
  * Everything `run` needs, after flags and environment are read: each option
