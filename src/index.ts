@@ -39,10 +39,7 @@ export * as Dataset from "./datasets/Dataset.ts"
  */
 export * as DatasetFormats from "./datasets/DatasetFormats.ts"
 
-/**
- * Typed errors of the runner and the agent adapters.
- * @since 0.1.0
- */
+/** Typed errors of the runner and the agent adapters. @since 0.1.0 */
 export * as Errors from "./domain/Errors.ts"
 
 /**
@@ -52,10 +49,7 @@ export * as Errors from "./domain/Errors.ts"
  */
 export * as HttpAgent from "./agents/Http.ts"
 
-/**
- * Failures of the HTTP agents, and the `Retry-After` reader.
- * @since 0.1.0
- */
+/** Failures of the HTTP agents, and the `Retry-After` reader. @since 0.1.0 */
 export * as HttpErrors from "./domain/HttpErrors.ts"
 
 /**
