@@ -391,3 +391,9 @@ export * as ToolsStop from "./programs/run/ToolsStop.ts"
 
 /** The kinds a program knows and the `Registry` service the programs read them from (`Kinds.layer()`). @since 0.7.0 */
 export * as Kinds from "./programs/Kinds.ts"
+/** The response cache (`--cache`): the port, each trial's tally, and `call`, which a module agent may use too. @since 0.8.0 */
+export * as ResponseCache from "./cache/ResponseCache.ts"
+/** The response cache's key: a sha256 over the kind, the URL without credentials, the model, the body, the epoch. @since 0.8.0 */
+export * as CacheKey from "./cache/Key.ts"
+/** The response cache on `node:sqlite`: `<cache-dir>/responses.sqlite`, in WAL mode. @since 0.8.0 */
+export * as SqliteCache from "./cache/Sqlite.ts"

@@ -89,6 +89,7 @@ const SAMPLE: Record<string, unknown> = {
   "group-by": ["metadata.subject"],
   summary: "summary.json",
   report: "report.html",
+  cache: "7d",
   cell: ["a"],
   "out-dir": "m"
 }

@@ -18,6 +18,7 @@ import { chatCompletionsUrl, chatUsage, postJson, preview } from "../domain/inte
 import type { HttpAgentError } from "../domain/HttpErrors.ts"
 import { keySecrets, redactUrl, scrubber, urlCredentials, urlSecrets } from "../internal/redact.ts"
 import * as Redactor from "../runner/Redactor.ts"
+import * as ResponseCache from "../cache/ResponseCache.ts"
 import * as ModelTrouble from "./internal/modelTrouble.ts"
 
 /**
@@ -76,15 +77,24 @@ export const make = (options: Options): Effect.Effect<LanguageModel.LanguageMode
     const where = scrub(redactUrl(url))
     const client = yield* Effect.context<HttpClient.HttpClient>()
     return yield* LanguageModel.make({
-      generateText: (request) =>
+      generateText: (request) => {
+        const body = requestBody(options.model, request)
         // Added in the caller's context (the trial's): the post runs in the client's.
-        Redactor.remember(everywhere).pipe(
-          Effect.andThen(postJson({ url, body: requestBody(options.model, request), bearer, scrub }).pipe(
-            Effect.provideContext(client)
-          )),
-          Effect.mapError((error) => toAiError(error, where)),
-          Effect.flatMap((body) => toParts(body, options.model, where))
-        ),
+        return Redactor.remember(everywhere).pipe(
+          // Each turn through the response cache when the run provides one
+          // (`--cache`); the tool agent says which trial it is for.
+          Effect.andThen(ResponseCache.call(
+            { kind: "openai", url, model: options.model, body },
+            postJson({ url, body, bearer, scrub }).pipe(
+              Effect.provideContext(client),
+              Effect.mapError((error) => toAiError(error, where))
+            ),
+            (answer) => toParts(answer, options.model, where),
+            // A content filter is read as a finish, but it is no answer to keep.
+            (answer) => troubleOf(answer) === undefined
+          ))
+        )
+      },
       streamText: () =>
         Stream.fail(
           AiError.make({

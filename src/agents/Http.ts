@@ -7,13 +7,14 @@
  */
 import { Effect, Schema } from "effect"
 import { Headers, type HttpClient } from "effect/http"
-import type { Agent } from "../domain/Agent.ts"
+import type { Agent, TrialContext } from "../domain/Agent.ts"
 import { InvalidAgentOutput } from "../domain/Errors.ts"
 import { AgentOutput, type AgentEvalTask } from "../domain/Trial.ts"
 import type { HttpAgentError } from "../domain/HttpErrors.ts"
 import { postJson, preview } from "../domain/internal/post.ts"
 import { redactUrl, type Secret, scrubber, urlCredentials, urlSecrets } from "../internal/redact.ts"
 import * as Redactor from "../runner/Redactor.ts"
+import * as ResponseCache from "../cache/ResponseCache.ts"
 import type { AgentKind } from "./Kind.ts"
 
 /**
@@ -78,17 +79,25 @@ export const make = (url: string, options?: Options): Agent<HttpAgentError, Http
     }
     return built
   }
-  return Effect.fn("HttpAgent.call")(function*(task: AgentEvalTask) {
+  return Effect.fn("HttpAgent.call")(function*(task: AgentEvalTask, trial?: TrialContext) {
     const { everywhere, scrub, where } = scrubFor(yield* Headers.CurrentRedactedNames)
     yield* Redactor.remember(everywhere)
-    const body = yield* postJson({ url, body: task, headers, scrub })
-    const exit = decodeOutput(body)
-    if (exit._tag === "Success") return exit.value
-    return yield* new InvalidAgentOutput({
-      message: `Response from ${where} is not { output_text: string, response?, metadata?: object }: ${
-        preview(JSON.stringify(body) ?? String(body))
-      }`
-    })
+    // Through the response cache when the run provides one (`--cache`).
+    return yield* ResponseCache.call(
+      { kind: "http", url, body: task, trial },
+      postJson({ url, body: task, headers, scrub }),
+      (body) => {
+        const exit = decodeOutput(body)
+        if (exit._tag === "Success") return Effect.succeed(exit.value)
+        return Effect.fail(
+          new InvalidAgentOutput({
+            message: `Response from ${where} is not { output_text: string, response?, metadata?: object }: ${
+              preview(JSON.stringify(body) ?? String(body))
+            }`
+          })
+        )
+      }
+    )
   })
 }
 

@@ -8,7 +8,7 @@
  */
 import { Effect, Redacted } from "effect"
 import type { HttpClient } from "effect/http"
-import type { Agent } from "../domain/Agent.ts"
+import type { Agent, TrialContext } from "../domain/Agent.ts"
 import { InvalidAgentOutput } from "../domain/Errors.ts"
 import type { AgentEvalTask, AgentOutput } from "../domain/Trial.ts"
 import type { HttpAgentError } from "../domain/HttpErrors.ts"
@@ -17,6 +17,7 @@ import { at, field } from "../domain/internal/fields.ts"
 import { chatCompletionsUrl, chatUsage, postJson, preview } from "../domain/internal/post.ts"
 import { keySecrets, redactUrl, scrubber, urlCredentials, urlSecrets } from "../internal/redact.ts"
 import * as Redactor from "../runner/Redactor.ts"
+import * as ResponseCache from "../cache/ResponseCache.ts"
 import { userContent } from "./internal/prompt.ts"
 import * as ChatModel from "./ChatModel.ts"
 import { AgentBuildError, type AgentKind } from "./Kind.ts"
@@ -69,15 +70,15 @@ export const make = (options: Options): Agent<HttpAgentError, HttpClient.HttpCli
   const everywhere = [...keySecrets(key), ...urlCredentials(url)]
   const scrub = scrubber(everywhere, urlSecrets(url))
   const where = scrub(redactUrl(url))
-  return Effect.fn("OpenAiAgent.call")(function*(task: AgentEvalTask) {
+  return Effect.fn("OpenAiAgent.call")(function*(task: AgentEvalTask, trial?: TrialContext) {
     yield* Redactor.remember(everywhere)
-    const body = yield* postJson({
-      url,
-      body: { model: options.model, messages: [{ role: "user", content: userContent(task) }] },
-      bearer,
-      scrub
-    })
-    return yield* toOutput(body, where, options.model)
+    const request = { model: options.model, messages: [{ role: "user", content: userContent(task) }] }
+    // Through the response cache when the run provides one (`--cache`).
+    return yield* ResponseCache.call(
+      { kind: "openai", url, model: options.model, body: request, trial },
+      postJson({ url, body: request, bearer, scrub }),
+      (body) => toOutput(body, where, options.model)
+    )
   })
 }
 

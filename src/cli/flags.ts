@@ -165,7 +165,10 @@ export const givenFlagOf = (option: ConfigOption.Option<unknown>): Flag.Flag<Res
         )
       )
     case "value": {
-      const base = Flag.String(option.name).pipe(Flag.withDescription(ConfigOptionHelp(option)))
+      const named = Flag.String(option.name)
+      const base = (option.bare === undefined ? named : Flag.withOptionalValue(named, option.bare)).pipe(
+        Flag.withDescription(ConfigOptionHelp(option))
+      )
       return (option.metavar === undefined ? base : Flag.withMetavar(base, option.metavar)).pipe(
         Flag.mapEffect((text) => Effect.mapError(Options.decode(option.schema, `--${option.name}`)(text), refused)),
         Flag.optional

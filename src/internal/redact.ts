@@ -208,6 +208,33 @@ const isCredentialName = (name: string): boolean =>
   name.split(/[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])/).some((word) => credentialWords.has(word.toLowerCase()))
 
 /**
+ * `url` without its credentials, for a key that must not hold them (the
+ * response cache's): no userinfo, and no query parameter named like one
+ * (`api_key`, `token`, `sig`, ...); every other part as the URL parser
+ * writes it. Text that is not a URL is `redactUrl`'s.
+ *
+ * **Example** (Two keys, one URL)
+ *
+ * ```ts
+ * import { withoutCredentials } from "./redact.ts"
+ *
+ * withoutCredentials("https://me:pw@host/v1?api_key=sk-1&mode=fast") // "https://host/v1?mode=fast"
+ * ```
+ *
+ * @internal
+ */
+export const withoutCredentials = (url: string): string => {
+  if (!URL.canParse(url)) return redactUrl(url)
+  const parsed = new URL(url)
+  parsed.username = ""
+  parsed.password = ""
+  for (const name of [...parsed.searchParams.keys()]) {
+    if (isCredentialName(name)) parsed.searchParams.delete(name)
+  }
+  return parsed.href
+}
+
+/**
  * An API key as a `scrubber` takes it: the key, and the key after `Bearer `
  * (how a server echoes the header), so a key shorter than 8 characters is
  * still scrubbed there. None for an empty key.

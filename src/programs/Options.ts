@@ -14,6 +14,7 @@
  */
 export { AgentSpec } from "../agents/AgentSpecOption.ts"
 export { ByteSize } from "../internal/byteSize.ts"
+export { Age as CacheAge, Cache, type Setting as CacheSetting } from "../cache/Setting.ts"
 export { OnInvalid } from "../datasets/OnInvalidOption.ts"
 export {
   Count,

@@ -19,6 +19,9 @@ import { InvalidAgentOutput } from "../domain/Errors.ts"
 import { chatCompletionsUrl, chatUsage, postJson, preview } from "../domain/internal/post.ts"
 import { keySecrets, redactUrl, scrubber, urlCredentials, urlSecrets } from "../internal/redact.ts"
 import * as Redactor from "../runner/Redactor.ts"
+import * as ResponseCache from "../cache/ResponseCache.ts"
+import type { TrialContext } from "../domain/Agent.ts"
+import { troubleOf } from "../domain/internal/completion.ts"
 import * as Policy from "../runner/Policy.ts"
 import { type AgentEvalTask, type Trajectory, Usage } from "../domain/Trial.ts"
 import * as Trajectories from "../domain/Trajectory.ts"
@@ -127,17 +130,21 @@ export const make = (options: Options): Judge => {
   const counts = { attempts: 0, retries: 0, active: 0, waiting: 0 }
 
   // `spent` adds up the usage of one score's attempts.
-  const attempt = (content: string, spent: Spent): Effect.Effect<string, unknown, HttpClient.HttpClient> =>
+  const attempt = (content: string, spent: Spent, trial: TrialContext | undefined): Effect.Effect<string, unknown, HttpClient.HttpClient> =>
     Effect.suspend(() => {
       counts.attempts++
       counts.active++
-      const call = Effect.flatMap(
-        postJson({ url, body: { model: options.model, messages: [{ role: "user", content }] }, bearer, scrub }),
-        (body) => {
-          const usage = chatUsage(body, options.model)
+      const body = { model: options.model, messages: [{ role: "user", content }] }
+      // Through the response cache when the run provides one (`--cache`).
+      const call = ResponseCache.call(
+        { kind: "judge", url, model: options.model, body, trial },
+        postJson({ url, body, bearer, scrub }),
+        (answer) => {
+          const usage = chatUsage(answer, options.model)
           if (usage !== undefined) spent.usage = Usages.add(spent.usage, usage)
-          return answerOf(body, where, spent)
-        }
+          return answerOf(answer, where, spent)
+        },
+        (answer) => troubleOf(answer) === undefined
       ).pipe(Effect.mapError((e) => e instanceof InvalidAgentOutput ? new InvalidJudgeResponse({ message: e.message }) : e))
       return Effect.ensuring(
         Effect.timeoutOrElse(call, {
@@ -156,7 +163,7 @@ export const make = (options: Options): Judge => {
 
   // A call waits between its attempts from the retry's decision to the next
   // attempt's start (or its interruption).
-  const withRetries = (content: string, spent: Spent): Effect.Effect<string, unknown, HttpClient.HttpClient> =>
+  const withRetries = (content: string, spent: Spent, trial: TrialContext | undefined): Effect.Effect<string, unknown, HttpClient.HttpClient> =>
     Effect.suspend(() => {
       let waiting = false
       const waited = Effect.sync(() => {
@@ -168,7 +175,7 @@ export const make = (options: Options): Judge => {
         counts.waiting++
         waiting = true
       })
-      return Effect.andThen(waited, attempt(content, spent)).pipe(Effect.retry(schedule), Effect.ensuring(waited))
+      return Effect.andThen(waited, attempt(content, spent, trial)).pipe(Effect.retry(schedule), Effect.ensuring(waited))
     })
 
   const scorer = Scorer.make(options.name ?? "judge", (task, output, trial) =>
@@ -177,7 +184,10 @@ export const make = (options: Options): Judge => {
       const expected = yield* Scorer.reference(task, "judge")
       const steps = options.trajectory === true ? yield* PathScorers.trajectoryOf(trial, options.name ?? "judge") : undefined
       const spent: Spent = { usage: undefined }
-      const answer = scrub(yield* withRetries(prompt(task, expected, output, steps), spent))
+      // The trial's record gives the key its epoch and counts the call for it.
+      const epoch = trial?.metadata["epoch"]
+      const context = trial === undefined ? undefined : { id: trial.id, epoch: typeof epoch === "number" ? epoch : undefined }
+      const answer = scrub(yield* withRetries(prompt(task, expected, output, steps), spent, context))
       const grade = gradeOf(answer)
       const usage = spent.usage === undefined ? undefined : { usage: spent.usage }
       if (grade === undefined) {

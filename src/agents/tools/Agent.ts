@@ -14,6 +14,7 @@ import { AgentBuildError } from "../Kind.ts"
 import type { RetryPolicy } from "../../runner/Policy.ts"
 import { DEFAULT_TIMEOUT } from "./internal/mcp.ts"
 import * as ToolLoop from "./Loop.ts"
+import * as ResponseCache from "../../cache/ResponseCache.ts"
 import * as ToolSources from "./Sources.ts"
 import { placedFields, placedMessage } from "../../domain/internal/where.ts"
 
@@ -102,7 +103,7 @@ export const make = <E>(
       retry: options.retry,
       model: options.model
     })
-    const agent: Agent<ToolLoop.MaxTurns | ToolLoop.ModelError | ToolSourceError | ToolSources.McpServerFailed> = (task) =>
+    const agent: Agent<ToolLoop.MaxTurns | ToolLoop.ModelError | ToolSourceError | ToolSources.McpServerFailed> = (task, trial) =>
       (shared !== undefined
         ? ToolLoop.run(task, loopOptions(shared))
         : Effect.scoped(
@@ -111,6 +112,10 @@ export const make = <E>(
               Effect.fail(new ToolSourceError({ ...(e.where === undefined ? undefined : { where: e.where }), problem: e.problem }))),
             Effect.flatMap((tools) => ToolLoop.run(task, loopOptions(tools)))
           )
-        )).pipe(Effect.provideContext(Context.merge(services, modelContext)))
+        )).pipe(
+          Effect.provideContext(Context.merge(services, modelContext)),
+          // Each model turn's key has the trial's epoch, and counts for its record (`--cache`).
+          Effect.provideService(ResponseCache.CurrentTrial, trial)
+        )
     return agent
   })

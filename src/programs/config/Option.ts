@@ -48,6 +48,8 @@ export interface Option<out V> {
    * `json-schema:` spec (`spec`); nothing when undefined.
    */
   readonly path?: "file" | "spec" | undefined
+  /** The value the flag takes when given bare (`--cache` is `--cache=true`); a value is then attached with `=`. */
+  readonly bare?: string | undefined
 }
 
 /**
@@ -189,6 +191,15 @@ export const list = <A>(
  * @since 0.8.0
  */
 export const withPath = <V>(option: Option<V>, path: "file" | "spec"): Option<V> => ({ ...option, path })
+
+/**
+ * The option, given bare on the command line, takes `text` (`--cache` is
+ * `--cache=true`); another value is attached with `=` (`--cache=7d`).
+ *
+ * @category combinators
+ * @since 0.8.0
+ */
+export const withBare = <V>(option: Option<V>, text: string): Option<V> => ({ ...option, bare: text })
 
 /**
  * The help text of an option: its description, then the variable it falls

@@ -229,6 +229,17 @@ export const options = (kinds: Kinds.Kinds) => ({
     "Cluster standard errors by this dotted path into the task (metadata.passage_id); none: do not cluster " +
       "(default: by task when --epochs > 1)"
   ),
+  cache: Option.withBare(
+    Option.value(
+      "cache",
+      "true|DURATION|refresh",
+      Options.Cache,
+      undefined,
+      "Serve repeated model calls (openai:, http(s)://, judge:) from <cache-dir>/responses.sqlite, the same --cache-dir as hf: " +
+        "downloads: bare or =true keeps answers 7 days, =DURATION (7d, 12h) that long, =refresh asks again and overwrites; off by default"
+    ),
+    "true"
+  ),
   ...Shared.statistics,
   cell: Option.list(
     "cell",

@@ -11,7 +11,11 @@
  *
  * @since 0.1.0
  */
-import { Effect } from "effect"
+import * as os from "node:os"
+import { Config, Effect, Function, Option } from "effect"
+import * as ResponseCache from "../../cache/ResponseCache.ts"
+import * as SqliteCache from "../../cache/Sqlite.ts"
+import { defaultCacheDir } from "../../datasets/internal/hub.ts"
 import * as DatasetFormats from "../../datasets/DatasetFormats.ts"
 import { RunInputError } from "../../runner/Remote.ts"
 import * as Progress from "./Progress.ts"
@@ -19,6 +23,7 @@ import { DEFAULT_ESTIMATE_TRIALS, policyOptions, type RunConfig, scoreSpecs } fr
 import { runSize } from "./Inputs.ts"
 import { prepare } from "./Prepare.ts"
 import { exitDecision, finish } from "./Finish.ts"
+import * as Cached from "./stages/Cached.ts"
 import * as Choose from "./stages/Choose.ts"
 import * as Execute from "./stages/Execute.ts"
 import * as Label from "./stages/Label.ts"
@@ -106,6 +111,15 @@ export const run = Effect.fn("Run.run")(function*(options: RunConfig) {
     // The summary counts a trial once its line is on disk, so it never
     // reports trials that a failed write lost.
     const sink = counts.writer = yield* store.writer(out, { onWritten: (trial) => acc.add(trial) })
+    // `--cache`: opened for the run, closed with its scope; a cache that cannot be opened is bad input.
+    const cache = config.cache === undefined || config.cache === null ? undefined : yield* SqliteCache.make({
+      dir: config.cacheDir ?? defaultCacheDir(
+        { XDG_CACHE_HOME: yield* Config.String("XDG_CACHE_HOME").pipe(Config.option, Effect.map(Option.getOrUndefined), Effect.orElseSucceed(() => undefined)) },
+        os.homedir()
+      ),
+      lifetimeMs: config.cache.lifetimeMs,
+      refresh: config.cache.refresh
+    }).pipe(Effect.mapError(input))
     const announce = named.sayWhenWritten(sink.written)
     const remote = config.remote
     yield* units.pipe(
@@ -125,12 +139,14 @@ export const run = Effect.fn("Run.run")(function*(options: RunConfig) {
           probe: counts.scoreProbe
         }
       ),
+      Cached.mark(cache?.tallies),
       Price.price({ pricing, sayUnpriced }),
       Stop.stop({ deadServer: config.tools !== undefined && config.tools.length > 0, budget }),
       Record.record({ sink, announce }),
       // Every failure of the pipeline is routed here, once: a scoring parallelism or a dataset
       // revision refused is bad input; the rest stop the run as they are.
-      Effect.catchTags({ InvalidParallelism: (e) => Effect.fail(input(e)), RunDefinitionError: (e) => Effect.fail(input(e)) })
+      Effect.catchTags({ InvalidParallelism: (e) => Effect.fail(input(e)), RunDefinitionError: (e) => Effect.fail(input(e)) }),
+      cache === undefined ? Function.identity : Effect.provideService(ResponseCache.ResponseCache, cache)
     )
     yield* sink.flush
   })).pipe(
