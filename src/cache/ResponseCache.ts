@@ -134,6 +134,21 @@ export const CurrentTrial = Context.Reference<TrialContext | undefined>("agent-t
 })
 
 /**
+ * What a call waits for before it is sent, when it is not served from the
+ * cache: the run's `--rate` slot, provided around the agent's calls when the
+ * cache is on, so a hit takes no slot.
+ *
+ * @category services
+ * @since 0.8.0
+ */
+export const Pacer = Context.Reference<Effect.Effect<void> | undefined>("agent-trials/ResponseCache/Pacer", {
+  defaultValue: () => undefined
+})
+
+// The rate slot of a call that is sent (none when no `Pacer` is provided).
+const paced: Effect.Effect<void> = Effect.flatMap(Effect.service(Pacer), (pace) => pace ?? Effect.void)
+
+/**
  * `send` through the cache, when one is provided: a stored body younger
  * than the lifetime is decoded instead of sending; else `send` runs, and its
  * body is stored once `decode` accepted it and `usable` says it is an
@@ -178,7 +193,7 @@ export const call = <A, E, R, E2 = never, R2 = never>(
           return decode(body.value)
         }
         if (trial !== undefined) cache.tallies.note(trial.id, false)
-        return Effect.flatMap(send, (sent) =>
+        return Effect.flatMap(Effect.andThen(paced, send), (sent) =>
           Effect.tap(decode(sent), () =>
             usable(sent) ? Effect.orDie(cache.store(key, JSON.stringify(sent))) : Effect.void))
       })

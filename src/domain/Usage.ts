@@ -75,6 +75,17 @@ export const ofError = (error: unknown): Usage | undefined => {
 }
 
 /**
+ * Whether every call of the trial was served from the response cache (its
+ * record's `metadata.cache` is `hit`): its usage is what the answers cost
+ * when they were first asked, not spent again, so spend and budgets leave it
+ * out and the summary reports it as `usage.cached`.
+ *
+ * @category getters
+ * @since 0.8.0
+ */
+export const servedFromCache = (trial: AgentEvalTrial): boolean => trial.metadata["cache"] === "hit"
+
+/**
  * What a trial's agent spent: its output's usage, or, for a failed trial,
  * what its error records the attempts spent.
  *

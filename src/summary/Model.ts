@@ -116,6 +116,8 @@ export const UsageSummary = Schema.Struct({
   cost_per_passed_trial_usd: Figure,
   /** This run's trials alone. */
   this_run: Schema.Struct({ trials: Count, total_tokens: Count, cost_usd: Figure }),
+  /** Trials served whole from the response cache: what their answers used and would have cost; in no figure above. */
+  cached: Schema.optionalKey(Schema.Struct({ trials: Count, ...UsageTotals.fields })),
   /** Models the pricing file does not list (priced at 0). */
   unpriced_models: Schema.Array(Schema.String),
   /** The budgets the run had (`--max-cost`, `--max-tokens`), null when none. */
@@ -278,7 +280,10 @@ export const Summary = Schema.Struct({
   error_messages: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
   latency_ms: Schema.Struct({ p50: Figure, p95: Figure, p99: Figure, max: Figure }),
   wall_time_s: Schema.Number,
+  /** This run's trials per second, those served whole from the response cache left out. */
   throughput_per_s: Schema.Number,
+  /** With `--cache`: this run's trials by what the cache gave them (hits are not in latency, throughput or spend). */
+  response_cache: Schema.optionalKey(Schema.Struct({ hit: Count, miss: Count, partial: Count })),
   parallelism: Count,
   peak_active_calls: Count,
   peak_outstanding: Count,

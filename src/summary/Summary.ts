@@ -110,7 +110,9 @@ export const make = (input: {
       max: acc.latency.total === 0 ? null : round(acc.latency.max)
     },
     wall_time_s: round(wall_time_s) ?? 0,
-    throughput_per_s: round(wall_time_s > 0 ? thisRun.total / wall_time_s : 0, 1) ?? 0,
+    // Trials served whole from the response cache are not throughput.
+    throughput_per_s: round(wall_time_s > 0 ? (thisRun.total - acc.cache.hit) / wall_time_s : 0, 1) ?? 0,
+    ...(acc.cache.hit + acc.cache.miss + acc.cache.partial > 0 ? { response_cache: { ...acc.cache } } : undefined),
     parallelism: input.parallelism,
     peak_active_calls: input.probe.peakActive,
     peak_outstanding: input.probe.peakOutstanding,

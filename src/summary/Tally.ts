@@ -193,6 +193,8 @@ export class Accumulator {
   readonly thisRun = { completed: 0, failed: 0, partial: 0 }
   readonly prior = { completed: 0, failed: 0, partial: 0 }
   readonly latency = new LatencyHistogram()
+  /** This run's trials by what the response cache gave them (`metadata.cache`); hits are not in `latency`. */
+  readonly cache = { hit: 0, miss: 0, partial: 0 }
   readonly errorTypes = new Map<string, number>()
   /** The first message of each error type this run, clipped and scrubbed (`firstMessage`). */
   readonly errorMessages = new Map<string, string>()
@@ -222,7 +224,10 @@ export class Accumulator {
     this.trajectory.add(trial)
     const counts = prior ? this.prior : this.thisRun
     counts[trial.status]++
-    if (!prior) this.latency.record(trial.metadata.latency_ms)
+    const cached = trial.metadata["cache"]
+    if (!prior && (cached === "hit" || cached === "miss" || cached === "partial")) this.cache[cached]++
+    // A hit took no call's time: it would read as a fast call.
+    if (!prior && cached !== "hit") this.latency.record(trial.metadata.latency_ms)
     if (trial.error !== undefined && !prior) {
       const type = trial.error.type
       const seen = this.errorTypes.get(type)

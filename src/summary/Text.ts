@@ -58,6 +58,10 @@ export const format = (s: Summary): string => {
       : []),
     `  latency ms: p50 ${latency(s.latency_ms.p50)}  p95 ${latency(s.latency_ms.p95)}  p99 ${latency(s.latency_ms.p99)}  max ${latency(s.latency_ms.max)}`,
     `  wall time ${s.wall_time_s} s, throughput ${s.throughput_per_s} trials/s`,
+    ...(s.response_cache === undefined ? [] : [
+      `  response cache: ${s.response_cache.hit} hits (not in latency or throughput), ${s.response_cache.miss} misses, ` +
+      `${s.response_cache.partial} partial`
+    ]),
     `  parallelism ${s.parallelism}: peak active calls ${s.peak_active_calls}, peak outstanding ${s.peak_outstanding}, peak live fibers ${s.peak_live_fibers}`
   ]
   if (s.retries > 0 || s.concurrency_limit.min !== s.concurrency_limit.max) {

@@ -42,7 +42,7 @@ export const usageSummary = (tally: UsageTally, options: {
   } | undefined
 }): UsageSummary | undefined => {
   const priced = options.priced === true || tally.priced
-  if (tally.all.n === 0 && !priced) return undefined
+  if (tally.all.n === 0 && tally.cachedTrials === 0 && !priced) return undefined
   const cost = tally.agent.cost + tally.judge.cost
   const n = tally.all.n
   const perTrialCost = (q: number) => {
@@ -74,6 +74,7 @@ export const usageSummary = (tally: UsageTally, options: {
       total_tokens: tally.thisRun.tokens,
       cost_usd: priced ? usd(tally.thisRun.cost) : null
     },
+    ...(tally.cachedTrials === 0 ? undefined : { cached: { trials: tally.cachedTrials, ...totals(tally.cached, priced) } }),
     unpriced_models: options.unpriced ?? [],
     budget: budget === undefined || (budget.maxCost === undefined && budget.maxTokens === undefined)
       ? null
@@ -174,6 +175,10 @@ export const usageLines = (u: UsageSummary): ReadonlyArray<string> => {
     lines.push(`    cost per passed trial: ${usdText(u.cost_per_passed_trial_usd)} (${u.passed_trials} passed)`)
   } else {
     lines.push(`    not priced (no --pricing FILE)`)
+  }
+  if (u.cached !== undefined) {
+    lines.push(`    served from the response cache (not spent now, in no figure above): ${u.cached.trials} trials, ` +
+      `${tokensText(u.cached.total_tokens)} tokens` + (priced ? `, would have cost ${usdText(u.cached.cost_usd)}` : ""))
   }
   if (u.unpriced_models.length > 0) lines.push(`    not in the pricing file (priced at $0): ${u.unpriced_models.join(", ")}`)
   if (u.budget !== null) {

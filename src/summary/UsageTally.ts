@@ -102,10 +102,24 @@ export class UsageTally {
   readonly sample = new Moments()
   /** Whether any usage counted carried a cost (`--pricing`). */
   priced = false
+  /** Trials served whole from the response cache, and their usage (agent and judges): spent before, not now. */
+  readonly cached = new SideTally()
+  cachedTrials = 0
 
   add(trial: AgentEvalTrial, prior: boolean): void {
     const agent = Usages.ofTrial(trial)
     const judge = trial.scores === undefined ? undefined : Usages.ofScores(trial)
+    if (Usages.servedFromCache(trial)) {
+      this.cachedTrials++
+      for (const usage of [agent, judge]) {
+        if (usage === undefined) continue
+        this.cached.add(usage)
+        if (usage.cost_usd !== undefined) this.priced = true
+      }
+      // An estimate's sample: a hit spent nothing.
+      if (!prior) this.sample.add(0, 0)
+      return
+    }
     if (agent === undefined && judge === undefined) {
       if (!prior) this.sample.add(0, 0)
       return

@@ -77,6 +77,11 @@ export class Spent {
 
   add(trial: AgentEvalTrial): void {
     this.trials++
+    // Served from the response cache: nothing spent now (`usage.cached`).
+    if (Usage.servedFromCache(trial)) {
+      if (this.trials === 1) this.counted.openUnsafe()
+      return
+    }
     const agent = Usage.ofTrial(trial)
     if (agent !== undefined) {
       this.tokens += agent.total_tokens

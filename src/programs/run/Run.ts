@@ -122,10 +122,12 @@ export const run = Effect.fn("Run.run")(function*(options: RunConfig) {
     }).pipe(Effect.mapError(input))
     const announce = named.sayWhenWritten(sink.written)
     const remote = config.remote
+    // The kinds whose calls go through the cache: their hits take no --rate slot.
+    const paced = Cached.paceMisses(agent, config.rate, cache !== undefined && (config.agent._tag === "OpenAi" || config.agent._tag === "Http"))
     yield* units.pipe(
       Execute.execute({
-        agent,
-        runner: { parallelism: config.parallelism, ...policyOptions(config) },
+        agent: paced.agent,
+        runner: { parallelism: config.parallelism, ...policyOptions(config), rate: paced.rate },
         probe: counts.probe,
         remote: remote === undefined ? undefined : { run: remote, config, out, scoreSpecs: scoreSpecs(config) }
       }),

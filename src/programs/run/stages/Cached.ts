@@ -7,9 +7,12 @@
  *
  * @since 0.8.0
  */
-import { Function, Stream } from "effect"
-import type { Tallies } from "../../../cache/ResponseCache.ts"
+import { Effect, Function, Stream } from "effect"
+import * as ResponseCache from "../../../cache/ResponseCache.ts"
+import type { Agent } from "../../../domain/Agent.ts"
 import type { AgentEvalTrial } from "../../../domain/Trial.ts"
+import type { Rate } from "../../../internal/options.ts"
+import { RateLimiter } from "../../../runner/internal/policy.ts"
 
 /**
  * Each trial with its `metadata.cache`; the stream as it is without a cache.
@@ -18,10 +21,29 @@ import type { AgentEvalTrial } from "../../../domain/Trial.ts"
  * @since 0.8.0
  */
 export const mark: {
-  (tallies: Tallies | undefined): <E, R>(self: Stream.Stream<AgentEvalTrial, E, R>) => Stream.Stream<AgentEvalTrial, E, R>
-  <E, R>(self: Stream.Stream<AgentEvalTrial, E, R>, tallies: Tallies | undefined): Stream.Stream<AgentEvalTrial, E, R>
-} = Function.dual(2, <E, R>(self: Stream.Stream<AgentEvalTrial, E, R>, tallies: Tallies | undefined): Stream.Stream<AgentEvalTrial, E, R> =>
+  (tallies: ResponseCache.Tallies | undefined): <E, R>(self: Stream.Stream<AgentEvalTrial, E, R>) => Stream.Stream<AgentEvalTrial, E, R>
+  <E, R>(self: Stream.Stream<AgentEvalTrial, E, R>, tallies: ResponseCache.Tallies | undefined): Stream.Stream<AgentEvalTrial, E, R>
+} = Function.dual(2, <E, R>(self: Stream.Stream<AgentEvalTrial, E, R>, tallies: ResponseCache.Tallies | undefined): Stream.Stream<AgentEvalTrial, E, R> =>
   tallies === undefined ? self : Stream.map(self, (trial) => {
     const outcome = tallies.take(trial.id)
     return outcome === undefined ? trial : { ...trial, metadata: { ...trial.metadata, cache: outcome } }
   }))
+
+/**
+ * `--rate` with the cache on: an agent whose calls go through the cache
+ * (`cached`) takes its rate slot as a call is sent, so a hit takes none, and
+ * the runner paces nothing; any other agent is paced by the runner as
+ * without the cache. The slot's wait is then part of the call's latency.
+ *
+ * @category pacing
+ * @since 0.8.0
+ */
+export const paceMisses = <E, R>(
+  agent: Agent<E, R>,
+  rate: Rate | undefined,
+  cached: boolean
+): { readonly agent: Agent<E, R>; readonly rate: Rate | undefined } => {
+  if (rate === undefined || !cached) return { agent, rate }
+  const slot = new RateLimiter(rate.limit, rate.per).acquire
+  return { agent: (task, trial) => Effect.provideService(agent(task, trial), ResponseCache.Pacer, slot), rate: undefined }
+}

@@ -38,7 +38,8 @@ export const price: {
   return pricing === undefined
     ? self
     : Stream.tap(Stream.map(self, (trial) => Pricing.priceTrial(pricing, trial)), (trial) => {
-      const cost = (Usage.ofTrial(trial)?.cost_usd ?? 0) + (Usage.ofScores(trial)?.cost_usd ?? 0)
+      // A hit spent nothing now: its cost is the summary's `usage.cached`.
+      const cost = Usage.servedFromCache(trial) ? 0 : (Usage.ofTrial(trial)?.cost_usd ?? 0) + (Usage.ofScores(trial)?.cost_usd ?? 0)
       return cost > 0 ? Effect.andThen(sayUnpriced, Metric.update(Telemetry.costUsd, cost)) : sayUnpriced
     })
 })
