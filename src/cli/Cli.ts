@@ -5,6 +5,7 @@
  */
 import { Console, Effect, Runtime, Schema } from "effect"
 import { CliError, CliOutput, Command } from "effect/cli"
+import { cacheCommand } from "./cache.ts"
 import { clusterCommand, makeWorkerCommand, workerCommand } from "./cluster.ts"
 import { compareCommand } from "./compare.ts"
 import { initCommand } from "./init.ts"
@@ -16,7 +17,7 @@ import { packageVersion } from "../internal/packageVersion.ts"
 import * as Kinds from "../programs/Kinds.ts"
 
 export { BoundsViolated, reportErrors, RunStopped, UsageError } from "./errors.ts"
-export { clusterCommand, compareCommand, initCommand, reportCommand, reproCommand, runCommand, scoreCommand, workerCommand }
+export { cacheCommand, clusterCommand, compareCommand, initCommand, reportCommand, reproCommand, runCommand, scoreCommand, workerCommand }
 export { makeRunCommand, makeScoreCommand, makeWorkerCommand }
 
 /**
@@ -74,7 +75,8 @@ export const make = (kinds: Kinds.Kinds) =>
       reproCommand,
       initCommand,
       makeWorkerCommand(kinds),
-      clusterCommand
+      clusterCommand,
+      cacheCommand
     ]),
     Command.provide(Kinds.layerOf(kinds))
   )
