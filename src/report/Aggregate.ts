@@ -41,6 +41,8 @@ export interface Row {
   /** The trial failed, or a score did not pass. */
   readonly failing: boolean
   readonly latency_ms: number
+  /** `metadata.cache` (`--cache`): `hit` rows show `cached` for their latency. */
+  readonly cache?: string
   readonly output: string | null
   readonly error: { readonly type: string; readonly message: string } | null
   readonly scores: Record<string, RowScore>
@@ -380,6 +382,7 @@ export class Aggregate {
       status: trial.status,
       failing,
       latency_ms: trial.metadata.latency_ms,
+      ...(typeof trial.metadata["cache"] === "string" ? { cache: trial.metadata["cache"] } : {}),
       output: trial.output === undefined ? null : clip(trial.output.output_text, limit),
       error: trial.error === undefined ? null : { type: trial.error.type, message: clip(trial.error.message, limit) },
       scores,

@@ -210,7 +210,7 @@ export const tableScript = `
       else error.appendChild(el("span", "muted", "—"));
     }
     tr.appendChild(error);
-    tr.appendChild(el("td", "num", fmt(r.latency_ms)));
+    tr.appendChild(r.cache === "hit" ? el("td", "num muted", "cached") : el("td", "num", fmt(r.latency_ms)));
     if (data.usage) {
       tr.appendChild(usageCell(r.usage && r.usage.tokens));
       if (data.usage.cost) tr.appendChild(usageCell(r.usage && r.usage.cost));

@@ -114,7 +114,13 @@ const header = (input: PageInput, file: Summary.Summary): string => {
       value: `${Html.formatNumber(run?.throughput_per_s ?? file.throughput_per_s, 1)}/s`,
       ...(run === undefined ? { note: "trials over that span" } : {})
     },
-    { label: "Latency p50", value: file.latency_ms.p50 === null ? null : latency(file.latency_ms.p50), note: `p95 ${latency(file.latency_ms.p95)} · p99 ${latency(file.latency_ms.p99)}` }
+    { label: "Latency p50", value: file.latency_ms.p50 === null ? null : latency(file.latency_ms.p50), note: `p95 ${latency(file.latency_ms.p95)} · p99 ${latency(file.latency_ms.p99)}` },
+    // `--cache`: hits are in neither the latency nor the throughput above.
+    ...(file.response_cache === undefined ? [] : [{
+      label: "Served from cache",
+      value: file.response_cache.hit,
+      note: `hits, not in latency or throughput · ${file.response_cache.miss} misses · ${file.response_cache.partial} partial`
+    }])
   ]
   if (run !== undefined) {
     stats.push(
