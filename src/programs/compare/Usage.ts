@@ -32,12 +32,15 @@ export const usageOf = (input: {
   const tokens = base.usage.trials > 0 && next.usage.trials > 0 ? change(input, TRIALS, TOKENS) : null
   const cost = base.usage.priced > 0 && next.usage.priced > 0 ? change(input, PRICED, COST) : null
   return {
-    base: { trials: base.usage.trials, priced_trials: base.usage.priced },
-    new: { trials: next.usage.trials, priced_trials: next.usage.priced },
+    base: { trials: base.usage.trials, priced_trials: base.usage.priced, ...cachedOf(base) },
+    new: { trials: next.usage.trials, priced_trials: next.usage.priced, ...cachedOf(next) },
     tokens,
     cost_usd: cost
   }
 }
+
+// Said only when a file has hits (`run --cache`).
+const cachedOf = (file: FileTally) => (file.usage.cached > 0 ? { cached_trials: file.usage.cached } : {})
 
 // The paired change of sum / count over the paired tasks with a count in both files.
 const change = (

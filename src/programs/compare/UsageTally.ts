@@ -48,9 +48,12 @@ export class FileUsage {
   trials = 0
   /** Of them, those whose usage carries a cost (`--pricing`). */
   priced = 0
+  /** Trials served whole from the response cache (`metadata.cache` `hit`). */
+  cached = 0
 
   /** The task's sums with the trial's spend added: `sums` itself, or a new array the first time. */
   add(sums: TaskUsage, trial: AgentEvalTrial): TaskUsage {
+    if (Usage.servedFromCache(trial)) this.cached++
     const agent = Usage.ofTrial(trial)
     const judge = trial.scores === undefined ? undefined : Usage.ofScores(trial)
     if (agent === undefined && judge === undefined) return sums

@@ -206,12 +206,14 @@ export type UsageChange = typeof UsageChange.Type
 
 /**
  * One file's usage: its trials that report usage (agent or judge), and of
- * them those that carry a cost (`run --pricing`).
+ * them those that carry a cost (`run --pricing`); with `run --cache`, its
+ * trials served whole from the response cache (their usage is what the
+ * answers used when first asked).
  *
  * @category models
  * @since 0.4.0
  */
-export const UsageCounts = Schema.Struct({ trials: Count, priced_trials: Count })
+export const UsageCounts = Schema.Struct({ trials: Count, priced_trials: Count, cached_trials: Schema.optionalKey(Count) })
 export type UsageCounts = typeof UsageCounts.Type
 
 /**

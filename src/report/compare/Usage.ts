@@ -82,9 +82,17 @@ export const usageLines = (c: Comparison): Array<string> => {
     "",
     `  usage per trial, agent + judges (a task's value: its trials' mean; shown, never gated):`,
     ...aligned([header, ...measures(u).map((m) => cells(m, "-", clustered))], "    "),
-    ...(cost === undefined ? [] : [`    cost: ${cost}`])
+    ...(cost === undefined ? [] : [`    cost: ${cost}`]),
+    ...cachedLines(u)
   ]
 }
+
+// Hits are shown as such: their usage is what the answers used when first asked.
+const cachedLines = (u: UsageComparison): Array<string> =>
+  u.base.cached_trials === undefined && u.new.cached_trials === undefined ? [] : [
+    `    served from the response cache (run --cache): base ${u.base.cached_trials ?? 0} trials, new ${u.new.cached_trials ?? 0} ` +
+    `(their usage is the answers' when first asked, not spent again)`
+  ]
 
 /**
  * The usage section of the HTML page: the table of tokens and cost, or a
