@@ -47,11 +47,18 @@ export interface Request {
 export const of = (request: Request): string =>
   createHash("sha256").update(canonical([
     request.kind,
-    withoutCredentials(request.url),
+    urlOf(request.url),
     request.model ?? null,
     request.epoch ?? null,
     request.body
   ])).digest("hex")
+
+// An agent calls one URL: parsing it once spares a URL parse per call.
+let lastUrl: { readonly url: string; readonly key: string } | undefined
+const urlOf = (url: string): string => {
+  if (lastUrl?.url !== url) lastUrl = { url, key: withoutCredentials(url) }
+  return lastUrl.key
+}
 
 /**
  * JSON with every object's keys sorted, so two bodies that differ only in
