@@ -15,6 +15,8 @@
  *    and its files drop the prefix (`summary/Tally.ts`). Lower-case names
  *    (internal modules, scorer kinds named after their spec) are not counted.
  * 6. statistics/ is pure numbers: it imports only internal/ and `effect`.
+ * 7. cache/ (the response cache) imports only internal/, domain/, `effect`
+ *    and Node's built-ins (`node:sqlite`, no SQLite package).
  * 9. Time, randomness and output through Effect's Clock, Random and Console:
  *    no `Date.now()`, `new Date()`, `Math.random()` or `process.stdout/stderr.write`
  *    in src/ but at the sites allowed below, each with its reason.
@@ -207,6 +209,15 @@ const impureStatistics = (graph: Graph): Array<string> =>
     return [...files, ...packages].map((target) => `${file} -> ${target}`)
   }).sort()
 
+/** Rule 7: what cache/ imports beyond internal/, domain/, itself, `effect` and Node's built-ins. */
+const cacheReach = (graph: Graph): Array<string> =>
+  [...graph].flatMap(([file, node]) => {
+    if (folderOf(file) !== "cache") return []
+    const files = [...node.imports.keys()].filter((target) => !["internal", "domain", "cache"].includes(folderOf(target) ?? ""))
+    const packages = [...node.packages].filter((name) => name !== "effect" && !name.startsWith("effect/") && !name.startsWith("node:"))
+    return [...files, ...packages].map((target) => `${file} -> ${target}`)
+  }).sort()
+
 /** Rule 9: the calls that bypass Clock, Random and Console, as `file: call`. */
 const ambientCalls = (file: string, text: string): Array<string> => {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
@@ -276,6 +287,10 @@ describe("the layout of src/", () => {
     assert.deepStrictEqual(impureStatistics(graph), [])
   })
 
+  it("rule 7: cache/ imports only internal/, domain/, effect and Node's built-ins", () => {
+    assert.deepStrictEqual(cacheReach(graph), [])
+  })
+
   it("rule 9: time, randomness and output go through Clock, Random and Console, but at the allowed sites", () => {
     const found = listFiles(root).flatMap((file) =>
       ambientCalls(path.relative(root, file).split(path.sep).join("/"), fs.readFileSync(file, "utf8"))
@@ -324,6 +339,8 @@ describe("the layout of src/", () => {
       ["domain/Trial.ts", node(10, { "runner/Runner.ts": true })],
       // statistics/ reading a record type, and a package that does I/O
       ["statistics/Mean.ts", node(10, { "domain/Trial.ts": true, "internal/figures.ts": false }, ["effect", "node:fs"])],
+      // cache/ reading the runner (below it, so no layer rule says so), and a SQLite package
+      ["cache/Store.ts", node(10, { "runner/Runner.ts": true, "domain/Trial.ts": true }, ["effect", "node:sqlite", "better-sqlite3"])],
       // a family that should be a folder (two of a word are fine; lower-case names are not counted)
       ["summary/SummaryTally.ts", node(10)],
       ["summary/SummaryText.ts", node(10)],
@@ -351,5 +368,6 @@ describe("the layout of src/", () => {
     assert.deepStrictEqual(crowdedFolders(planted), ["datasets/: 21 files"])
     assert.deepStrictEqual(prefixFamilies(planted), ["summary/Summary*: SummaryModel, SummaryTally, SummaryText"])
     assert.deepStrictEqual(impureStatistics(planted), ["statistics/Mean.ts -> domain/Trial.ts", "statistics/Mean.ts -> node:fs"])
+    assert.deepStrictEqual(cacheReach(planted), ["cache/Store.ts -> better-sqlite3", "cache/Store.ts -> runner/Runner.ts"])
   })
 })
