@@ -172,6 +172,19 @@ describe.concurrent("agent-trials run --cache", () => {
       assert.deepStrictEqual(new Set(readTrials(path.join(dir, "b.jsonl")).map((t) => t.metadata["cache"])), new Set(["hit"]))
     }))
 
+  it.live("an agent whose calls are not cached (sim:) records no metadata.cache with the cache on", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const out = path.join(dir, "sim.jsonl")
+      const result = yield* runCached([
+        "--synthetic", "3", "--agent", "sim:latency=0ms", "--cache", "--cache-dir", path.join(dir, "cache"), "--out", out
+      ])
+      assert.strictEqual(result.code, 0, describeResult(result))
+      const trials = readTrials(out)
+      assert.strictEqual(trials.length, 3)
+      assert.isTrue(trials.every((t) => !("cache" in t.metadata)))
+    }))
+
   it.live("a refused value names the flag", () =>
     Effect.gen(function*() {
       const result = yield* runCached(["--synthetic", "1", "--cache=5"])
