@@ -42,7 +42,8 @@ const decodeOutput = Schema.decodeUnknownExit(AgentOutput)
  * no query values), and its password and query values are scrubbed from
  * every body, as are credential header values: each where it stands as a
  * whole token, if it has 8 characters or more (a shorter password or
- * credential only after its name, `user:` or `api_key=`).
+ * credential only after its name, `user:` or `api_key=`). With a
+ * `ResponseCache` provided (`run --cache`), each call goes through it.
  *
  * **Example** (A local agent server)
  *

@@ -47,7 +47,8 @@ export interface Options {
  * output's `usage` (priced as `model`). A 2xx body that is no answer (an
  * `{"error": ...}`, no choices, no message, `finish_reason` `content_filter`
  * or `error`) is `InvalidAgentOutput`, marked `retryable` when it says it is
- * overloaded, rate-limited or a 5xx (not `insufficient_quota`).
+ * overloaded, rate-limited or a 5xx (not `insufficient_quota`). With a
+ * `ResponseCache` provided (`run --cache`), the call goes through it.
  *
  * **Example** (The key from `OPENAI_API_KEY`)
  *
