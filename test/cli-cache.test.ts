@@ -185,6 +185,23 @@ describe.concurrent("agent-trials run --cache", () => {
       assert.isTrue(trials.every((t) => !("cache" in t.metadata)))
     }))
 
+  it.live("a cache that cannot be opened stops the run at its start naming the file (exit 2); --cluster refuses --cache", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const file = path.join(dir, "a-file")
+      fs.writeFileSync(file, "")
+      const s = yield* server
+      const result = yield* runCached([
+        "--synthetic", "2", "--agent", `openai:${s.base}/v1`, "--model", "m", "--cache", "--cache-dir", path.join(file, "cache"),
+        "--out", path.join(dir, "out.jsonl")
+      ])
+      assert.strictEqual(result.code, 2, describeResult(result))
+      assert.include(result.stderr, `the response cache ${path.join(file, "cache", "responses.sqlite")}: `)
+      const cluster = yield* runCached(["--synthetic", "1", "--cluster", "postgres://127.0.0.1:1/db", "--cache"])
+      assert.strictEqual(cluster.code, 2, describeResult(cluster))
+      assert.include(cluster.stderr, "--cache cannot be used with --cluster: the workers call their own agent")
+    }))
+
   it.live("a refused value names the flag", () =>
     Effect.gen(function*() {
       const result = yield* runCached(["--synthetic", "1", "--cache=5"])
