@@ -11,11 +11,8 @@
  *
  * @since 0.1.0
  */
-import * as os from "node:os"
-import { Config, Effect, Function, Option } from "effect"
+import { Effect, Function } from "effect"
 import * as ResponseCache from "../../cache/ResponseCache.ts"
-import * as SqliteCache from "../../cache/Sqlite.ts"
-import { defaultCacheDir } from "../../datasets/internal/hub.ts"
 import * as DatasetFormats from "../../datasets/DatasetFormats.ts"
 import { RunInputError } from "../../runner/Remote.ts"
 import * as Progress from "./Progress.ts"
@@ -112,18 +109,10 @@ export const run = Effect.fn("Run.run")(function*(options: RunConfig) {
     // reports trials that a failed write lost.
     const sink = counts.writer = yield* store.writer(out, { onWritten: (trial) => acc.add(trial) })
     // `--cache`: opened for the run, closed with its scope; a cache that cannot be opened is bad input.
-    const cache = config.cache === undefined || config.cache === null ? undefined : yield* SqliteCache.make({
-      dir: config.cacheDir ?? defaultCacheDir(
-        { XDG_CACHE_HOME: yield* Config.String("XDG_CACHE_HOME").pipe(Config.option, Effect.map(Option.getOrUndefined), Effect.orElseSucceed(() => undefined)) },
-        os.homedir()
-      ),
-      lifetimeMs: config.cache.lifetimeMs,
-      refresh: config.cache.refresh
-    }).pipe(Effect.mapError(input))
+    const cache = yield* Cached.open(config).pipe(Effect.mapError(input))
     const announce = named.sayWhenWritten(sink.written)
     const remote = config.remote
-    // The kinds whose calls go through the cache: their hits take no --rate slot.
-    const paced = Cached.paceMisses(agent, config.rate, cache !== undefined && (config.agent._tag === "OpenAi" || config.agent._tag === "Http"))
+    const paced = Cached.paceMisses(agent, config, cache)
     yield* units.pipe(
       Execute.execute({
         agent: paced.agent,

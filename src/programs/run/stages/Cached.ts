@@ -7,12 +7,33 @@
  *
  * @since 0.8.0
  */
-import { Effect, Function, Stream } from "effect"
+import { Effect, Function, type Scope, Stream } from "effect"
 import * as ResponseCache from "../../../cache/ResponseCache.ts"
+import * as SqliteCache from "../../../cache/Sqlite.ts"
 import type { Agent } from "../../../domain/Agent.ts"
 import type { AgentEvalTrial } from "../../../domain/Trial.ts"
-import type { Rate } from "../../../internal/options.ts"
 import { RateLimiter } from "../../../runner/internal/policy.ts"
+import { cacheDir } from "../../Cache.ts"
+import type { RunConfig } from "../Config.ts"
+
+/**
+ * The run's response cache (`--cache`), opened in the run's scope: in
+ * `--cache-dir` (the default folder of `hf:` downloads when not given);
+ * undefined when the cache is off.
+ *
+ * @category constructors
+ * @since 0.8.0
+ */
+export const open = (
+  config: Pick<RunConfig, "cache" | "cacheDir">
+): Effect.Effect<ResponseCache.Shape | undefined, ResponseCache.CacheError, Scope.Scope> => {
+  const setting = config.cache
+  if (setting === undefined || setting === null) return Effect.succeed(undefined)
+  return Effect.flatMap(
+    cacheDir(config.cacheDir),
+    (dir) => SqliteCache.make({ dir, lifetimeMs: setting.lifetimeMs, refresh: setting.refresh })
+  )
+}
 
 /**
  * Each trial with its `metadata.cache`; the stream as it is without a cache.
@@ -31,7 +52,7 @@ export const mark: {
 
 /**
  * `--rate` with the cache on: an agent whose calls go through the cache
- * (`cached`) takes its rate slot as a call is sent, so a hit takes none, and
+ * (`openai:`, `http(s)://`) takes its rate slot as a call is sent, so a hit takes none, and
  * the runner paces nothing; any other agent is paced by the runner as
  * without the cache. The slot's wait is then part of the call's latency.
  *
@@ -40,9 +61,12 @@ export const mark: {
  */
 export const paceMisses = <E, R>(
   agent: Agent<E, R>,
-  rate: Rate | undefined,
-  cached: boolean
-): { readonly agent: Agent<E, R>; readonly rate: Rate | undefined } => {
+  config: Pick<RunConfig, "rate" | "agent">,
+  cache: ResponseCache.Shape | undefined
+): { readonly agent: Agent<E, R>; readonly rate: RunConfig["rate"] } => {
+  const rate = config.rate
+  // The kinds whose calls go through the cache (`ResponseCache.call`).
+  const cached = cache !== undefined && (config.agent._tag === "OpenAi" || config.agent._tag === "Http")
   if (rate === undefined || !cached) return { agent, rate }
   const slot = new RateLimiter(rate.limit, rate.per).acquire
   return { agent: (task, trial) => Effect.provideService(agent(task, trial), ResponseCache.Pacer, slot), rate: undefined }
