@@ -103,7 +103,7 @@ describe("CacheKey", () => {
 describe("ResponseCache.call", () => {
   it.effect("stores a decoded answer only; serves it next time; counts each trial's hits and misses", () =>
     Effect.gen(function*() {
-      const cache = yield* SqliteCache.make({ dir: tempDir() })
+      const cache = yield* SqliteCache.make({ dir: tempDir(), countTrials: true })
       let sent = 0
       const send = (body: unknown) => Effect.sync(() => (sent++, body))
       const decode = (body: unknown) =>
@@ -136,6 +136,20 @@ describe("ResponseCache.call", () => {
       yield* call(2, { answer: "6" })
       assert.strictEqual(cache.tallies.take("t:2"), "hit")
       assert.strictEqual(cache.tallies.size, 0)
+    }).pipe(Effect.scoped))
+
+  it.effect("a cache that does not count trials keeps no tally (a program that never takes them)", () =>
+    Effect.gen(function*() {
+      const cache = yield* SqliteCache.make({ dir: tempDir() })
+      for (let i = 0; i < 3; i++) {
+        yield* ResponseCache.call(
+          { kind: "t", url: "http://h/x", body: { i }, trial: { id: `t${i}:1`, epoch: 1 } },
+          Effect.succeed({ ok: true } as unknown),
+          Effect.succeed
+        ).pipe(Effect.provideService(ResponseCache.ResponseCache, cache))
+      }
+      assert.strictEqual(cache.tallies.size, 0)
+      assert.strictEqual((yield* cache.stats).entries, 3)
     }).pipe(Effect.scoped))
 
   it.effect("without the service, every call is sent and nothing is counted", () =>

@@ -106,7 +106,7 @@ const lookupBench = async () => {
     const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
     const hits = Array.from({ length: calls }, () => Math.floor(random() * entries))
     await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-      const cache = yield* SqliteCache.make({ dir })
+      const cache = yield* SqliteCache.make({ dir, countTrials: true })
       timeCalls(cache, (k) => hits[k]!, Math.min(calls, 10_000)) // warm-up
       const none = timeCalls(undefined, (k) => hits[k]!, calls)
       const hit = timeCalls(cache, (k) => hits[k]!, calls)

@@ -66,16 +66,24 @@ export type Outcome = "hit" | "miss" | "partial"
 /**
  * The hits and misses of each trial in flight, by trial id; `take` reads a
  * trial's outcome once and forgets it, so the map holds only the trials
- * between their first call and their record.
+ * between their first call and their record. Counting only when `counting`
+ * (a run that marks its records): a program that never takes them keeps
+ * nothing.
  *
  * @category models
  * @since 0.8.0
  */
 export class Tallies {
   readonly #byTrial = new Map<string, { hits: number; misses: number }>()
+  readonly counting: boolean
 
-  /** Counts one call of trial `id`. */
+  constructor(counting: boolean) {
+    this.counting = counting
+  }
+
+  /** Counts one call of trial `id` (when `counting`). */
   note(id: string, hit: boolean): void {
+    if (!this.counting) return
     let tally = this.#byTrial.get(id)
     if (tally === undefined) this.#byTrial.set(id, tally = { hits: 0, misses: 0 })
     if (hit) tally.hits++

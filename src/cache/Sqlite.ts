@@ -28,6 +28,8 @@ export interface Options {
   readonly refresh?: boolean | undefined
   /** How long a write waits for another process's lock (default 10 s). */
   readonly busyTimeoutMs?: number | undefined
+  /** Count each trial's hits and misses (`tallies`), for a run that takes them to mark its records; off by default. */
+  readonly countTrials?: boolean | undefined
 }
 
 /**
@@ -128,7 +130,7 @@ const open = (options: Options): Effect.Effect<{ readonly shape: Shape; close():
     })
   const shape: Shape = {
     file,
-    tallies: new Tallies(),
+    tallies: new Tallies(options.countTrials === true),
     lookup: (key) =>
       refresh ? Effect.succeed(Option.none()) : Effect.flatMap(Clock.currentTimeMillis, (now) =>
         attempt(() => {

@@ -31,7 +31,7 @@ export const open = (
   if (setting === undefined || setting === null) return Effect.succeed(undefined)
   return Effect.flatMap(
     cacheDir(config.cacheDir),
-    (dir) => SqliteCache.make({ dir, lifetimeMs: setting.lifetimeMs, refresh: setting.refresh })
+    (dir) => SqliteCache.make({ dir, lifetimeMs: setting.lifetimeMs, refresh: setting.refresh, countTrials: true })
   )
 }
 
