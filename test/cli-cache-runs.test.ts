@@ -1,7 +1,7 @@
 /**
  * The response cache across agents and processes (issue 40, part 3), through
  * the real command against local servers on 127.0.0.1 that count requests:
- * an `http(s)://` agent's calls; a tool loop's turns (a trial whose first
+ * an `http(s)://` agent's calls; a module agent using `ResponseCache.call`; a tool loop's turns (a trial whose first
  * turn was stored and whose second failed is `partial` the next time); two
  * runs sharing one cache at once; a run SIGKILLed mid-way and `--resume`d
  * with the cache on.
@@ -73,6 +73,29 @@ describe.concurrent("agent-trials run --cache: agents and processes", () => {
         assert.deepStrictEqual(a[id], [a[id]![0], "miss"])
         assert.deepStrictEqual(b[id], [a[id]![0], "hit"])
       }
+    }))
+
+  it.live("a module agent may use the run's cache as a service (ResponseCache.call): its second run sends nothing", () =>
+    Effect.gen(function*() {
+      const s = yield* agentServer()
+      const dir = tempDir()
+      const args = (out: string) => [
+        "--synthetic", "4", "--agent", "module:test/fixtures/agent-cached.ts", "--score", "none", "--cache",
+        "--cache-dir", path.join(dir, "cache"), "--out", path.join(dir, out), "--no-progress"
+      ]
+      const env = { AGENT_URL: `${s.base}/agent` }
+      const first = yield* Effect.promise(() => run(args("a.jsonl"), { env }))
+      assert.strictEqual(first.code, 0, describeResult(first))
+      assert.strictEqual(s.received.length, 4)
+      const second = yield* Effect.promise(() => run(args("b.jsonl"), { env }))
+      assert.strictEqual(second.code, 0, describeResult(second))
+      assert.strictEqual(s.received.length, 4, "the second run sent nothing")
+      const b = readTrials(path.join(dir, "b.jsonl"))
+      assert.isTrue(b.every((t) => t.metadata["cache"] === "hit"))
+      // Without --cache the module's calls are all sent.
+      const third = yield* Effect.promise(() => run(args("c.jsonl").filter((a) => a !== "--cache"), { env }))
+      assert.strictEqual(third.code, 0, describeResult(third))
+      assert.strictEqual(s.received.length, 8)
     }))
 
   it.live("a tool loop's turns are cached one by one: a trial whose second turn failed is partial next time", () =>
