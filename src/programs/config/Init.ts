@@ -1,6 +1,7 @@
 /**
  * `agent-trials init`: writes a commented `agent-trials.yaml` that runs as
- * written (the built-in simulated agent on generated tasks, scored), and
+ * written (the built-in simulated agent on generated tasks, scored, the
+ * response cache on), and
  * explains the keys a team changes first.
  *
  * @since 0.8.0
@@ -46,6 +47,11 @@ retries: 2
 
 # Stop once the trials have spent this much (needs pricing: prices.yaml).
 # max-cost: 5
+
+# Answers of openai: and http(s):// agents and of judges, kept 7 days in <cache-dir>/responses.sqlite:
+# a run asked the same again pays nothing for them (its records say metadata.cache: hit, and hits are
+# counted apart from latency and spend). Each epoch is its own sample. false turns it off.
+cache: 7d
 `
 
 /**
