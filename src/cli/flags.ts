@@ -69,14 +69,6 @@ export const repeatedFlag = <A>(name: string, metavar: string, schema: Schema.Co
     )
   )
 
-export const scoreFromEnv = (specs: ReadonlyArray<string>) =>
-  specs.length > 0
-    ? Effect.succeed(specs)
-    : Config.option(Config.String(envName("score"))).pipe(
-      Effect.map(Option.match({ onNone: () => specs, onSome: (spec) => [spec] })),
-      Effect.orElseSucceed(() => specs)
-    )
-
 export const switchFlag = (name: string, description: string) =>
   Flag.Boolean(name).pipe(Flag.withDescription(description), Flag.withoutNegation, Flag.withDefault(false))
 
@@ -119,17 +111,6 @@ export const flagOf = <V>(option: ConfigOption.Option<V>): Flag.Flag<V> => {
 
 const ConfigOptionHelp = (option: ConfigOption.Option<unknown>) =>
   option.env !== undefined && option.helpNamesEnv ? described(option.name, option.description) : option.description
-
-/**
- * The flags of a record of options, under the same keys.
- *
- * @category flags
- * @since 0.8.0
- */
-export const flagsOf = <Os extends Readonly<Record<string, ConfigOption.Option<any>>>>(
-  options: Os
-): { readonly [K in keyof Os]: Flag.Flag<ConfigOption.ValueOf<Os[K]>> } =>
-  Object.fromEntries(Object.entries(options).map(([key, option]) => [key, flagOf(option)])) as any
 
 // `--agent` of `run` and `worker`: parsed by the kinds' registry, its help
 // derived from it.
