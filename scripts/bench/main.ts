@@ -5,10 +5,11 @@
  * is rewritten after every run, so a long full run can go to the background
  * and be read while it goes.
  */
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
 import os from "node:os"
 import { parseArgs } from "node:util"
+import { fileURLToPath } from "node:url"
 import { type AgentName, isAgentName } from "./agents.ts"
 import { type ApproachName, catalog, isApproachName } from "./catalog.ts"
 import { type ChildOptions, loaders, prepareWorker, runChild } from "./child.ts"
@@ -48,6 +49,11 @@ const usage = `npm run bench -- [options]
                           sim:latency=0ms at N; targets (g) memory and (h) live fibers at N vs N/10
                           (default 1e5, about 100 s; 0 skips it; skipped by default when the plan is narrowed)
   --tools-only            run only the tool loop part (--tools N, default 1e5)
+  --cache N               the response cache (cache.ts): targets (i) a lookup adds under 50 us per
+                          trial at 1e6 stored entries, and (j) the CLI's peak RSS with --cache on at
+                          N trials within 1.2x of N/10, beside the JSONL path without it (default
+                          1e4 quick, 1e5 full; 0 skips it; skipped by default when the plan is narrowed)
+  --cache-only            run only the response cache part (--cache N)
   --timeout S             per-child timeout in seconds (default 60 quick, 1800 full; CLI runs get 10x)
   --loader bundle|tsx|strip  how the child loads TypeScript: bundle (default) compiles
                           worker + src/ once with esbuild to .bench/worker-HASH.mjs; tsx uses
@@ -113,6 +119,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
       "datasets-only": { type: "boolean", default: false },
       tools: { type: "string" },
       "tools-only": { type: "boolean", default: false },
+      cache: { type: "string" },
+      "cache-only": { type: "boolean", default: false },
       timeout: { type: "string" },
       loader: { type: "string", default: "bundle" },
       "sample-ms": { type: "string", default: "25" },
@@ -161,7 +169,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   const liveHeapMs = numbers("--live-heap-ms", values["live-heap-ms"])?.[0]
   const toolsOnly = values["tools-only"]
   const datasetsOnly = values["datasets-only"]
-  const partOnly = datasetsOnly || toolsOnly
+  const cacheOnly = values["cache-only"]
+  const partOnly = datasetsOnly || toolsOnly || cacheOnly
   const configs = partOnly ? [] : expand(quick ? quickPlan : fullPlan, {
     sizes: numbers("--sizes", values.sizes),
     parallelism: numbers("--parallelism", values.parallelism),
@@ -175,6 +184,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   const cliWays: ReadonlyArray<CliVia> = cliTrials === 0 ? [] : names<CliVia>("--cli-via", values["cli-via"], isCliVia) ?? cliVias
   const datasetRows = values.datasets === "0" ? 0 : numbers("--datasets", values.datasets)?.[0] ?? (narrowed && !datasetsOnly ? 0 : 1e6)
   const toolTrials = values.tools === "0" ? 0 : numbers("--tools", values.tools)?.[0] ?? (narrowed && !toolsOnly ? 0 : 1e5)
+  const cacheTrials = values.cache === "0" ? 0 : numbers("--cache", values.cache)?.[0] ?? (narrowed && !cacheOnly ? 0 : quick ? 1e4 : 1e5)
   const readerRows = numbers("--reader-rows", values["reader-rows"])?.[0] ?? 2e5
   const cliOptions = { sampleMs: 50, timeoutMs: childOptions.timeoutMs * 10 }
   const capOf = (a: ApproachName) => caps[a] ?? Infinity
@@ -252,6 +262,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
       }
     )
   }
+  if (cacheTrials > 0) await runCacheBench(cacheTrials, childOptions.timeoutMs * 10)
   if (toolTrials > 0) {
     tools = await runToolBench({ trials: toolTrials, cli: cliOptions }, (line) => console.error(line), (bench) => {
       tools = bench
@@ -322,3 +333,20 @@ const base = (config: Config, approach: ApproachName, round: number) => ({
   approach,
   round
 })
+
+// The response cache's part: scripts/bench/cache.ts in a child on this Node (with tsx), its
+// lines passed through; it prints targets (i) and (j) with PASS or FAIL.
+const runCacheBench = (trials: number, timeoutMs: number): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const script = fileURLToPath(new URL("./cache.ts", import.meta.url))
+    const args = ["--import", "tsx", script, "--entries", "1e6", "--calls", String(trials), "--trials", String(trials)]
+    console.error(`bench: the response cache, ${fmtCount(trials)} calls and trials at 1e6 entries`)
+    const child = spawn(process.execPath, args, { stdio: ["ignore", "inherit", "inherit"] })
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
+    child.on("error", reject)
+    child.on("close", (code, signal) => {
+      clearTimeout(timer)
+      if (code === 0) resolve()
+      else reject(new Error(`bench: the response cache part ended with ${signal ?? `code ${code}`}`))
+    })
+  })
