@@ -1,7 +1,7 @@
 /**
  * The layout's rules (issue 22), over the real import graph of src/:
  *
- * 1. Imports point down: internal <- domain <- statistics <- runner <- cache <- {agents,
+ * 1. Imports point down: internal <- domain <- statistics <- runner <- {cache, sandbox} <- {agents,
  *    datasets, scoring, results} <- summary <- {report, cluster} <- programs <- cli. A folder
  *    imports its own files and the folders below it; folders on one level
  *    do not import each other. Type imports count: a type is a dependency.
@@ -17,6 +17,8 @@
  * 6. statistics/ is pure numbers: it imports only internal/ and `effect`.
  * 7. cache/ (the response cache) imports only internal/, domain/, `effect`
  *    and Node's built-ins (`node:sqlite`, no SQLite package).
+ * 8. sandbox/ (the sandbox port and its implementations) imports only
+ *    internal/, domain/, `effect` and Node's built-ins (`node:child_process`).
  * 9. Time, randomness and output through Effect's Clock, Random and Console:
  *    no `Date.now()`, `new Date()`, `Math.random()` or `process.stdout/stderr.write`
  *    in src/ but at the sites allowed below, each with its reason.
@@ -37,7 +39,7 @@ const LEVELS: ReadonlyArray<ReadonlyArray<string>> = [
   ["domain"],
   ["statistics"],
   ["runner"],
-  ["cache"],
+  ["cache", "sandbox"],
   ["agents", "datasets", "scoring", "results"],
   ["summary"],
   ["report", "cluster"],
@@ -218,6 +220,15 @@ const cacheReach = (graph: Graph): Array<string> =>
     return [...files, ...packages].map((target) => `${file} -> ${target}`)
   }).sort()
 
+/** Rule 8: what sandbox/ imports beyond internal/, domain/, itself, `effect` and Node's built-ins. */
+const sandboxReach = (graph: Graph): Array<string> =>
+  [...graph].flatMap(([file, node]) => {
+    if (folderOf(file) !== "sandbox") return []
+    const files = [...node.imports.keys()].filter((target) => !["internal", "domain", "sandbox"].includes(folderOf(target) ?? ""))
+    const packages = [...node.packages].filter((name) => name !== "effect" && !name.startsWith("effect/") && !name.startsWith("node:"))
+    return [...files, ...packages].map((target) => `${file} -> ${target}`)
+  }).sort()
+
 /** Rule 9: the calls that bypass Clock, Random and Console, as `file: call`. */
 const ambientCalls = (file: string, text: string): Array<string> => {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
@@ -291,6 +302,10 @@ describe("the layout of src/", () => {
     assert.deepStrictEqual(cacheReach(graph), [])
   })
 
+  it("rule 8: sandbox/ imports only internal/, domain/, effect and Node's built-ins", () => {
+    assert.deepStrictEqual(sandboxReach(graph), [])
+  })
+
   it("rule 9: time, randomness and output go through Clock, Random and Console, but at the allowed sites", () => {
     const found = listFiles(root).flatMap((file) =>
       ambientCalls(path.relative(root, file).split(path.sep).join("/"), fs.readFileSync(file, "utf8"))
@@ -341,6 +356,8 @@ describe("the layout of src/", () => {
       ["statistics/Mean.ts", node(10, { "domain/Trial.ts": true, "internal/figures.ts": false }, ["effect", "node:fs"])],
       // cache/ reading the runner (below it, so no layer rule says so), and a SQLite package
       ["cache/Store.ts", node(10, { "runner/Runner.ts": true, "domain/Trial.ts": true }, ["effect", "node:sqlite", "better-sqlite3"])],
+      // sandbox/ reading the runner and a process package
+      ["sandbox/Bwrap.ts", node(10, { "runner/Runner.ts": true, "internal/redact.ts": false }, ["effect", "node:child_process", "execa"])],
       // a family that should be a folder (two of a word are fine; lower-case names are not counted)
       ["summary/SummaryTally.ts", node(10)],
       ["summary/SummaryText.ts", node(10)],
@@ -369,5 +386,6 @@ describe("the layout of src/", () => {
     assert.deepStrictEqual(prefixFamilies(planted), ["summary/Summary*: SummaryModel, SummaryTally, SummaryText"])
     assert.deepStrictEqual(impureStatistics(planted), ["statistics/Mean.ts -> domain/Trial.ts", "statistics/Mean.ts -> node:fs"])
     assert.deepStrictEqual(cacheReach(planted), ["cache/Store.ts -> better-sqlite3", "cache/Store.ts -> runner/Runner.ts"])
+    assert.deepStrictEqual(sandboxReach(planted), ["sandbox/Bwrap.ts -> execa", "sandbox/Bwrap.ts -> runner/Runner.ts"])
   })
 })

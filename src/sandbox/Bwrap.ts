@@ -1,0 +1,103 @@
+/**
+ * The `bwrap` sandbox: the command runs under bubblewrap with the root file
+ * system read-only, its workspace read-write (and its working directory), a
+ * private /tmp, fresh /dev and /proc, a pid namespace of its own, no network
+ * but its own loopback unless `full`, and `--die-with-parent`: when the
+ * process that started it dies, even by SIGKILL, the kernel kills bwrap's
+ * init and with it every process of the namespace.
+ *
+ * @since 0.9.0
+ */
+import { Effect } from "effect"
+import { runSpawn } from "./Run.ts"
+import { argv, type Implementation, limited, SandboxUnavailable } from "./Sandbox.ts"
+
+/** The isolation every command gets, and the probe checks. */
+const BASE = [
+  "--ro-bind",
+  "/",
+  "/",
+  "--dev",
+  "/dev",
+  "--proc",
+  "/proc",
+  "--tmpfs",
+  "/tmp",
+  "--unshare-pid",
+  "--die-with-parent"
+] as const
+
+/**
+ * How to get bubblewrap, for the error a missing one gives.
+ *
+ * @category messages
+ * @since 0.9.0
+ */
+export const INSTALL = "install it with `apt-get install -y bubblewrap` (Debian, Ubuntu; `dnf install bubblewrap` on Fedora)"
+
+/** The probe's own bound: bwrap answers in milliseconds when it can work at all. */
+const PROBE_TIMEOUT = "10 seconds"
+
+/**
+ * The `bwrap` sandbox.
+ *
+ * @category implementations
+ * @since 0.9.0
+ */
+export const bwrap: Implementation = {
+  kind: "bwrap",
+  wrap: (command, options) => ({
+    command: "bwrap",
+    args: [
+      ...BASE,
+      ...(options.network === "full" ? [] : ["--unshare-net"]),
+      // After --tmpfs /tmp, so a workspace under /tmp is bound over the private /tmp.
+      "--bind",
+      options.workspace,
+      options.workspace,
+      "--chdir",
+      options.workspace,
+      "--",
+      ...limited(argv(command), options.memoryBytes)
+    ],
+    cwd: options.workspace
+  }),
+  check: (env) =>
+    runSpawn(
+      { command: "bwrap", args: [...BASE, "--unshare-net", "--", "true"], cwd: "/" },
+      "bwrap --ro-bind / / true",
+      { timeout: PROBE_TIMEOUT, env, tailLines: 5 }
+    ).pipe(
+      Effect.catchTags({
+        SandboxSpawnFailed: (error) =>
+          Effect.fail(
+            new SandboxUnavailable({
+              sandbox: "bwrap",
+              message: error.code === "ENOENT"
+                ? `--sandbox bwrap needs bubblewrap, and bwrap is not on PATH: ${INSTALL}`
+                : `--sandbox bwrap: ${error.message}`
+            })
+          ),
+        SandboxTimeout: () =>
+          Effect.fail(
+            new SandboxUnavailable({
+              sandbox: "bwrap",
+              message: `--sandbox bwrap: bwrap did not answer within ${PROBE_TIMEOUT}`
+            })
+          )
+      }),
+      Effect.flatMap((outcome) =>
+        outcome.exitCode === 0 ? Effect.void : Effect.fail(
+          new SandboxUnavailable({
+            sandbox: "bwrap",
+            message: `--sandbox bwrap: bwrap cannot make a sandbox here (${
+              outcome.exitCode === null ? `signal ${outcome.signal}` : `exit code ${outcome.exitCode}`
+            }${outcome.stderr === "" ? "" : `: ${outcome.stderr.replaceAll("\n", " ")}`}); ` +
+              "it needs user namespaces: turn them on with `sysctl -w kernel.unprivileged_userns_clone=1` " +
+              "(Debian) or `sysctl -w user.max_user_namespaces=15000`, or run where they are allowed " +
+              "(a container started with --privileged or a seccomp profile that allows unshare)"
+          })
+        )
+      )
+    )
+}
