@@ -109,6 +109,8 @@ describe("the sandbox options", () => {
       "sh", "-c", `ulimit -v 1024 && exec "$0" "$@"`, "true"
     ])
     assert.notInclude(bwrap.wrap(["true"], { workspace: "/w", network: "full" }).args, "--unshare-net")
+    // A relative workspace is made absolute: bwrap binds absolute paths only.
+    assert.strictEqual(bwrap.wrap(["true"], { workspace: "ws", network: "full" }).cwd, path.resolve("ws"))
   })
 })
 
@@ -126,17 +128,30 @@ describe("running a command", () => {
       assert.strictEqual(outcome.stderr, "key <redacted>")
     }), 60_000)
 
+  it.live("a long output (1.3 MB) keeps whole last lines", () =>
+    Effect.gen(function*() {
+      const outcome = yield* run(none, "seq 1 200000", { workspace: folder(), network: "full", timeout: "60 seconds", tailLines: 2 })
+      assert.strictEqual(outcome.exitCode, 0)
+      assert.strictEqual(outcome.stdout, "199999\n200000")
+      const all = yield* run(none, "seq 1 200000", { workspace: folder(), network: "full", timeout: "60 seconds", tailLines: 1e6 })
+      // At most 64 KiB is kept, and the first line kept is whole.
+      const lines = all.stdout.split("\n")
+      assert.isAtMost(all.stdout.length, 64 * 1024)
+      assert.strictEqual(Number(lines.at(-1)) - Number(lines[0]) + 1, lines.length)
+      assert.strictEqual(lines[0], String(200001 - lines.length))
+    }), 60_000)
+
   it.live("a timeout kills the whole process group, not only the command", () =>
     Effect.gen(function*() {
       const workspace = folder()
       const exit = yield* run(none, "sleep 300 & echo $! > child && wait", {
         workspace,
         network: "full",
-        timeout: "2 seconds"
+        timeout: "5 seconds"
       }).pipe(Effect.exit)
       const error = failureOf(exit)
       assert.strictEqual(error?._tag, "SandboxTimeout")
-      assert.strictEqual(error?.message, "sh -c 'sleep 300 & echo $! > child && wait' did not finish within 2000ms: its process group was killed")
+      assert.strictEqual(error?.message, "sh -c 'sleep 300 & echo $! > child && wait' did not finish within 5000ms: its process group was killed")
       const child = Number(fs.readFileSync(path.join(workspace, "child"), "utf8"))
       left.push(child)
       yield* Effect.promise(() => waitFor(`the background sleep ${child} to be gone`, () => !alive(child), { timeoutMs: 20_000 }))

@@ -9,6 +9,7 @@
  * @since 0.9.0
  */
 import { Effect } from "effect"
+import * as path from "node:path"
 import { runSpawn } from "./Run.ts"
 import { argv, type Implementation, limited, SandboxUnavailable } from "./Sandbox.ts"
 
@@ -46,22 +47,26 @@ const PROBE_TIMEOUT = "10 seconds"
  */
 export const bwrap: Implementation = {
   kind: "bwrap",
-  wrap: (command, options) => ({
-    command: "bwrap",
-    args: [
-      ...BASE,
-      ...(options.network === "full" ? [] : ["--unshare-net"]),
-      // After --tmpfs /tmp, so a workspace under /tmp is bound over the private /tmp.
-      "--bind",
-      options.workspace,
-      options.workspace,
-      "--chdir",
-      options.workspace,
-      "--",
-      ...limited(argv(command), options.memoryBytes)
-    ],
-    cwd: options.workspace
-  }),
+  wrap: (command, options) => {
+    // bwrap binds and changes into absolute paths only.
+    const workspace = path.resolve(options.workspace)
+    return {
+      command: "bwrap",
+      args: [
+        ...BASE,
+        ...(options.network === "full" ? [] : ["--unshare-net"]),
+        // After --tmpfs /tmp, so a workspace under /tmp is bound over the private /tmp.
+        "--bind",
+        workspace,
+        workspace,
+        "--chdir",
+        workspace,
+        "--",
+        ...limited(argv(command), options.memoryBytes)
+      ],
+      cwd: workspace
+    }
+  },
   check: (env) =>
     runSpawn(
       { command: "bwrap", args: [...BASE, "--unshare-net", "--", "true"], cwd: "/" },

@@ -76,15 +76,21 @@ const TAIL_BYTES = 64 * 1024
 const tail = () => {
   const chunks: Array<Buffer> = []
   let size = 0
+  let dropped = false
   return {
     push: (chunk: Buffer) => {
       chunks.push(chunk)
       size += chunk.length
-      while (size - chunks[0]!.length >= TAIL_BYTES) size -= chunks.shift()!.length
+      while (size - chunks[0]!.length >= TAIL_BYTES) {
+        size -= chunks.shift()!.length
+        dropped = true
+      }
     },
     lines: (count: number, scrub: (text: string) => string): string => {
+      const cut = size > TAIL_BYTES || dropped
       const text = Buffer.concat(chunks).subarray(Math.max(0, size - TAIL_BYTES)).toString("utf8")
-      const lines = text.replace(/\n$/, "").split("\n")
+      // A stream cut at the front starts mid-line (maybe mid-character): that line is not shown.
+      const lines = text.replace(/\n$/, "").split("\n").slice(cut ? 1 : 0)
       return scrub(lines.slice(-count).join("\n"))
     }
   }
@@ -107,7 +113,7 @@ const killGroup = (pid: number | undefined) => {
  * @since 0.9.0
  */
 export const runSpawn = (
-  process_: Spawn,
+  target: Spawn,
   shown: string,
   bounds: Bounds
 ): Effect.Effect<Outcome, SandboxTimeout | SandboxSpawnFailed> => {
@@ -116,8 +122,8 @@ export const runSpawn = (
   const count = Math.max(1, bounds.tailLines ?? 20)
   const timeoutMs = Duration.toMillis(bounds.timeout)
   return Effect.callback<Outcome, SandboxSpawnFailed>((resume) => {
-    const child = spawn(process_.command, [...process_.args], {
-      cwd: process_.cwd,
+    const child = spawn(target.command, [...target.args], {
+      cwd: target.cwd,
       env: bounds.env ?? process.env,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"]
