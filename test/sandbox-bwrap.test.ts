@@ -141,8 +141,11 @@ describe("the bwrap sandbox: bounds", () => {
     let stderr = ""
     parent.stderr.setEncoding("utf8").on("data", (s: string) => stderr += s)
     left.push(parent.pid!)
-    await waitFor(`the sandboxed command to start (${stderr})`, () => fs.existsSync(path.join(workspace, "started")))
-    const sandboxed = descendants(parent.pid!)
+    await waitFor("the sandboxed command to start", () => fs.existsSync(path.join(workspace, "started")) || parent.exitCode !== null)
+    assert.strictEqual(parent.exitCode, null, `the run is waiting on its command: ${stderr}`)
+    // The bwrap the run started, and every process below it (not the loader's helpers beside it).
+    const bwraps = descendants(parent.pid!).filter((pid) => command(pid) === "bwrap" && command(parentOf(pid)) !== "bwrap")
+    const sandboxed = bwraps.flatMap((pid) => [pid, ...descendants(pid)])
     left.push(...sandboxed)
     // bwrap, its init in the new pid namespace, and the command's sleep.
     assert.isTrue(sandboxed.some((pid) => command(pid) === "bwrap"), `bwrap among ${sandboxed.map(command)}`)
@@ -161,6 +164,15 @@ const command = (pid: number): string => {
     return fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim()
   } catch {
     return "gone"
+  }
+}
+
+/** The parent pid of `pid`, from /proc (0 when gone). */
+const parentOf = (pid: number): number => {
+  try {
+    return Number(fs.readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "").split(" ")[1])
+  } catch {
+    return 0
   }
 }
 
