@@ -11,7 +11,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { scrubber } from "../src/internal/redact.ts"
-import { bwrap } from "../src/sandbox/Bwrap.ts"
+import { bwrap, hiddenByTmp } from "../src/sandbox/Bwrap.ts"
 import { none } from "../src/sandbox/None.ts"
 import { run } from "../src/sandbox/Run.ts"
 import { display, KindOption, NetworkOption, Sandbox } from "../src/sandbox/Sandbox.ts"
@@ -95,6 +95,13 @@ describe("the sandbox options", () => {
     assert.throws(() => Schema.decodeUnknownSync(NetworkOption)("host"), `Expected none, loopback or full, got "host"`)
   })
 
+  it("what a private /tmp would hide is bound back read-only: paths under /tmp, not /tmp itself nor paths elsewhere", () => {
+    assert.deepStrictEqual(hiddenByTmp(["/tmp/ci/repo", "/tmp/ci/repo", "/tmp", "/home/u/repo", "/tmpfoo/x", "/tmp/ci/node/bin"]), [
+      "/tmp/ci/repo",
+      "/tmp/ci/node/bin"
+    ])
+  })
+
   it("commands are shown shell-quoted", () => {
     assert.strictEqual(display("sleep 30"), "sh -c 'sleep 30'")
     assert.strictEqual(display(["node", "server.js", "it's"]), `node server.js 'it'\\''s'`)
@@ -103,9 +110,11 @@ describe("the sandbox options", () => {
   it("the bwrap command line: read-only root, private /tmp, the workspace bound and the working directory", () => {
     const spawn = bwrap.wrap(["true"], { workspace: "/w s", network: "none", memoryBytes: 2 ** 20 })
     assert.strictEqual(spawn.command, "bwrap")
+    // A checkout under /tmp (and its Node) is bound back read-only over the private /tmp.
+    const kept = hiddenByTmp([process.cwd(), path.dirname(process.execPath)]).flatMap((p) => ["--ro-bind", p, p])
     assert.deepStrictEqual(spawn.args, [
       "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--unshare-pid", "--die-with-parent",
-      "--unshare-net", "--bind", "/w s", "/w s", "--chdir", "/w s", "--",
+      "--unshare-net", ...kept, "--bind", "/w s", "/w s", "--chdir", "/w s", "--",
       "sh", "-c", `ulimit -v 1024 && exec "$0" "$@"`, "true"
     ])
     assert.notInclude(bwrap.wrap(["true"], { workspace: "/w", network: "full" }).args, "--unshare-net")

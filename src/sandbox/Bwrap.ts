@@ -29,6 +29,17 @@ const BASE = [
 ] as const
 
 /**
+ * Of `paths`, those a private /tmp would hide: each under /tmp (not /tmp
+ * itself), bound back read-only so a project, and the Node running it, that
+ * live under /tmp stay readable to the command; nothing of them writable.
+ *
+ * @category internals
+ * @since 0.9.0
+ */
+export const hiddenByTmp = (paths: ReadonlyArray<string>): ReadonlyArray<string> =>
+  [...new Set(paths.map((p) => path.resolve(p)).filter((p) => p.startsWith("/tmp/")))]
+
+/**
  * How to get bubblewrap, for the error a missing one gives.
  *
  * @category messages
@@ -55,6 +66,8 @@ export const bwrap: Implementation = {
       args: [
         ...BASE,
         ...(options.network === "full" ? [] : ["--unshare-net"]),
+        // The working directory and the Node running us, read-only, when the private /tmp hides them.
+        ...hiddenByTmp([process.cwd(), path.dirname(process.execPath)]).flatMap((p) => ["--ro-bind", p, p]),
         // After --tmpfs /tmp, so a workspace under /tmp is bound over the private /tmp.
         "--bind",
         workspace,
