@@ -38,6 +38,7 @@ const LEVELS: ReadonlyArray<ReadonlyArray<string>> = [
   ["internal"],
   ["domain"],
   ["statistics"],
+  ["workspace"],
   ["runner"],
   ["cache", "sandbox"],
   ["agents", "datasets", "scoring", "results"],

@@ -29,6 +29,8 @@ export type Agent<E = unknown, R = never> = (task: AgentEvalTask, trial?: TrialC
 export interface TrialContext {
   readonly id: string
   readonly epoch: number | undefined
+  /** The trial's own directory, on a `--workspace` run. */
+  readonly workspace?: string | undefined
 }
 
 /**

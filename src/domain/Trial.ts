@@ -20,7 +20,9 @@ export const AgentEvalTask = Schema.Struct({
   inputs: Schema.Record(Schema.String, Schema.Unknown),
   intent: Schema.optionalKey(Schema.String),
   reference: Schema.optionalKey(Schema.Unknown),
-  metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+  metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)),
+  /** Files a `--workspace` run writes into the trial's workspace: `{ "relative/path": "content" }` (checked there). */
+  files: Schema.optionalKey(Schema.Unknown)
 })
 export type AgentEvalTask = typeof AgentEvalTask.Type
 

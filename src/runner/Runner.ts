@@ -157,14 +157,35 @@ export const runUnits = <E, R, AE, AR>(
 export const runPaired = <E, R, AE, AR>(
   units: Stream.Stream<TrialUnit, E, R>,
   agent: Agent<AE, AR>,
-  options: Omit<RunOptions, "epochs">
+  options: Omit<RunOptions, "epochs"> & {
+    /**
+     * Run in the trial's fiber when it is admitted, before its first call:
+     * the trial's workspace (`--workspace`), which its agent gets in its
+     * context. A failure fails that trial with it, the agent not called.
+     */
+    readonly admit?: ((unit: TrialUnit) => Effect.Effect<string, unknown>) | undefined
+  }
 ): Stream.Stream<Paired, E | InvalidParallelism | MaxFailuresExceeded, R | AR> =>
   withRunConfig(
     options,
-    (config) =>
-      bounded(units, (unit) => Effect.map(startUnit(unit, agent, config), (trial): Paired => ({ unit, trial })), config),
+    (config) => {
+      const admit = options.admit
+      const start = (unit: TrialUnit) =>
+        admit === undefined || unit.invalid !== undefined
+          ? startUnit(unit, agent, config)
+          : Effect.matchEffect(admit(unit), {
+            onFailure: (error) => startTrial(unit.task, unit.epoch, failing(error), config),
+            onSuccess: (workspace) => startTrial(unit.task, unit.epoch, inWorkspace(agent, workspace), config)
+          })
+      return bounded(units, (unit) => Effect.map(start(unit), (trial): Paired => ({ unit, trial })), config)
+    },
     (paired) => paired.trial
   )
+
+const failing = (error: unknown): Agent<unknown> => () => Effect.fail(error)
+
+const inWorkspace = <AE, AR>(agent: Agent<AE, AR>, workspace: string): Agent<AE, AR> => (task, trial) =>
+  agent(task, trial === undefined ? { id: task.id, epoch: undefined, workspace } : { ...trial, workspace })
 
 /**
  * A unit of one cell of a matrix run: `cell` is the index of its cell.

@@ -7,6 +7,7 @@
  */
 import { Duration, Schema } from "effect"
 import * as ToolAgent from "../../agents/tools/Agent.ts"
+import { KeepWorkspaces } from "../../workspace/KeepOption.ts"
 import type * as Kinds from "../Kinds.ts"
 import * as Options from "../Options.ts"
 import * as Option from "./Option.ts"
@@ -197,6 +198,34 @@ export const options = (kinds: Kinds.Kinds) => ({
     ToolAgent.defaults.mcpTimeout,
     "How long a --tools MCP server may take to answer initialize, then tools/list; past it the run stops " +
       "(exit 1, McpServerFailed naming the server and the step) (default 30s)"
+  ),
+  workspace: Option.toggle(
+    "workspace",
+    "Give each trial a fresh directory, <workspace-dir>/<run-id>/<trial-id>, made when it is admitted and removed once it is scored " +
+      "(at most --parallelism at once); the agent, module tools and {workspace} placeholders get its path"
+  ),
+  workspaceDir: Option.withPath(
+    Option.text("workspace-dir", "With --workspace: the folder the run's workspaces go under (default the system temp folder)"),
+    "file"
+  ),
+  workspaceFrom: Option.withPath(
+    Option.text("workspace-from", "With --workspace: a folder copied into each workspace (then the task's files are written)"),
+    "file"
+  ),
+  setup: Option.text(
+    "setup",
+    "With --workspace: a shell command run inside each workspace once seeded ({workspace}, {trial_id}, {task_id}, {epoch}, " +
+      "{task.PATH} placeholders); a non-zero exit fails the trial as SetupFailed with its last lines (at most 10m)"
+  ),
+  keepWorkspaces: Option.withBare(
+    Option.value(
+      "keep-workspaces",
+      "all|failed",
+      KeepWorkspaces,
+      undefined,
+      "With --workspace: keep the workspaces (bare or =all), or =failed only those of failed trials, named in the summary; none by default"
+    ),
+    "all"
   ),
   estimate: Option.toggle(
     "estimate",

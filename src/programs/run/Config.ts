@@ -158,6 +158,17 @@ export const validate = (config: KindedConfig): RunInputError | undefined => {
   if (config.groupBy !== undefined && new Set(config.groupBy).size < config.groupBy.length) {
     return bad(`--group-by ${config.groupBy.find((p, i) => config.groupBy!.indexOf(p) !== i)} is given twice`, "--group-by")
   }
+  if (config.workspace !== true) {
+    const flag = [
+      ["--workspace-dir", config.workspaceDir],
+      ["--workspace-from", config.workspaceFrom],
+      ["--setup", config.setup],
+      ["--keep-workspaces", config.keepWorkspaces]
+    ].find(([, v]) => v !== undefined)
+    if (flag !== undefined) return bad(`${flag[0]} needs --workspace (it is about each trial's workspace)`, String(flag[0]))
+  } else if (config.remote !== undefined || config.cluster !== undefined) {
+    return bad("--workspace cannot be used with --cluster: the workspaces would be on the workers", "--workspace")
+  }
   if (config.score !== undefined && config.score.includes("none") && config.score.length > 1) {
     return bad("--score none scores nothing: it cannot be given with other --score specs", "--score")
   }

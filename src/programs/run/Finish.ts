@@ -9,6 +9,7 @@ import { Clock, Console, Effect, Exit, Schema } from "effect"
 import * as Results from "../../results/Results.ts"
 import * as Stage from "../../scoring/Stage.ts"
 import * as Gates from "../../summary/Gates.ts"
+import * as Workspaces from "./stages/Workspaces.ts"
 import * as Summary from "../../summary/Summary.ts"
 import * as BadInput from "../BadInput.ts"
 import type { OutputWriteError } from "../Output.ts"
@@ -112,6 +113,7 @@ export const finish = (plan: RunPlan, ended: Outcome) =>
     yield* named.sayWhenWritten(() => counts.written)
     if (!told || acc.thisRun.completed + acc.thisRun.failed + acc.thisRun.partial > 0) {
       yield* say(Summary.format(summary) + Gates.formatText(gated.gates))
+      for (const line of Workspaces.summaryLines(counts)) yield* say(line)
     }
     const lost = (e: OutputWriteError) =>
       Exit.isSuccess(exit)

@@ -29,6 +29,7 @@ import * as Record from "./stages/Record.ts"
 import * as Score from "./stages/Score.ts"
 import * as Source from "./stages/Source.ts"
 import * as Stop from "./stages/Stop.ts"
+import * as Workspaces from "./stages/Workspaces.ts"
 
 // Declared beside what uses them; `Run.*` is still the way in for the CLI and the tests.
 export { DEFAULT_SYNTHETIC, type RunConfig, scoreSpecs } from "./Config.ts"
@@ -113,11 +114,15 @@ export const run = Effect.fn("Run.run")(function*(options: RunConfig) {
     const announce = named.sayWhenWritten(sink.written)
     const remote = config.remote
     const paced = Cached.paceMisses(agent, config, cache)
+    // `--workspace`: opened after the writer, so it is closed (the workspaces
+    // of interrupted trials removed) before the writer's last flush.
+    const pool = yield* Workspaces.open(config, plan.runId, counts)
     yield* units.pipe(
       Execute.execute({
         agent: paced.agent,
         runner: { parallelism: config.parallelism, ...policyOptions(config), rate: paced.rate },
         probe: counts.probe,
+        admit: Workspaces.admit(pool),
         remote: remote === undefined ? undefined : { run: remote, config, out, scoreSpecs: scoreSpecs(config) }
       }),
       Label.label({ labels: labelOptions, revisions }),
@@ -130,6 +135,7 @@ export const run = Effect.fn("Run.run")(function*(options: RunConfig) {
           probe: counts.scoreProbe
         }
       ),
+      Workspaces.release(pool),
       Cached.mark(cache?.tallies),
       Price.price({ pricing, sayUnpriced }),
       Stop.stop({ deadServer: config.tools !== undefined && config.tools.length > 0, budget }),

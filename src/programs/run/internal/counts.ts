@@ -11,6 +11,7 @@ import type { OutputWriteError } from "../../Output.ts"
 import { MutableProbe } from "../../../runner/internal/probe.ts"
 import type { GatesFailed } from "../../../summary/Gates.ts"
 import type { Counts, CountsSnapshot } from "../Counts.ts"
+import type { Pool } from "../../../workspace/Pool.ts"
 
 /**
  * Brands the public `Counts` type: every value typed `Counts` was made here.
@@ -37,6 +38,10 @@ export class MutableCounts implements Counts {
   readonly unpricedPending: Array<string> = []
   readonly probe: MutableProbe = new MutableProbe()
   readonly scoreProbe: MutableProbe = new MutableProbe()
+  /** The run's workspaces (`--workspace`): live, peak, kept. */
+  workspaces: Pool | undefined = undefined
+  /** Workspaces an earlier process of this run left, removed at its start. */
+  staleWorkspaces = 0
 
   constructor(total: number | undefined) {
     this.total = total

@@ -5,7 +5,7 @@
  *
  * @since 0.7.0
  */
-import { Function, type Stream } from "effect"
+import { type Effect, Function, type Stream } from "effect"
 import type { InvalidParallelism } from "../../../domain/Errors.ts"
 import type { MaxFailuresExceeded } from "../../../runner/Policy.ts"
 import type { Agent } from "../../../domain/Agent.ts"
@@ -23,6 +23,8 @@ export interface Options<AE, AR> {
   readonly agent: Agent<AE, AR>
   /** The runner's bound and failure handling. */
   readonly runner: Omit<RunOptions, "epochs" | "probe">
+  /** Run at each trial's admission: its workspace (`--workspace`). */
+  readonly admit?: ((unit: TrialUnit) => Effect.Effect<string, unknown>) | undefined
   /** The agent stage's counts. */
   readonly probe: MutableProbe
   /** Where a `--cluster` run's trials run instead (the agent is then never called). */
@@ -47,7 +49,7 @@ export const execute: {
   const { probe, remote } = options
   return remote !== undefined
     ? remote.run(self, { config: remote.config, out: remote.out, scoreSpecs: remote.scoreSpecs, probe })
-    : runPaired(self, options.agent, { ...options.runner, probe })
+    : runPaired(self, options.agent, { ...options.runner, probe, admit: options.admit })
 })
 
 /**

@@ -1,0 +1,86 @@
+/**
+ * The workspace stage (`--workspace`): the pool of the run's workspaces,
+ * opened for the run (a resumed run's stale ones removed first), each
+ * trial's workspace made at its admission (`admit`, given to the runner) and
+ * removed, or kept, once it is scored (`release`, after the scoring stage).
+ *
+ * @since 0.9.0
+ */
+import { Console, Effect, Function, Stream } from "effect"
+import * as os from "node:os"
+import * as path from "node:path"
+import type { AgentEvalTrial } from "../../../domain/Trial.ts"
+import type { TrialUnit } from "../../../runner/Runner.ts"
+import * as Pool from "../../../workspace/Pool.ts"
+import * as Workspace from "../../../workspace/Workspace.ts"
+import type { RunConfig } from "../Config.ts"
+import type { MutableCounts } from "../internal/counts.ts"
+
+/**
+ * The run's pool in the current scope, or undefined without `--workspace`.
+ * Stale workspaces of this run id (a kill -9 skips every finalizer) are
+ * removed first, and their count said on stderr.
+ *
+ * @category constructors
+ * @since 0.9.0
+ */
+export const open = (config: RunConfig, runId: string, counts: MutableCounts) =>
+  Effect.gen(function*() {
+    if (config.workspace !== true) return undefined
+    const root = path.resolve(config.workspaceDir ?? os.tmpdir())
+    const stale = yield* Workspace.removeStale(root, runId)
+    counts.staleWorkspaces = stale
+    if (stale > 0) yield* Console.error(`workspaces: removed ${stale} stale workspace${stale === 1 ? "" : "s"} of run ${runId} under ${Workspace.runDir(root, runId)}`)
+    const pool = yield* Pool.make({
+      root,
+      runId,
+      parallelism: config.parallelism,
+      from: config.workspaceFrom === undefined ? undefined : path.resolve(config.workspaceFrom),
+      setup: config.setup,
+      keep: config.keepWorkspaces ?? "none"
+    })
+    counts.workspaces = pool
+    return pool
+  })
+
+/**
+ * The runner's `admit` of a pool: the unit's workspace.
+ *
+ * @category combinators
+ * @since 0.9.0
+ */
+export const admit = (pool: Pool.Pool | undefined) =>
+  pool === undefined ? undefined : (unit: TrialUnit) => pool.admit(unit.task, unit.epoch)
+
+/**
+ * Each trial passed on once its workspace is removed (or kept).
+ *
+ * @category combinators
+ * @since 0.9.0
+ */
+export const release: {
+  (pool: Pool.Pool | undefined): <E, R>(self: Stream.Stream<AgentEvalTrial, E, R>) => Stream.Stream<AgentEvalTrial, E | Workspace.WorkspaceError, R>
+  <E, R>(self: Stream.Stream<AgentEvalTrial, E, R>, pool: Pool.Pool | undefined): Stream.Stream<AgentEvalTrial, E | Workspace.WorkspaceError, R>
+} = Function.dual(
+  2,
+  <E, R>(self: Stream.Stream<AgentEvalTrial, E, R>, pool: Pool.Pool | undefined) =>
+    pool === undefined ? self : Stream.tap(self, (trial) => pool.release(trial))
+)
+
+/**
+ * The summary's lines about workspaces: those kept, and how many were made.
+ *
+ * @category formatting
+ * @since 0.9.0
+ */
+export const summaryLines = (counts: MutableCounts): ReadonlyArray<string> => {
+  const pool = counts.workspaces
+  if (pool === undefined) return []
+  const kept = pool.kept()
+  return [
+    `workspaces: ${pool.made()} made, ${pool.removed()} removed, peak ${pool.peak()} live` +
+    (counts.staleWorkspaces > 0 ? `, ${counts.staleWorkspaces} stale removed at the start` : "") +
+    (kept.length > 0 ? `, ${kept.length} kept:` : ""),
+    ...kept.map((dir) => `  ${dir}`)
+  ]
+}
