@@ -76,3 +76,39 @@ describe("run --workspace", () => {
     assert.include(r.stderr, "--setup needs --workspace")
   })
 })
+
+describe("run --workspace with a per-trial --tools server ({workspace} in its spec)", () => {
+  it("24 trials at parallelism 8: each trial's server keeps its state in its own workspace and sees only its own note", { timeout: 120_000 }, async () => {
+    const dir = tempDir()
+    const root = path.join(dir, "ws")
+    const out = path.join(dir, "out.jsonl")
+    const ids = Array.from({ length: 24 }, (_, i) => `n${i}`)
+    const file = writeJsonl(path.join(dir, "tasks.jsonl"), ids.map((id) => ({ id, inputs: { note: `note of ${id}` } })))
+    const r = await run([
+      "--tasks", file, "--agent", "effect-ai:test/fixtures/model-layer-notes.ts#layer", "--out", out, "--no-progress",
+      "--parallelism", "8", "--workspace", "--workspace-dir", root,
+      "--tools", "mcp:stdio:env STATE_FILE={workspace}/state.json node test/fixtures/mcp-state-server.mjs"
+    ])
+    assert.strictEqual(r.code, 0, describeResult(r))
+    const trials = readTrials(out)
+    assert.strictEqual(trials.length, 24)
+    for (const trial of trials) {
+      assert.strictEqual(trial.status, "completed", JSON.stringify(trial.error))
+      // The `notes` tool's result, as the model saw it: this trial's note only.
+      assert.strictEqual(trial.output?.output_text, JSON.stringify(JSON.stringify([`note of ${trial.task_id}`])))
+    }
+    assert.include(r.stdout, "workspaces: 24 made, 24 removed, peak 8 live")
+    assert.deepStrictEqual(fs.readdirSync(root), [])
+  })
+})
+
+describe("run --tools with {workspace} but no --workspace", () => {
+  it("is bad input naming --tools", { timeout: 60_000 }, async () => {
+    const r = await run([
+      "--synthetic", "2", "--agent", "effect-ai:test/fixtures/model-layer-notes.ts#layer", "--no-progress",
+      "--tools", "mcp:stdio:env STATE_FILE={workspace}/state.json node test/fixtures/mcp-state-server.mjs"
+    ])
+    assert.strictEqual(r.code, 2, describeResult(r))
+    assert.include(r.stderr, "--tools mcp:stdio:env STATE_FILE={workspace}/state.json node test/fixtures/mcp-state-server.mjs: {workspace} needs --workspace")
+  })
+})

@@ -15,6 +15,7 @@ import type { RetryPolicy } from "../../runner/Policy.ts"
 import { DEFAULT_TIMEOUT } from "./internal/mcp.ts"
 import * as ToolLoop from "./Loop.ts"
 import * as ResponseCache from "../../cache/ResponseCache.ts"
+import * as PerTrial from "./PerTrial.ts"
 import * as ToolSources from "./Sources.ts"
 import { placedFields, placedMessage } from "../../domain/internal/where.ts"
 
@@ -88,13 +89,18 @@ export const make = <E>(
     const modelContext = yield* Layer.build(model).pipe(
       Effect.mapError((e) => new AgentBuildError({ problem: `the model's layer failed: ${String((e as { message?: unknown })?.message ?? e)}` }))
     )
-    const connect = ToolSources.connectAll(options.tools, { cwd: options.cwd, mcpTimeout: options.mcpTimeout }, options.sources)
-    const shared = options.mcpPerTrial === true ? undefined : yield* connect
+    const connectOptions = { cwd: options.cwd, mcpTimeout: options.mcpTimeout }
+    // A spec with a placeholder (`{workspace}`) is started once per trial,
+    // inside it, whatever `mcpPerTrial` says: it is each trial's own.
+    const { fixed, templated } = PerTrial.split(options.tools, options.sources)
+    const perTrial = options.mcpPerTrial === true
+    const connect = ToolSources.connectAll(fixed, connectOptions, options.sources)
+    const shared = perTrial ? undefined : yield* connect
     // Per trial, the stateless sources (module tools) are still connected once
     // here first, so a bad one stops the run at its start, not every trial.
     if (shared === undefined) {
-      const stateless = options.tools.filter((spec) => !ToolSources.sourceOf(spec, options.sources).stateful)
-      if (stateless.length > 0) yield* ToolSources.connectAll(stateless, { cwd: options.cwd, mcpTimeout: options.mcpTimeout }, options.sources)
+      const stateless = fixed.filter((spec) => !ToolSources.sourceOf(spec, options.sources).stateful)
+      if (stateless.length > 0) yield* ToolSources.connectAll(stateless, connectOptions, options.sources)
     }
     const loopOptions = (tools: ToolLoop.Tools): ToolLoop.Options => ({
       tools,
@@ -103,13 +109,20 @@ export const make = <E>(
       retry: options.retry,
       model: options.model
     })
+    const sourceError = (e: ToolSources.ToolConnectError) =>
+      Effect.fail(new ToolSourceError({ ...(e.where === undefined ? undefined : { where: e.where }), problem: e.problem }))
     const agent: Agent<ToolLoop.MaxTurns | ToolLoop.ModelError | ToolSourceError | ToolSources.McpServerFailed> = (task, trial) =>
-      (shared !== undefined
+      (shared !== undefined && templated.length === 0
         ? ToolLoop.run(task, loopOptions(shared))
         : Effect.scoped(
-          connect.pipe(
-            Effect.catchTag("ToolConnectError", (e) =>
-              Effect.fail(new ToolSourceError({ ...(e.where === undefined ? undefined : { where: e.where }), problem: e.problem }))),
+          Effect.gen(function*() {
+            const base = shared ?? (yield* connect)
+            if (templated.length === 0) return base
+            const own = yield* PerTrial.connect(templated, task, trial, connectOptions, options.sources)
+            const tools = fixed.length === 0 ? own : ToolSources.combine(base, own)
+            return typeof tools === "string" ? yield* new ToolSources.ToolConnectError({ where: "--tools", problem: tools }) : tools
+          }).pipe(
+            Effect.catchTag("ToolConnectError", sourceError),
             Effect.flatMap((tools) => ToolLoop.run(task, loopOptions(tools)))
           )
         )).pipe(

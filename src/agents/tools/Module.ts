@@ -21,6 +21,8 @@
 import { Effect, Layer, Schema } from "effect"
 import { Tool, Toolkit } from "effect/ai"
 import { loadValue } from "../../internal/loadExport.ts"
+import * as ResponseCache from "../../cache/ResponseCache.ts"
+import type { TrialContext } from "../../domain/Agent.ts"
 import { parametersOf } from "./internal/parameters.ts"
 import type { Tools } from "./Loop.ts"
 import { ToolConnectError, type ToolSource } from "./Source.ts"
@@ -46,6 +48,10 @@ export interface PlainTool {
       readonly abortSignal: AbortSignal
       readonly toolCallId: string
       readonly messages: ReadonlyArray<unknown>
+      /** The trial's workspace, on a `--workspace` run. */
+      readonly workspace?: string | undefined
+      /** The trial's id and epoch. */
+      readonly trial?: TrialContext | undefined
     }
   ) => unknown
 }
@@ -110,14 +116,20 @@ export const fromExport = (value: unknown, where: string): Effect.Effect<Tools, 
       }))
       handlers[name] = (params, context) =>
         parameters.check(params).pipe(Effect.flatMap((args) =>
-          Effect.tryPromise({
+          Effect.flatMap(Effect.service(ResponseCache.CurrentTrial), (trial) => Effect.tryPromise({
             try: (signal) => {
               // `signal` as ours, `abortSignal` and `toolCallId` as the AI SDK's `execute` reads them.
-              const out = plain.execute(args, { signal, abortSignal: signal, toolCallId: context?.toolCallId ?? "", messages: [] })
+              const out = plain.execute(args, {
+                signal,
+                abortSignal: signal,
+                toolCallId: context?.toolCallId ?? "",
+                messages: [],
+                ...(trial === undefined ? undefined : { trial, workspace: trial.workspace })
+              })
               return Effect.isEffect(out) ? Effect.runPromise(out as Effect.Effect<unknown>) : settle(out)
             },
             catch: (e) => e instanceof Error ? e.message : String(e)
-          })
+          }))
         ))
     }
     const toolkit = Toolkit.make(...tools)

@@ -78,6 +78,22 @@ export const connectAll = (
     return merge(owners)
   })
 
+/**
+ * The tools of two toolkits as one (a run's shared tools and a trial's
+ * own); a name in both is refused, naming the tool.
+ *
+ * @category constructors
+ * @since 0.9.0
+ */
+export const combine = (first: Tools, second: Tools): Tools | string => {
+  const clash = Object.keys(second.tools).find((name) => Object.hasOwn(first.tools, name))
+  if (clash !== undefined) return `the tool "${clash}" is in two --tools sources`
+  const owners = new Map<string, { readonly tools: Tools }>()
+  for (const name of Object.keys(first.tools)) owners.set(name, { tools: first })
+  for (const name of Object.keys(second.tools)) owners.set(name, { tools: second })
+  return merge(owners)
+}
+
 const merge = (owners: ReadonlyMap<string, { readonly tools: Tools }>): Tools => {
   if (new Set([...owners.values()].map((o) => o.tools)).size === 1) return [...owners.values()][0]!.tools
   const tools: Record<string, Tools["tools"][string]> = {}

@@ -12,6 +12,7 @@ import type { OutputFormat } from "../Output.ts"
 import * as Choose from "../../datasets/Choose.ts"
 import type * as Source from "../../datasets/Source.ts"
 import * as Results from "../../results/Results.ts"
+import * as ToolSources from "../../agents/tools/Sources.ts"
 import type * as RunOptions from "../config/Run.ts"
 import * as Policy from "../../runner/Policy.ts"
 import { type Remote, type RemoteConfig, RunInputError } from "../../runner/Remote.ts"
@@ -166,6 +167,8 @@ export const validate = (config: KindedConfig): RunInputError | undefined => {
       ["--keep-workspaces", config.keepWorkspaces]
     ].find(([, v]) => v !== undefined)
     if (flag !== undefined) return bad(`${flag[0]} needs --workspace (it is about each trial's workspace)`, String(flag[0]))
+    const templated = config.tools?.map((spec) => ToolSources.sourceOf(spec).format(spec)).find((text) => text.includes("{workspace}"))
+    if (templated !== undefined) return bad(`--tools ${templated}: {workspace} needs --workspace (each trial's directory)`, "--tools")
   } else if (config.remote !== undefined || config.cluster !== undefined) {
     return bad("--workspace cannot be used with --cluster: the workspaces would be on the workers", "--workspace")
   }
