@@ -8,7 +8,7 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { describeResult, readTrials, removeTempDirs, run, tempDir, writeJsonl } from "./cli-helpers.ts"
+import { describeResult, readTrials, removeTempDirs, run, start, tempDir, waitFor, writeJsonl } from "./cli-helpers.ts"
 
 afterAll(removeTempDirs)
 
@@ -110,5 +110,32 @@ describe("run --tools with {workspace} but no --workspace", () => {
     ])
     assert.strictEqual(r.code, 2, describeResult(r))
     assert.include(r.stderr, "--tools mcp:stdio:env STATE_FILE={workspace}/state.json node test/fixtures/mcp-state-server.mjs: {workspace} needs --workspace")
+  })
+})
+
+describe("run --workspace after a kill -9", () => {
+  it("the next run removes the killed run's stale workspaces and says how many", { timeout: 120_000 }, async () => {
+    const dir = tempDir()
+    const root = path.join(dir, "ws")
+    const out = path.join(dir, "out.jsonl")
+    const args = [
+      "--synthetic", "6", "--agent", AGENT, "--no-progress", "--parallelism", "3",
+      "--workspace", "--workspace-dir", root
+    ]
+    // The setup holds every admitted trial: 3 workspaces exist when the run is killed.
+    const child = start([...args, "--out", out, "--setup", "sleep 60"])
+    const live = () => fs.existsSync(root) ? fs.readdirSync(root).flatMap((run) => fs.readdirSync(path.join(root, run)).filter((n) => n !== ".owner")) : []
+    await waitFor("3 live workspaces", () => child.exited() || live().length === 3)
+    child.killGroup("SIGKILL")
+    const killed = await child.result
+    assert.strictEqual(killed.signal, "SIGKILL", describeResult(killed))
+    assert.strictEqual(live().length, 3)
+    const [killedRun] = fs.readdirSync(root)
+    const r = await run([...args, "--out", path.join(dir, "next.jsonl")])
+    assert.strictEqual(r.code, 0, describeResult(r))
+    assert.include(r.stderr, `workspaces: removed 3 stale workspaces of a killed run: ${path.join(root, killedRun!)}`)
+    assert.include(r.stdout, "workspaces: 6 made, 6 removed, peak 3 live, 3 stale removed at the start")
+    assert.deepStrictEqual(live(), [])
+    assert.strictEqual(readTrials(path.join(dir, "next.jsonl")).length, 6)
   })
 })

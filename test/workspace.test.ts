@@ -7,6 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Fiber, Latch, Stream } from "effect"
 import { TestClock } from "effect/testing"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -64,16 +65,26 @@ describe("Workspace.make: seeded from a folder and the task's files", () => {
       assert.deepStrictEqual(fs.readdirSync(outside), [])
     }))
 
-  it.live("removeStale removes what a killed run left and says how many", () =>
+  it.live("removeStale removes the folders of runs whose process is gone, and nothing else", () =>
     Effect.gen(function*() {
       const root = tmp()
-      assert.strictEqual(yield* Workspace.removeStale(root, "run-9"), 0)
-      for (const id of ["a:1", "b:1", "c:1"]) fs.mkdirSync(Workspace.trialDir(root, "run-9", id), { recursive: true })
-      fs.writeFileSync(path.join(Workspace.trialDir(root, "run-9", "a:1"), "f"), "x")
-      fs.mkdirSync(Workspace.trialDir(root, "run-8", "z:1"), { recursive: true })
-      assert.strictEqual(yield* Workspace.removeStale(root, "run-9"), 3)
-      assert.deepStrictEqual(fs.readdirSync(Workspace.runDir(root, "run-9")), [])
-      assert.deepStrictEqual(fs.readdirSync(Workspace.runDir(root, "run-8")), ["z:1"])
+      assert.deepStrictEqual(yield* Workspace.removeStale(path.join(root, "none")), [])
+      // A killed run: marked by a pid that no longer exists.
+      const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout
+      for (const id of ["a:1", "b:1", "c:1"]) fs.mkdirSync(Workspace.trialDir(root, "killed", id), { recursive: true })
+      fs.writeFileSync(path.join(Workspace.trialDir(root, "killed", "a:1"), "f"), "x")
+      fs.writeFileSync(path.join(Workspace.runDir(root, "killed"), ".owner"), dead)
+      // A live run (this process), kept workspaces of an ended run (no mark), another program's folder.
+      yield* Workspace.claim(root, "live")
+      fs.mkdirSync(Workspace.trialDir(root, "live", "z:1"))
+      fs.mkdirSync(Workspace.trialDir(root, "ended", "k:1"), { recursive: true })
+      fs.mkdirSync(path.join(root, "other"))
+      assert.deepStrictEqual(yield* Workspace.removeStale(root), [{ dir: Workspace.runDir(root, "killed"), workspaces: 3 }])
+      assert.deepStrictEqual(fs.readdirSync(root).sort(), ["ended", "live", "other"])
+      assert.deepStrictEqual(fs.readdirSync(Workspace.runDir(root, "live")).sort(), [".owner", "z:1"])
+      yield* Workspace.remove(Workspace.trialDir(root, "live", "z:1"))
+      yield* Workspace.unclaim(root, "live")
+      assert.deepStrictEqual(fs.readdirSync(root).sort(), ["ended", "other"])
     }))
 })
 

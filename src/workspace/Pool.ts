@@ -135,10 +135,11 @@ export const make = (options: Options) =>
         yield* slots.release(1)
       })
 
+    if (ops === nodeOps) yield* Workspace.claim(options.root, options.runId)
     yield* Effect.addFinalizer(() =>
       Effect.gen(function*() {
         for (const [id, dir] of [...open]) yield* Effect.ignore(free(id, dir, keep === "all"))
-        if (ops === nodeOps) yield* Workspace.removeRunDirIfEmpty(options.root, options.runId)
+        if (ops === nodeOps) yield* Workspace.unclaim(options.root, options.runId)
       })
     )
 

@@ -73,7 +73,7 @@ class Tail {
 /**
  * Runs `command` with `sh -c` in `cwd`. Succeeds on exit 0; fails with
  * `SetupFailed` on another exit, a signal, a spawn error, or when it runs
- * past `timeout` (it is then killed, with its process group).
+ * past `timeout` (its shell is then killed).
  *
  * @category running
  * @since 0.9.0
@@ -90,8 +90,9 @@ export const run = (
     const proc = spawn("sh", ["-c", command], {
       cwd,
       env: { ...process.env, ...options?.env },
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true
+      // In the run's process group, so a kill of the run's group (Ctrl-C, a
+      // supervisor's SIGKILL) ends the command too.
+      stdio: ["ignore", "pipe", "pipe"]
     })
     proc.stdout.setEncoding("utf8").on("data", (c: string) => tail.push(c))
     proc.stderr.setEncoding("utf8").on("data", (c: string) => tail.push(c))
@@ -110,7 +111,7 @@ export const run = (
     })
     return Effect.sync(() => {
       try {
-        if (proc.pid !== undefined && proc.exitCode === null) process.kill(-proc.pid, "SIGKILL")
+        if (proc.exitCode === null) proc.kill("SIGKILL")
       } catch {
         // Already gone.
       }

@@ -157,31 +157,84 @@ export const make = (
 export const remove = (dir: string): Effect.Effect<void, WorkspaceError> =>
   attempt(dir, () => fs.rm(dir, { recursive: true, force: true, maxRetries: 2 }))
 
+/** The file that marks a run's folder as owned by a live process: its pid. */
+const OWNER = ".owner"
+
 /**
- * Removes what an earlier process of this run left (a kill -9 skips every
- * finalizer): the trial directories under the run's folder, and returns how
- * many there were. A run folder that does not exist yet has none.
+ * Marks the run's folder as this process's (its pid in `.owner`), so a
+ * later run can tell the folder of a killed run from one still running.
  *
  * @category lifecycle
  * @since 0.9.0
  */
-export const removeStale = (root: string, runId: string): Effect.Effect<number, WorkspaceError> => {
+export const claim = (root: string, runId: string): Effect.Effect<void, WorkspaceError> => {
   const dir = runDir(root, runId)
   return attempt(dir, async () => {
-    const entries = await fs.readdir(dir).catch((e: NodeJS.ErrnoException) => {
-      if (e.code === "ENOENT") return [] as Array<string>
-      throw e
-    })
-    for (const entry of entries) await fs.rm(path.join(dir, entry), { recursive: true, force: true, maxRetries: 2 })
-    return entries.length
+    await fs.mkdir(dir, { recursive: true })
+    await fs.writeFile(path.join(dir, OWNER), String(process.pid))
   })
 }
 
 /**
- * Removes the run's folder once it is empty (kept workspaces keep it).
+ * Unmarks the run's folder at its end, and removes it once empty: what is
+ * left (kept workspaces) is the user's, never stale.
  *
  * @category lifecycle
  * @since 0.9.0
  */
-export const removeRunDirIfEmpty = (root: string, runId: string): Effect.Effect<void> =>
-  Effect.promise(() => fs.rmdir(runDir(root, runId)).catch(() => undefined))
+export const unclaim = (root: string, runId: string): Effect.Effect<void> => {
+  const dir = runDir(root, runId)
+  return Effect.promise(async () => {
+    await fs.rm(path.join(dir, OWNER), { force: true }).catch(() => undefined)
+    await fs.rmdir(dir).catch(() => undefined)
+  })
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    // EPERM: a process of another user has it, so it lives.
+    return (e as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/**
+ * A run folder a killed run left: the folder and its workspaces.
+ *
+ * @category models
+ * @since 0.9.0
+ */
+export interface Stale {
+  readonly dir: string
+  readonly workspaces: number
+}
+
+/**
+ * Removes what killed runs left under `root` (a kill -9 skips every
+ * finalizer): each run folder marked by a process that is gone, with its
+ * workspaces. Folders without the mark (another program's, or kept
+ * workspaces of a run that ended) are never touched.
+ *
+ * @category lifecycle
+ * @since 0.9.0
+ */
+export const removeStale = (root: string): Effect.Effect<ReadonlyArray<Stale>, WorkspaceError> =>
+  attempt(root, async () => {
+    const entries = await fs.readdir(root).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === "ENOENT") return [] as Array<string>
+      throw e
+    })
+    const stale: Array<Stale> = []
+    for (const entry of entries) {
+      const dir = path.join(root, entry)
+      const owner = await fs.readFile(path.join(dir, OWNER), "utf8").catch(() => undefined)
+      const pid = owner === undefined ? NaN : Number(owner.trim())
+      if (!Number.isInteger(pid) || pid <= 0 || alive(pid)) continue
+      const workspaces = (await fs.readdir(dir)).filter((name) => name !== OWNER).length
+      await fs.rm(dir, { recursive: true, force: true, maxRetries: 2 })
+      stale.push({ dir, workspaces })
+    }
+    return stale
+  })

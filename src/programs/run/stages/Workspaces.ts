@@ -1,6 +1,6 @@
 /**
  * The workspace stage (`--workspace`): the pool of the run's workspaces,
- * opened for the run (a resumed run's stale ones removed first), each
+ * opened for the run (killed runs' stale ones removed first), each
  * trial's workspace made at its admission (`admit`, given to the runner) and
  * removed, or kept, once it is scored (`release`, after the scoring stage).
  *
@@ -18,8 +18,8 @@ import type { MutableCounts } from "../internal/counts.ts"
 
 /**
  * The run's pool in the current scope, or undefined without `--workspace`.
- * Stale workspaces of this run id (a kill -9 skips every finalizer) are
- * removed first, and their count said on stderr.
+ * The stale workspaces of killed runs under the same folder (a kill -9
+ * skips every finalizer) are removed first, and their count said on stderr.
  *
  * @category constructors
  * @since 0.9.0
@@ -28,9 +28,10 @@ export const open = (config: RunConfig, runId: string, counts: MutableCounts) =>
   Effect.gen(function*() {
     if (config.workspace !== true) return undefined
     const root = path.resolve(config.workspaceDir ?? os.tmpdir())
-    const stale = yield* Workspace.removeStale(root, runId)
-    counts.staleWorkspaces = stale
-    if (stale > 0) yield* Console.error(`workspaces: removed ${stale} stale workspace${stale === 1 ? "" : "s"} of run ${runId} under ${Workspace.runDir(root, runId)}`)
+    for (const { dir, workspaces } of yield* Workspace.removeStale(root)) {
+      counts.staleWorkspaces += workspaces
+      yield* Console.error(`workspaces: removed ${workspaces} stale workspace${workspaces === 1 ? "" : "s"} of a killed run: ${dir}`)
+    }
     const pool = yield* Pool.make({
       root,
       runId,
