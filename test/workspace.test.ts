@@ -11,6 +11,8 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as ModuleTools from "../src/agents/tools/Module.ts"
+import * as ResponseCache from "../src/cache/ResponseCache.ts"
 import { MutableProbe } from "../src/runner/internal/probe.ts"
 import { runPaired, type TrialUnit } from "../src/runner/Runner.ts"
 import * as Redactor from "../src/runner/Redactor.ts"
@@ -218,5 +220,31 @@ describe("gate: at most --parallelism workspaces live", () => {
       assert.strictEqual(t1.status, "failed")
       assert.strictEqual(t1.error?.type, "InvalidTask")
       assert.deepStrictEqual(calls.sort(), ["t0", "t2"])
+    }))
+})
+
+describe("module tools on a --workspace run", () => {
+  it.effect("a module tool's execute gets the trial and its workspace in its context", () =>
+    Effect.gen(function*() {
+      const seen: Array<unknown> = []
+      const tools = yield* ModuleTools.fromExport({
+        where: {
+          description: "Says where it runs",
+          parameters: { type: "object", properties: {} },
+          execute: (_args: unknown, context: { readonly workspace?: string; readonly trial?: { readonly id: string } }) => {
+            seen.push([context.workspace, context.trial?.id])
+            return "ok"
+          }
+        }
+      }, "--tools test")
+      const handle = tools.handle as unknown as (name: string, params: unknown) => Effect.Effect<Stream.Stream<unknown, unknown>, unknown>
+      // As the tool loop runs a call: the handler's stream, drained in the trial's fiber.
+      yield* handle("where", {}).pipe(
+        Effect.flatMap(Stream.runLast),
+        Effect.provideService(ResponseCache.CurrentTrial, { id: "t:1", epoch: 1, workspace: "/ws/r/t:1" }),
+        Effect.scoped,
+        Effect.orDie
+      )
+      assert.deepStrictEqual(seen, [["/ws/r/t:1", "t:1"]])
     }))
 })
