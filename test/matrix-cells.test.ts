@@ -113,6 +113,12 @@ describe("Shared.check", () => {
     assert.strictEqual(failed(Shared.check([{ name: "a", config: configOf({ cluster: "http://c" }) }])).key, "cluster")
   })
 
+  it("refuses --workspace (its workspaces are a single run's, for now)", () => {
+    const e = failed(Shared.check([{ name: "a", config: configOf({ workspace: true }) }]))
+    assert.strictEqual(e.key, "workspace")
+    assert.include(e.message, "--workspace is not supported in a matrix run yet")
+  })
+
   it("accepts cells that vary their agent, model and policy", () => {
     ok(Shared.check([
       { name: "a", config: configOf({ model: "x", retries: 1 }) },

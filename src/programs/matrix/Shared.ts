@@ -90,6 +90,7 @@ export const check = (cells: ReadonlyArray<MatrixCell>): Result.Result<void, Mat
       return bad("a matrix runs its cells here: --cluster is not supported in a matrix run", { index, key: "cluster" })
     }
     if (config.estimate === true) return bad("--estimate is not supported in a matrix run: estimate one cell's run alone", { index, key: "estimate" })
+    if (config.workspace === true) return bad("--workspace is not supported in a matrix run yet: run each cell with its workspaces alone", { index, key: "workspace" })
     if (config.out !== undefined) {
       return bad(`a cell's results file is <out-dir>/${cell.name}.jsonl: give --out-dir, not out (${config.out})`, { index, key: "out" })
     }
