@@ -124,7 +124,7 @@ describe("run --workspace after a kill -9", () => {
     ]
     // The setup holds every admitted trial: 3 workspaces exist when the run is killed.
     const child = start([...args, "--out", out, "--setup", "sleep 60"])
-    const live = () => fs.existsSync(root) ? fs.readdirSync(root).flatMap((run) => fs.readdirSync(path.join(root, run)).filter((n) => n !== ".owner")) : []
+    const live = () => fs.existsSync(root) ? fs.readdirSync(root).flatMap((run) => fs.readdirSync(path.join(root, run)).filter((n) => n !== ".agent-trials-owner")) : []
     await waitFor("3 live workspaces", () => child.exited() || live().length === 3)
     child.killGroup("SIGKILL")
     const killed = await child.result

@@ -75,15 +75,16 @@ describe("Workspace.make: seeded from a folder and the task's files", () => {
       const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" }).stdout
       for (const id of ["a:1", "b:1", "c:1"]) fs.mkdirSync(Workspace.trialDir(root, "killed", id), { recursive: true })
       fs.writeFileSync(path.join(Workspace.trialDir(root, "killed", "a:1"), "f"), "x")
-      fs.writeFileSync(path.join(Workspace.runDir(root, "killed"), ".owner"), dead)
+      fs.writeFileSync(path.join(Workspace.runDir(root, "killed"), ".agent-trials-owner"), `agent-trials pid ${dead}\n`)
       // A live run (this process), kept workspaces of an ended run (no mark), another program's folder.
       yield* Workspace.claim(root, "live")
       fs.mkdirSync(Workspace.trialDir(root, "live", "z:1"))
       fs.mkdirSync(Workspace.trialDir(root, "ended", "k:1"), { recursive: true })
       fs.mkdirSync(path.join(root, "other"))
+      fs.writeFileSync(path.join(root, "other", ".agent-trials-owner"), dead)
       assert.deepStrictEqual(yield* Workspace.removeStale(root), [{ dir: Workspace.runDir(root, "killed"), workspaces: 3 }])
       assert.deepStrictEqual(fs.readdirSync(root).sort(), ["ended", "live", "other"])
-      assert.deepStrictEqual(fs.readdirSync(Workspace.runDir(root, "live")).sort(), [".owner", "z:1"])
+      assert.deepStrictEqual(fs.readdirSync(Workspace.runDir(root, "live")).sort(), [".agent-trials-owner", "z:1"])
       yield* Workspace.remove(Workspace.trialDir(root, "live", "z:1"))
       yield* Workspace.unclaim(root, "live")
       assert.deepStrictEqual(fs.readdirSync(root).sort(), ["ended", "other"])

@@ -157,11 +157,12 @@ export const make = (
 export const remove = (dir: string): Effect.Effect<void, WorkspaceError> =>
   attempt(dir, () => fs.rm(dir, { recursive: true, force: true, maxRetries: 2 }))
 
-/** The file that marks a run's folder as owned by a live process: its pid. */
-const OWNER = ".owner"
+/** The file that marks a run's folder as owned by a process: `agent-trials pid N`. */
+const OWNER = ".agent-trials-owner"
+const MARK = "agent-trials pid "
 
 /**
- * Marks the run's folder as this process's (its pid in `.owner`), so a
+ * Marks the run's folder as this process's (its pid in `.agent-trials-owner`), so a
  * later run can tell the folder of a killed run from one still running.
  *
  * @category lifecycle
@@ -171,7 +172,7 @@ export const claim = (root: string, runId: string): Effect.Effect<void, Workspac
   const dir = runDir(root, runId)
   return attempt(dir, async () => {
     await fs.mkdir(dir, { recursive: true })
-    await fs.writeFile(path.join(dir, OWNER), String(process.pid))
+    await fs.writeFile(path.join(dir, OWNER), `${MARK}${process.pid}\n`)
   })
 }
 
@@ -230,7 +231,8 @@ export const removeStale = (root: string): Effect.Effect<ReadonlyArray<Stale>, W
     for (const entry of entries) {
       const dir = path.join(root, entry)
       const owner = await fs.readFile(path.join(dir, OWNER), "utf8").catch(() => undefined)
-      const pid = owner === undefined ? NaN : Number(owner.trim())
+      // Only our own mark counts: a folder of another program is never touched.
+      const pid = owner === undefined || !owner.startsWith(MARK) ? NaN : Number(owner.slice(MARK.length).trim())
       if (!Number.isInteger(pid) || pid <= 0 || alive(pid)) continue
       const workspaces = (await fs.readdir(dir)).filter((name) => name !== OWNER).length
       await fs.rm(dir, { recursive: true, force: true, maxRetries: 2 })
