@@ -204,6 +204,39 @@ describe("gate: at most --parallelism workspaces live", () => {
       assert.strictEqual(pool.live(), 0)
     })))
 
+  it.effect("for parallelism 1, 3 and 8, agent and scoring latencies that vary: peak live within the bound, every workspace removed", () =>
+    Effect.gen(function*() {
+      for (const parallelism of [1, 3, 8]) {
+        const dirs = new Set<string>()
+        let maxDirs = 0
+        const ops = memoryOps(dirs)
+        const counted: Pool.Ops = { ...ops, make: (dir, o) => Effect.tap(ops.make(dir, o), () => Effect.sync(() => void (maxDirs = Math.max(maxDirs, dirs.size)))) }
+        const pool = yield* Effect.scoped(Effect.gen(function*() {
+          const pool = yield* Pool.make({ root: "/ws", runId: "r", parallelism, ops: counted })
+          const fiber = yield* runPaired(units(40), (task) => Effect.sleep(`${(Number(task.id.slice(1)) * 7) % 5} seconds`).pipe(Effect.as({ output_text: "ok" })), {
+            parallelism,
+            admit: (unit) => pool.admit(unit.task, unit.epoch)
+          }).pipe(
+            // Scoring lags by a varying time, with more room than the runner.
+            Stream.mapEffect(({ trial }) => Effect.sleep(`${(Number(trial.task_id.slice(1)) * 3) % 4} seconds`).pipe(Effect.andThen(pool.release(trial))), {
+              concurrency: 16,
+              unordered: true
+            }),
+            Stream.runDrain,
+            Effect.forkChild
+          )
+          yield* TestClock.adjust("1000 seconds")
+          yield* Fiber.join(fiber)
+          return pool
+        }))
+        assert.strictEqual(pool.peak(), parallelism, `parallelism ${parallelism}`)
+        assert.isAtMost(maxDirs, parallelism)
+        assert.strictEqual(pool.made(), 40)
+        assert.strictEqual(pool.removed(), 40)
+        assert.strictEqual(dirs.size, 0)
+      }
+    }))
+
   it.effect("a failed make fails that trial (InvalidTask), the agent not called; keep failed keeps its workspace", () =>
     Effect.gen(function*() {
       const dirs = new Set<string>()
