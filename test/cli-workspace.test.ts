@@ -139,3 +139,14 @@ describe("run --workspace after a kill -9", () => {
     assert.strictEqual(readTrials(path.join(dir, "next.jsonl")).length, 6)
   })
 })
+
+describe("run --workspace-dir that cannot hold workspaces", () => {
+  it("is bad input (exit 2) naming --workspace-dir and the path", { timeout: 60_000 }, async () => {
+    const dir = tempDir()
+    const file = path.join(dir, "a-file")
+    fs.writeFileSync(file, "not a folder")
+    const r = await run(["--synthetic", "2", "--agent", AGENT, "--no-progress", "--out", path.join(dir, "o.jsonl"), "--workspace", "--workspace-dir", file])
+    assert.strictEqual(r.code, 2, describeResult(r))
+    assert.include(r.stderr, `--workspace-dir: workspace ${file}: ENOTDIR`)
+  })
+})
