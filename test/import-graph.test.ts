@@ -1,7 +1,7 @@
 /**
  * The layout's rules (issue 22), over the real import graph of src/:
  *
- * 1. Imports point down: internal <- domain <- statistics <- runner <- {cache, sandbox} <- {agents,
+ * 1. Imports point down: internal <- domain <- statistics <- workspace <- runner <- {cache, sandbox} <- {agents,
  *    datasets, scoring, results} <- summary <- {report, cluster} <- programs <- cli. A folder
  *    imports its own files and the folders below it; folders on one level
  *    do not import each other. Type imports count: a type is a dependency.
