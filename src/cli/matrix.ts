@@ -5,12 +5,12 @@
  *
  * @since 0.8.0
  */
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import * as SimAgent from "../agents/Sim.ts"
 import * as ConfigFile from "../programs/config/File.ts"
 import * as Keys from "../programs/config/Keys.ts"
 import type * as ConfigOption from "../programs/config/Option.ts"
-import type * as Resolve from "../programs/config/Resolve.ts"
+import * as Resolve from "../programs/config/Resolve.ts"
 import * as RunOptions from "../programs/config/Run.ts"
 import type * as Kinds from "../programs/Kinds.ts"
 import * as Cells from "../programs/matrix/Cells.ts"
@@ -28,8 +28,7 @@ export interface Extras {
 
 // Whether the command line or the environment sets an option: it would set every cell alike.
 const setOutsideTheFile = (option: ConfigOption.Option<unknown>, given: Resolve.Given): string | undefined => {
-  const flag = option.kind === "switch" ? given === true : option.kind === "list" ? (given as ReadonlyArray<unknown>).length > 0 : Option.isSome(given as Option.Option<unknown>)
-  if (flag) return `--${option.name}`
+  if (Resolve.isGiven(option, given)) return `--${option.name}`
   return option.env !== undefined && process.env[option.env] !== undefined ? option.env : undefined
 }
 

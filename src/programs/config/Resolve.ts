@@ -44,6 +44,19 @@ export class MissingOption extends Schema.TaggedError<MissingOption>()("MissingO
  */
 export type Given = O.Option<unknown> | boolean | ReadonlyArray<unknown>
 
+/**
+ * Whether the command line gave the option a value.
+ *
+ * @category resolving
+ * @since 0.8.0
+ */
+export const isGiven = (option: Option.Option<unknown>, given: Given): boolean =>
+  option.kind === "switch"
+    ? given === true
+    : option.kind === "list"
+    ? (given as ReadonlyArray<unknown>).length > 0
+    : O.isSome(given as O.Option<unknown>)
+
 // A scheme (`hf:`, `https:`) or stdin: not a path of the file's folder.
 const notAPath = (text: string) => text === "-" || /^[A-Za-z][A-Za-z0-9+.-]+:/.test(text) || nodePath.isAbsolute(text)
 
@@ -129,7 +142,7 @@ export const resolve = <Os extends Readonly<Record<string, Option.Option<any>>>>
   Effect.map(
     Effect.forEach(Object.entries(options), ([key, option]) => {
       const flag = given[key]
-      if (option.kind === "switch" ? flag === true : option.kind === "list" ? (flag as ReadonlyArray<unknown>).length > 0 : O.isSome(flag as O.Option<unknown>)) {
+      if (isGiven(option, flag)) {
         return Effect.succeed([key, option.kind === "value" ? (flag as O.Some<unknown>).value : flag] as const)
       }
       return fromEnv(option).pipe(
