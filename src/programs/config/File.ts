@@ -8,6 +8,7 @@
  * @since 0.8.0
  */
 import { Console, Effect, FileSystem, Path, Schema } from "effect"
+import * as Levenshtein from "../../scoring/Levenshtein.ts"
 
 /** The file read without `--config`, in the working directory. */
 export const DEFAULT_FILE = "agent-trials.yaml"
@@ -70,19 +71,6 @@ export class ConfigFileError extends Schema.TaggedError<ConfigFileError>()("Conf
 }
 
 
-// Edit distance of two short keys, for "did you mean".
-const distance = (a: string, b: string): number => {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i]
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
-    }
-    previous = row
-  }
-  return previous[b.length]
-}
-
 /**
  * The known key closest to `key`, when one is close enough to be a slip.
  *
@@ -92,8 +80,10 @@ const distance = (a: string, b: string): number => {
 export const closest = (key: string, known: Iterable<string>): string | undefined => {
   let best: string | undefined
   let bestDistance = Infinity
+  const a = Levenshtein.codePoints(key)
   for (const candidate of known) {
-    const d = distance(key, candidate)
+    const r = Levenshtein.distance(a, Levenshtein.codePoints(candidate))
+    const d = r._tag === "Exact" ? r.distance : r.atLeast
     if (d < bestDistance) {
       best = candidate
       bestDistance = d
