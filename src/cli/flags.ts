@@ -57,71 +57,30 @@ export const optionFlag = <A, const D>(
     )
   )
 
-// Repeatable, each value decoded by the option's Schema (no variable: a
-// list of paths is no one variable's value).
-export const repeatedFlag = <A>(name: string, metavar: string, schema: Schema.Codec<A, string>, description: string) =>
-  Flag.String(name).pipe(
-    Flag.withDescription(description),
-    Flag.withMetavar(metavar),
-    Flag.atLeast(0),
-    Flag.mapEffect((texts) =>
-      Effect.mapError(Effect.forEach(texts, (text) => Options.decode(schema, `--${name}`)(text)), refused)
-    )
-  )
-
 export const switchFlag = (name: string, description: string) =>
   Flag.Boolean(name).pipe(Flag.withDescription(description), Flag.withoutNegation, Flag.withDefault(false))
 
 /**
  * The flag of an option: its help and variable named, its value decoded by
- * the option's Schema, and without the flag its variable, then its fallback.
+ * the option's Schema, and without the flag its variable, then its fallback
+ * (the command-line flag `givenFlagOf` resolved as `Resolve.resolve` does,
+ * with no config file: `worker` reads none).
  *
  * @category flags
  * @since 0.8.0
  */
-export const flagOf = <V>(option: ConfigOption.Option<V>): Flag.Flag<V> => {
-  switch (option.kind) {
-    case "switch":
-      return switchFlag(option.name, option.description) as unknown as Flag.Flag<V>
-    case "list":
-      return (option.env !== undefined
-        ? Flag.String(option.name).pipe(
-          Flag.withDescription(ConfigOptionHelp(option)),
-          Flag.withMetavar(option.metavar ?? "VALUE"),
-          Flag.atLeast(0)
-        )
-        : repeatedFlag(option.name, option.metavar ?? "VALUE", option.schema, option.description)) as unknown as Flag.Flag<V>
-    case "value": {
-      const base = Flag.String(option.name).pipe(Flag.withDescription(ConfigOptionHelp(option)))
-      const decoded = (option.metavar === undefined ? base : Flag.withMetavar(base, option.metavar)).pipe(
-        Flag.mapEffect((text) => Effect.mapError(Options.decode(option.schema, `--${option.name}`)(text), refused))
+export const flagOf = <V>(option: ConfigOption.Option<V>): Flag.Flag<V> =>
+  givenFlagOf(option).pipe(
+    Flag.mapEffect((given) =>
+      Resolve.resolve({ option }, { option: given }, undefined).pipe(
+        Effect.map((values) => values.option as V),
+        Effect.mapError((e) => new CliError.ValidationError({ message: e.message }))
       )
-      if (option.required) return decoded as Flag.Flag<V>
-      return decoded.pipe(
-        Flag.withDefault(
-          (option.env === undefined ? Effect.succeed(Option.none()) : Options.fromConfig(option.schema, option.env)).pipe(
-            Effect.map(Option.getOrElse((): unknown => option.fallback)),
-            Effect.mapError(refused)
-          )
-        )
-      ) as Flag.Flag<V>
-    }
-  }
-}
+    )
+  )
 
 const ConfigOptionHelp = (option: ConfigOption.Option<unknown>) =>
   option.env !== undefined && option.helpNamesEnv ? described(option.name, option.description) : option.description
-
-// `--agent` of `run` and `worker`: parsed by the kinds' registry, its help
-// derived from it.
-export const agentFlag = <const D>(kinds: Kinds.Kinds, fallback: D) => flagOf(Shared.agent(kinds, fallback))
-
-export const modelFlag = flagOf(Shared.model)
-
-// The --score help of a CLI built with these kinds.
-export const scoreDescription = Shared.scoreDescription
-
-export const SCORE_DESCRIPTION = scoreDescription(ScorerKinds.builtIn)
 
 /**
  * The flag of an option as the command line gives it, nothing more: a value
@@ -213,3 +172,14 @@ export const valuesOf = <Os extends Readonly<Record<string, ConfigOption.Option<
   Resolve.resolve(options, given, file).pipe(
     Effect.mapError((e) => e._tag === "InvalidOption" ? new UsageError({ message: e.message, flag: e.source }) : exitFor(e))
   )
+
+// `--agent` of `run` and `worker`: parsed by the kinds' registry, its help
+// derived from it.
+export const agentFlag = <const D>(kinds: Kinds.Kinds, fallback: D) => flagOf(Shared.agent(kinds, fallback))
+
+export const modelFlag = flagOf(Shared.model)
+
+// The --score help of a CLI built with these kinds.
+export const scoreDescription = Shared.scoreDescription
+
+export const SCORE_DESCRIPTION = scoreDescription(ScorerKinds.builtIn)
