@@ -48,6 +48,12 @@ const childEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
   return { ...env, ...extra }
 }
 
+// In the repository, an empty config file: an agent-trials.yaml a developer made there
+// (agent-trials init) must not change what the tests' commands do. Elsewhere the
+// directory's own agent-trials.yaml is read, as a user's would be.
+const configEnv = (options: StartOptions): Record<string, string> =>
+  options.cwd === undefined ? { AGENT_TRIALS_CONFIG: "/dev/null" } : {}
+
 /**
  * Starts `agent-trials run ...args`.
  */
@@ -82,7 +88,7 @@ export const start = (args: ReadonlyArray<string>, options: StartOptions = {}): 
     : [path.join(bin, "node"), ["--max-semi-space-size=4", "--heap-growing-percent=80", "--import", tsx, inRepo(options.script ?? "scripts/trials.ts"), ...command]]
   const child = spawn(file, argv, {
     cwd: options.cwd ?? repoRoot,
-    env: childEnv(options.env ?? {}),
+    env: childEnv({ ...configEnv(options), ...options.env }),
     stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     detached: true
   })
