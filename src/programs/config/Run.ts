@@ -7,6 +7,7 @@
  */
 import { Duration, Schema } from "effect"
 import * as ToolAgent from "../../agents/tools/Agent.ts"
+import * as Sandbox from "../../sandbox/Sandbox.ts"
 import { KeepWorkspaces } from "../../workspace/KeepOption.ts"
 import type * as Kinds from "../Kinds.ts"
 import * as Options from "../Options.ts"
@@ -226,6 +227,37 @@ export const options = (kinds: Kinds.Kinds) => ({
       "With --workspace: keep the workspaces (bare or =all), or =failed only those of failed trials, named in the summary; none by default"
     ),
     "all"
+  ),
+  sandbox: Option.value(
+    "sandbox",
+    "none|bwrap",
+    Sandbox.KindOption,
+    undefined,
+    "With --workspace: where every process a trial starts runs (--setup, check: commands, the exec tool, per-trial MCP stdio " +
+      "servers): none (the default) as it is, bwrap under bubblewrap (root file system read-only, the workspace read-write, " +
+      "a private /tmp and pid namespace, no network); bwrap missing or unusable exits 2 before any trial"
+  ),
+  sandboxNetwork: Option.value(
+    "sandbox-network",
+    "none|loopback|full",
+    Sandbox.NetworkOption,
+    undefined,
+    "With --sandbox bwrap: none (the default) and loopback give the sandbox only its own loopback, full the host's network"
+  ),
+  sandboxTimeout: Option.value(
+    "sandbox-timeout",
+    "DURATION",
+    Options.Duration,
+    undefined,
+    "With --workspace: how long each command a trial starts may run (--setup, check:, exec); past it its process group is " +
+      "killed (default 10m)"
+  ),
+  sandboxMemory: Option.value(
+    "sandbox-memory",
+    "SIZE",
+    Options.ByteSize,
+    undefined,
+    "With --workspace: the address space each command a trial starts may use (ulimit -v, like 2GB); none by default"
   ),
   estimate: Option.toggle(
     "estimate",

@@ -164,11 +164,17 @@ export const validate = (config: KindedConfig): RunInputError | undefined => {
       ["--workspace-dir", config.workspaceDir],
       ["--workspace-from", config.workspaceFrom],
       ["--setup", config.setup],
-      ["--keep-workspaces", config.keepWorkspaces]
+      ["--keep-workspaces", config.keepWorkspaces],
+      ["--sandbox", config.sandbox === "none" ? undefined : config.sandbox],
+      ["--sandbox-network", config.sandboxNetwork],
+      ["--sandbox-timeout", config.sandboxTimeout],
+      ["--sandbox-memory", config.sandboxMemory]
     ].find(([, v]) => v !== undefined)
     if (flag !== undefined) return bad(`${flag[0]} needs --workspace (it is about each trial's workspace)`, String(flag[0]))
     const templated = config.tools?.map((spec) => ToolSources.sourceOf(spec).format(spec)).find((text) => text.includes("{workspace}"))
     if (templated !== undefined) return bad(`--tools ${templated}: {workspace} needs --workspace (each trial's directory)`, "--tools")
+  } else if (config.sandboxNetwork !== undefined && config.sandbox !== "bwrap") {
+    return bad("--sandbox-network needs --sandbox bwrap (without a sandbox, commands have the host's network)", "--sandbox-network")
   } else if (config.remote !== undefined || config.cluster !== undefined) {
     return bad("--workspace cannot be used with --cluster: the workspaces would be on the workers", "--workspace")
   }

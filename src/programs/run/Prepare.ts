@@ -18,6 +18,7 @@ import * as DatasetFormats from "../../datasets/DatasetFormats.ts"
 import * as Mapping from "../../datasets/Mapping.ts"
 import { checkDistinct } from "../../internal/outputs.ts"
 import * as Policy from "../../runner/Policy.ts"
+import * as Setting from "../../sandbox/Setting.ts"
 import { RunInputError } from "../../runner/Remote.ts"
 import * as Kinds from "../Kinds.ts"
 import * as Results from "../../results/Results.ts"
@@ -49,6 +50,8 @@ export interface RunPlan {
   readonly agent: Agent<unknown, HttpClient.HttpClient>
   readonly scorers: ReadonlyArray<Scorer<HttpClient.HttpClient>>
   readonly scoreParallelism: number
+  /** The sandbox every process a trial starts runs in (`--sandbox`), checked to work here. */
+  readonly sandbox: Setting.Setting
   /** `--pricing`'s prices, if any; the models it lacks go to the run's counts. */
   readonly pricing: Pricing.Pricing | undefined
   /** Warns once of each model the pricing file lacks, met since the last warning. */
@@ -129,6 +132,8 @@ export const prepare = Effect.fnUntraced(function*(
   const path = yield* Path.Path
   const kinds = config.kinds
   const input = (e: { readonly message: string }) => RunInputError.from(e)
+  // Checked before anything starts: bubblewrap missing or unusable is bad setup (exit 2).
+  const sandbox = config.workspace === true ? yield* Setting.make(config).pipe(Effect.mapError(input)) : Setting.fromFlags({})
   yield* checkDistinct({
     inputs: [
       { flag: "--tasks", path: config.tasks },
@@ -245,6 +250,7 @@ export const prepare = Effect.fnUntraced(function*(
     agent,
     scorers,
     scoreParallelism,
+    sandbox,
     pricing,
     sayUnpriced,
     budgets,
