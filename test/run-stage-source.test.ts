@@ -10,7 +10,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import type * as Dataset from "../src/datasets/Dataset.ts"
-import * as RunDefinition from "../src/programs/run/Definition.ts"
+import * as Revisions from "../src/programs/run/Revisions.ts"
 import { MutableCounts } from "../src/programs/run/internal/counts.ts"
 import * as Source from "../src/programs/run/stages/Source.ts"
 import { configOf, drain } from "./run-stages.ts"
@@ -54,7 +54,7 @@ describe("Source", () => {
       fs.writeFileSync(tasks, ["{\"id\":\"a\",\"inputs\":{}}", "not json", "{\"id\":\"c\",\"inputs\":{}}", "{\"id\":\"d\",\"inputs\":{}}"].join("\n") + "\n")
       const counts = new MutableCounts(undefined)
       const config = { ...configOf({ tasks, onInvalid: "skip", limit: 3, epochs: 2, cwd: dir }), kinds: Kinds.builtIn }
-      const { out, ok } = yield* drain(Source.units({ config, ids: undefined, revisions: new RunDefinition.Revisions(tasks), counts }))
+      const { out, ok } = yield* drain(Source.units({ config, ids: undefined, revisions: new Revisions.Revisions(tasks), counts }))
       assert.isTrue(ok)
       assert.deepStrictEqual(out.map((u) => [u.task.id, u.epoch, u.invalid !== undefined]), [
         ["a", 1, false],

@@ -8,12 +8,11 @@
  *
  * @since 0.1.0
  */
-import { Clock, Console, Effect, FileSystem, Path, Schema, Stream } from "effect"
+import { Clock, Console, Effect, FileSystem, Path, Schema } from "effect"
 import * as AgentKinds from "../../agents/AgentKinds.ts"
 import * as ToolSources from "../../agents/tools/Sources.ts"
 import { writeFileAtomic } from "../../internal/atomicFile.ts"
 import * as Choose from "../../datasets/Choose.ts"
-import type { SourceRead } from "../../datasets/Dataset.ts"
 import * as Labels from "../../summary/Labels.ts"
 import * as ScorerKinds from "../../scoring/ScorerKinds.ts"
 import * as ScorerSpec from "../../scoring/Spec.ts"
@@ -304,56 +303,6 @@ export const check = Effect.fn("RunDefinition.check")(function*(
   }
   return { write: false, runId: recorded.value.run_id } satisfies Checked
 })
-
-/**
- * The commit an `hf:` source is read at (`onSource`: the source says it
- * before its first task) and, on a resume, the commit the trials already
- * recorded were read from (`onPrior`: their `dataset_revision`). `check`
- * fails the source's stream before its first task with
- * `RunDefinitionError`, naming both, when they differ: a revision that
- * moved (`@main` with new commits) would mix two versions of the dataset.
- *
- * @category resume
- * @since 0.5.0
- */
-export class Revisions {
-  /** The commit this run reads. */
-  now: string | undefined = undefined
-  /** The commit the recorded trials were read from. */
-  then: string | undefined = undefined
-  readonly tasks: string | undefined
-
-  constructor(tasks: string | undefined) {
-    this.tasks = tasks
-  }
-
-  readonly onSource = (source: SourceRead): void => {
-    this.now = source.revision ?? this.now
-  }
-
-  readonly onPrior = (trial: { readonly metadata: Record<string, unknown> }): void => {
-    const revision = trial.metadata["dataset_revision"]
-    if (this.then === undefined && typeof revision === "string") this.then = revision
-  }
-
-  check<A, E, R>(items: Stream.Stream<A, E, R>): Stream.Stream<A, E | RunDefinitionError, R> {
-    return Stream.suspend(() => {
-      let checked = false
-      return Stream.mapArrayEffect(items, (chunk) => {
-        if (checked) return Effect.succeed(chunk)
-        checked = true
-        const { now, tasks, then } = this
-        return then === undefined || now === undefined || then === now ? Effect.succeed(chunk) : Effect.fail(
-          new RunDefinitionError({
-            path: tasks ?? "",
-            message: `--resume: ${tasks} was at commit ${then} when the results were started and is at ${now} now: ` +
-              `resuming would mix two versions of the dataset; start a new --out (with @${then} to read that commit)`
-          })
-        )
-      })
-    })
-  }
-}
 
 /**
  * The run id recorded beside `results` (in `RESULTS.run.json`): the run that

@@ -25,6 +25,7 @@ import * as Results from "../../results/Results.ts"
 import type { ResultsStore } from "../../results/Store.ts"
 import * as ResultsStores from "../../results/ResultsStores.ts"
 import * as RunDefinition from "./Definition.ts"
+import * as Revisions from "./Revisions.ts"
 import { DEFAULT_SYNTHETIC, type KindedConfig, outputPath, type RunConfig, scoreSpecs, validate } from "./Config.ts"
 import * as Budget from "./Budget.ts"
 import * as BadInput from "../BadInput.ts"
@@ -79,7 +80,7 @@ export interface RunPlan {
   /** How the dataset is read, as recorded; undefined for synthetic tasks. */
   readonly read: { readonly format: string; readonly map: string | null; readonly json_path: string | null } | undefined
   /** The dataset's commit now and when the recorded trials were read. */
-  readonly revisions: RunDefinition.Revisions
+  readonly revisions: Revisions.Revisions
   /** Whether this run wrote the run definition (removed at the end when no results file was made). */
   readonly wroteDefinition: boolean
   readonly store: ResultsStore
@@ -198,7 +199,7 @@ export const prepare = Effect.fnUntraced(function*(
   const read = format === undefined || typeof format === "string"
     ? undefined
     : { format: format.name, map: Mapping.recorded(config.map), json_path: config.jsonPath ?? null }
-  const revisions = new RunDefinition.Revisions(config.tasks)
+  const revisions = new Revisions.Revisions(config.tasks)
   // Checked before the results file is touched (a refused --retry-failed
   // must not have rewritten it); written once it is ready for appending.
   const definition = yield* RunDefinition.make({

@@ -10,7 +10,7 @@ import type * as Choose from "../../../datasets/Choose.ts"
 import type * as Dataset from "../../../datasets/Dataset.ts"
 import type { TrialUnit } from "../../../runner/Runner.ts"
 import type { KindedConfig } from "../Config.ts"
-import type * as RunDefinition from "../Definition.ts"
+import type * as Revisions from "../Revisions.ts"
 import { itemsOf, sourceError, toUnits } from "../Inputs.ts"
 import type { MutableCounts } from "../internal/counts.ts"
 
@@ -25,7 +25,7 @@ export interface Options {
   /** The `--ids` file, read. */
   readonly ids: Choose.IdList | undefined
   /** The dataset's commit: told by the source, checked against a resume's. */
-  readonly revisions: RunDefinition.Revisions
+  readonly revisions: Revisions.Revisions
   /** Counts the bad lines (`invalidLines`). */
   readonly counts: MutableCounts
 }
