@@ -112,6 +112,45 @@ describe("agent-trials run --resume: the same run only", () => {
   }, 120_000)
 })
 
+describe("agent-trials run --resume: the same world only", () => {
+  it("refuses another --setup, --workspace-from or --sandbox naming both; resumes with another --workspace-dir; the setup's secret is not recorded", async () => {
+    const dir = tempDir()
+    const out = path.join(dir, "r.jsonl")
+    const seed = path.join(dir, "seed")
+    fs.mkdirSync(seed)
+    const base = ["--synthetic", "4", "--agent", "sim:latency=1ms", "--out", out, "--no-progress", "--workspace"]
+    // The setup quotes the run's own key: the definition must not.
+    const setup = "echo token=sk-WorldSecret-123456 > .env"
+    const key = { env: { OPENAI_API_KEY: "sk-WorldSecret-123456" } }
+    const first = await run([...base, "--workspace-dir", path.join(dir, "a"), "--workspace-from", seed, "--setup", setup], key)
+    assert.strictEqual(first.code, 0, describeResult(first))
+    const recorded = JSON.parse(fs.readFileSync(`${out}.run.json`, "utf8")) as { readonly world: ReadonlyArray<string> }
+    assert.deepStrictEqual(recorded.world, ["--workspace", `--workspace-from ${seed}`, "--setup 'echo token=<redacted> > .env'", "--sandbox none"])
+    const before = fs.readFileSync(out, "utf8")
+
+    const otherSetup = await run([...base, "--resume", "--workspace-from", seed, "--setup", "true"], key)
+    assert.strictEqual(otherSetup.code, 2, describeResult(otherSetup))
+    assert.include(
+      oneLine(otherSetup.stderr),
+      `was written with --workspace --workspace-from ${seed} --setup 'echo token=<redacted> > .env' --sandbox none, ` +
+        `this run has --workspace --workspace-from ${seed} --setup true --sandbox none`
+    )
+    const noWorld = await run(["--synthetic", "4", "--agent", "sim:latency=1ms", "--out", out, "--no-progress", "--resume"])
+    assert.strictEqual(noWorld.code, 2, describeResult(noWorld))
+    assert.include(oneLine(noWorld.stderr), "this run has no --workspace")
+    assert.strictEqual(fs.readFileSync(out, "utf8"), before, "a refused resume changed the results")
+
+    const otherSandbox = await run([...base, "--resume", "--workspace-from", seed, "--setup", setup, "--sandbox", "bwrap"], key)
+    assert.strictEqual(otherSandbox.code, 2, describeResult(otherSandbox))
+    assert.include(oneLine(otherSandbox.stderr), "--sandbox none, this run has --workspace")
+    assert.include(oneLine(otherSandbox.stderr), "> .env' --sandbox bwrap (its definition")
+    // Where the workspaces go only changes how trials are run.
+    const same = await run([...base, "--resume", "--workspace-dir", path.join(dir, "b"), "--workspace-from", seed, "--setup", setup], key)
+    assert.strictEqual(same.code, 0, describeResult(same))
+    assert.strictEqual(readTrials(out).length, 4)
+  }, 120_000)
+})
+
 // The last value of each flag that takes one wins, in the place of its first.
 function dedupe(args: ReadonlyArray<string>): Array<string> {
   const out: Array<string> = []

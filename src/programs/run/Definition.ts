@@ -16,6 +16,7 @@ import * as Choose from "../../datasets/Choose.ts"
 import * as Labels from "../../summary/Labels.ts"
 import * as ScorerKinds from "../../scoring/ScorerKinds.ts"
 import * as ScorerSpec from "../../scoring/Spec.ts"
+import { worldOf, type WorldInput } from "./internal/world.ts"
 import { changedModules, differences, fingerprint, JSONL_AS_IS, modulesOf, same, shortSha, sourceOf } from "./internal/definition.ts"
 
 
@@ -97,7 +98,13 @@ export const RunDefinition = Schema.Struct({
    * order; absent from older definitions. Another file is refused, a
    * changed content warned of.
    */
-  modules: Schema.optionalKey(Schema.Array(Fingerprint))
+  modules: Schema.optionalKey(Schema.Array(Fingerprint)),
+  /**
+   * The flags that make each trial's world (`--workspace`, `--workspace-from`,
+   * `--setup`, `--sandbox`, ...), `[]` without one; absent from older
+   * definitions (not compared). Another world is refused.
+   */
+  world: Schema.optionalKey(Schema.Array(Schema.String))
 })
 export type RunDefinition = typeof RunDefinition.Type
 
@@ -107,7 +114,7 @@ export type RunDefinition = typeof RunDefinition.Type
  * @category models
  * @since 0.1.0
  */
-export interface Input {
+export interface Input extends WorldInput {
   readonly agent: AgentKinds.Spec
   /** `--tools`: recorded after the agent (`... --tools SPEC`), as they change what it does. */
   readonly tools?: ReadonlyArray<ToolSources.Spec> | undefined
@@ -204,7 +211,8 @@ export const make = Effect.fn("RunDefinition.make")(function*(input: Input, runI
     ...(input.tasks === undefined ? {} : { read: input.read ?? JSONL_AS_IS }),
     rows: input.rows ?? "all",
     pricing: input.pricing === undefined ? null : (yield* fingerprint("--pricing", path.resolve(input.cwd, input.pricing))) ?? null,
-    modules: yield* modulesOf(input, agentKind, scorerKinds, path)
+    modules: yield* modulesOf(input, agentKind, scorerKinds, path),
+    world: worldOf(input, (file) => path.resolve(input.cwd, file))
   }
   return definition
 })

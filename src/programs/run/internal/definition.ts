@@ -11,6 +11,7 @@ import * as SummaryText from "../../../summary/Text.ts"
 import type * as AgentKinds from "../../../agents/AgentKinds.ts"
 import type * as ScorerKinds from "../../../scoring/ScorerKinds.ts"
 import * as ScorerSpec from "../../../scoring/Spec.ts"
+import { worldText } from "./world.ts"
 import type { Fingerprint, Input, RunDefinition, Source } from "../Definition.ts"
 
 /**
@@ -157,6 +158,9 @@ export const differences = (
   // A `module:` that resolves to another file is another agent, tool or scorer.
   if (recorded.modules !== undefined && now.modules !== undefined && !same(modulePaths(recorded.modules), modulePaths(now.modules))) {
     out.push([modulesText(recorded.modules), modulesText(now.modules)])
+  }
+  if (recorded.world !== undefined && now.world !== undefined && !same(recorded.world, now.world)) {
+    out.push([worldText(recorded.world), worldText(now.world)])
   }
   return out
 }
