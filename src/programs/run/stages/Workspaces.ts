@@ -17,6 +17,15 @@ import type { RunConfig } from "../Config.ts"
 import type { MutableCounts } from "../internal/counts.ts"
 
 /**
+ * The folder the run's workspaces go under (`--workspace-dir`, default the
+ * system temp folder), absolute.
+ *
+ * @category constructors
+ * @since 0.9.0
+ */
+export const rootOf = (config: RunConfig): string => path.resolve(config.workspaceDir ?? os.tmpdir())
+
+/**
  * The run's pool in the current scope, or undefined without `--workspace`.
  * The stale workspaces of killed runs under the same folder (a kill -9
  * skips every finalizer) are removed first, and their count said on stderr.
@@ -27,7 +36,7 @@ import type { MutableCounts } from "../internal/counts.ts"
 export const open = (config: RunConfig, runId: string, counts: MutableCounts) =>
   Effect.gen(function*() {
     if (config.workspace !== true) return undefined
-    const root = path.resolve(config.workspaceDir ?? os.tmpdir())
+    const root = rootOf(config)
     for (const { dir, workspaces } of yield* Workspace.removeStale(root)) {
       counts.staleWorkspaces += workspaces
       yield* Console.error(`workspaces: removed ${workspaces} stale workspace${workspaces === 1 ? "" : "s"} of a killed run: ${dir}`)
