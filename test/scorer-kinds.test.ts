@@ -81,7 +81,7 @@ describe("a scorer kind added through the registry alone", () => {
     assert.strictEqual(
       Spec.parse("lenght", kinds),
       `--score lenght: unknown scorer "lenght" (expected exact, includes, regex, numeric, json, json-schema:FILE, levenshtein, ` +
-        `judge:BASE_URL, tool-called:NAME, tool-not-called:NAME, tool-sequence:A>B, tool-args:NAME,PATH=VALUE, steps:max=N, tool-calls, module:PATH[#export], not:SPEC or length:max=N, optionally as NAME=SPEC)`
+        `judge:BASE_URL, tool-called:NAME, tool-not-called:NAME, tool-sequence:A>B, tool-args:NAME,PATH=VALUE, steps:max=N, tool-calls, check:COMMAND, module:PATH[#export], not:SPEC or length:max=N, optionally as NAME=SPEC)`
     )
     assert.isTrue(ScorerKinds.help(kinds).endsWith(" | not:SPEC | length:max=N"))
     assert.isTrue(ScorerKinds.docsTable(kinds).endsWith("\n| `length:max=N` | the output has at most N code points |"))
@@ -113,20 +113,21 @@ describe("ScorerKinds.builtIn and what is derived from it", () => {
       "tool-args",
       "steps",
       "tool-calls",
+      "check",
       "module",
       "not"
     ])
     assert.strictEqual(
       ScorerKinds.expected(ScorerKinds.builtIn),
       "exact, includes, regex, numeric, json, json-schema:FILE, levenshtein, judge:BASE_URL, tool-called:NAME, " +
-        "tool-not-called:NAME, tool-sequence:A>B, tool-args:NAME,PATH=VALUE, steps:max=N, tool-calls, module:PATH[#export] or not:SPEC"
+        "tool-not-called:NAME, tool-sequence:A>B, tool-args:NAME,PATH=VALUE, steps:max=N, tool-calls, check:COMMAND, module:PATH[#export] or not:SPEC"
     )
     assert.strictEqual(
       SCORE_DESCRIPTION,
       "A scorer, repeatable: exact | includes | regex[:PATTERN] | numeric[:tolerance=T] | json | json-schema:FILE | " +
         "levenshtein[:threshold=X] | judge:BASE_URL | tool-called:NAME[,min=N][,max=N] | tool-not-called:NAME | " +
         "tool-sequence:A>B>C[,exact] | tool-args:NAME,PATH=VALUE[,PATH=VALUE...] | steps:max=N[,min=N] | " +
-        "tool-calls[:expected=PATH][,threshold=X] | module:PATH[#export] | not:SPEC, optionally NAME=SPEC; none scores nothing"
+        "tool-calls[:expected=PATH][,threshold=X] | check:COMMAND | module:PATH[#export] | not:SPEC, optionally NAME=SPEC; none scores nothing"
     )
     assert.strictEqual(ScorerKinds.expected([length]), "length:max=N")
   })

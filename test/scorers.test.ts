@@ -87,7 +87,7 @@ describe("--score SPEC", () => {
 
   it("refuses a bad spec with a message naming --score SPEC and what is expected", () => {
     const refusals: Record<string, string> = {
-      "exakt": `--score exakt: unknown scorer "exakt" (expected exact, includes, regex, numeric, json, json-schema:FILE, levenshtein, judge:BASE_URL, tool-called:NAME, tool-not-called:NAME, tool-sequence:A>B, tool-args:NAME,PATH=VALUE, steps:max=N, tool-calls, module:PATH[#export] or not:SPEC, optionally as NAME=SPEC)`,
+      "exakt": `--score exakt: unknown scorer "exakt" (expected exact, includes, regex, numeric, json, json-schema:FILE, levenshtein, judge:BASE_URL, tool-called:NAME, tool-not-called:NAME, tool-sequence:A>B, tool-args:NAME,PATH=VALUE, steps:max=N, tool-calls, check:COMMAND, module:PATH[#export] or not:SPEC, optionally as NAME=SPEC)`,
       "exact:ignorecase": `--score exact:ignorecase: unknown option "ignorecase" (expected ignore-case, trim, start, end, strip-punctuation)`,
       "exact:trim=no": `--score exact:trim=no: expected trim, trim=true or trim=false, got "trim=no"`,
       "exact:trim,trim=false": `--score exact:trim,trim=false: option trim is given twice`,
@@ -102,7 +102,7 @@ describe("--score SPEC", () => {
       "judge:ftp://host": `--score judge:ftp://host: expected judge:BASE_URL with an http(s) URL, e.g. judge:https://api.openai.com/v1`,
       "module:": `--score module:: expected module:PATH[#export]`,
       "module:grade.ts#": `--score module:grade.ts#: the export name after # is empty`,
-      "": `--score "": unknown scorer "" (expected exact, includes, regex, numeric, json, json-schema:FILE, levenshtein, judge:BASE_URL, tool-called:NAME, tool-not-called:NAME, tool-sequence:A>B, tool-args:NAME,PATH=VALUE, steps:max=N, tool-calls, module:PATH[#export] or not:SPEC, optionally as NAME=SPEC)`
+      "": `--score "": unknown scorer "" (expected exact, includes, regex, numeric, json, json-schema:FILE, levenshtein, judge:BASE_URL, tool-called:NAME, tool-not-called:NAME, tool-sequence:A>B, tool-args:NAME,PATH=VALUE, steps:max=N, tool-calls, check:COMMAND, module:PATH[#export] or not:SPEC, optionally as NAME=SPEC)`
     }
     for (const [spec, message] of Object.entries(refusals)) assert.strictEqual(Spec.parse(spec), message, spec)
     assert.match(Spec.parse("regex:(") as string, /^--score regex:\(: not a regular expression: Invalid regular expression/)
@@ -352,7 +352,7 @@ describe("not:SPEC", () => {
       "not": `--score not: expected not:SPEC, e.g. not:exact or not:includes:ignore-case`,
       "not:": `--score not:: expected not:SPEC, e.g. not:exact or not:includes:ignore-case`,
       "not:exact:ignorecase": `--score not:exact:ignorecase: unknown option "ignorecase" (expected ignore-case, trim, start, end, strip-punctuation)`,
-      "x=not:exakt": `--score x=not:exakt: unknown scorer "exakt" (expected exact, includes, regex, numeric, json, json-schema:FILE, levenshtein, judge:BASE_URL, tool-called:NAME, tool-not-called:NAME, tool-sequence:A>B, tool-args:NAME,PATH=VALUE, steps:max=N, tool-calls, module:PATH[#export] or not:SPEC, optionally as NAME=SPEC)`,
+      "x=not:exakt": `--score x=not:exakt: unknown scorer "exakt" (expected exact, includes, regex, numeric, json, json-schema:FILE, levenshtein, judge:BASE_URL, tool-called:NAME, tool-not-called:NAME, tool-sequence:A>B, tool-args:NAME,PATH=VALUE, steps:max=N, tool-calls, check:COMMAND, module:PATH[#export] or not:SPEC, optionally as NAME=SPEC)`,
       "not:loose=exact": `--score not:loose=...: the name goes before not:, as NAME=not:SPEC`
     }
     for (const [spec, message] of Object.entries(refusals)) assert.strictEqual(Spec.parse(spec), message, spec)

@@ -10,7 +10,9 @@
 import { type Duration, type Effect, type Redacted, Schema } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Scorer } from "../domain/Scorer.ts"
+import type { AgentEvalTask, AgentEvalTrial } from "../domain/Trial.ts"
 import type * as Policy from "../runner/Policy.ts"
+import type { Setting } from "../sandbox/Setting.ts"
 import { placedFields, placedMessage } from "../domain/internal/where.ts"
 
 /**
@@ -91,6 +93,22 @@ export interface BuildOptions {
   readonly retry?: Policy.RetryPolicy | undefined
   /** Where `tool-calls` reads a task's expected calls (the CLI's `--expected-tools`); `reference.tool_calls` when undefined. */
   readonly expectedTools?: string | undefined
+  /** The trials' worlds (a run with `--workspace`): what a `check:` runs in. Undefined elsewhere, where `check:` is refused. */
+  readonly world?: World | undefined
+}
+
+/**
+ * Where a trial's processes run once its agent is done: the run's sandbox
+ * setting (`--sandbox`, `--sandbox-timeout`, ...) and the trial's
+ * workspace, which lives until the trial is scored (undefined for a trial
+ * that has none).
+ *
+ * @category models
+ * @since 0.9.0
+ */
+export interface World {
+  readonly sandbox: Setting
+  readonly workspaceOf: (task: AgentEvalTask, trial: AgentEvalTrial) => string | undefined
 }
 
 /**

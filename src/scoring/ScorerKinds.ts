@@ -8,6 +8,7 @@
  * @since 0.3.0
  */
 import type { RecordDefaults, ScorerKind, SpecBase } from "./Kind.ts"
+import * as check from "./kinds/check.ts"
 import * as exact from "./kinds/exact.ts"
 import * as includes from "./kinds/includes.ts"
 import * as json from "./kinds/json.ts"
@@ -25,7 +26,7 @@ import * as toolCalls from "./kinds/toolCalls.ts"
 import * as toolNotCalled from "./kinds/toolNotCalled.ts"
 import * as toolSequence from "./kinds/toolSequence.ts"
 
-export type { BuildContext, BuildOptions, ParseContext, Problem, RecordDefaults, ScorerKind, SpecBase } from "./Kind.ts"
+export type { BuildContext, BuildOptions, ParseContext, Problem, RecordDefaults, ScorerKind, SpecBase, World } from "./Kind.ts"
 export { type OptionKinds, options } from "./internal/specOptions.ts"
 
 /**
@@ -49,6 +50,7 @@ export const builtIn: ReadonlyArray<ScorerKind> = [
   toolArgs.kind,
   steps.kind,
   toolCalls.kind,
+  check.kind,
   moduleScorer.kind,
   not.kind
 ]

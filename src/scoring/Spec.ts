@@ -21,6 +21,8 @@
  *   Schema in FILE (all the rest of the spec but a trailing `,find`)
  * - `levenshtein[:threshold=X][,ignore-case][,trim=false]`: similarity >= X (default 0.8)
  * - `judge:BASE_URL`: an LLM grader on an OpenAI-compatible endpoint (needs a judge model)
+ * - `check:COMMAND`: a shell command run in the trial's workspace (a run with
+ *   `--workspace`) exits 0; the last line of its stdout, a number from 0 to 1, is the value
  * - `module:PATH[#export]`: a user's function `(task, trial) => Score | number | boolean`
  * - `not:SPEC`: any other spec, negated (`Scorer.negate`); named `not-` and the
  *   other's name (`not-exact`), or `NAME=not:SPEC`
@@ -37,6 +39,7 @@
  */
 import type { Problem, ScorerKind, SpecBase } from "./Kind.ts"
 import { NAME } from "./internal/specOptions.ts"
+import type { CheckSpec } from "./kinds/check.ts"
 import type { ExactSpec } from "./kinds/exact.ts"
 import type { IncludesSpec } from "./kinds/includes.ts"
 import type { JsonSpec } from "./kinds/json.ts"
@@ -76,6 +79,7 @@ export type BuiltInSpec =
   | ToolArgsSpec
   | StepsSpec
   | ToolCallsSpec
+  | CheckSpec
   | ModuleSpec
   | NotSpec
 

@@ -15,12 +15,14 @@ import type { Scorer } from "../../domain/Scorer.ts"
 import * as Policy from "../../runner/Policy.ts"
 import { RunInputError } from "../../runner/Remote.ts"
 import { pushEpochs, type TrialUnit } from "../../runner/Runner.ts"
+import type { World } from "../../scoring/Kind.ts"
 import * as Scorers from "../../scoring/Scorers.ts"
 import { DEFAULT_SYNTHETIC, type KindedConfig, type RunConfig, scoreSpecs } from "./Config.ts"
 
-/** The scorers of the run's `--score` specs, `--pass` checked against their names. */
+/** The scorers of the run's `--score` specs, `--pass` checked against their names; `world` is what a `check:` runs in. */
 export const buildScorers = (
-  config: KindedConfig
+  config: KindedConfig,
+  world?: World | undefined
 ): Effect.Effect<ReadonlyArray<Scorer<HttpClient.HttpClient>>, RunInputError> =>
   Effect.gen(function*() {
     const specs = scoreSpecs(config)
@@ -31,7 +33,8 @@ export const buildScorers = (
       apiKey: config.apiKey,
       // The run's retry flags, --retries 0 included (the judge's own default retries otherwise).
       retry: Policy.retryOf(config),
-      kinds: config.kinds.scorers
+      kinds: config.kinds.scorers,
+      world
     }).pipe(Effect.mapError((e) => new RunInputError({ message: e.message, flag: "--score" })))
     if (config.pass !== undefined && !scorers.some((s) => s.name === config.pass)) {
       return yield* new RunInputError({

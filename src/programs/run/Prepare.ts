@@ -36,6 +36,7 @@ import * as Gates from "../../summary/Gates.ts"
 import * as Labels from "../../summary/Labels.ts"
 import * as Summary from "../../summary/Summary.ts"
 import { MutableCounts } from "./internal/counts.ts"
+import * as Workspaces from "./stages/Workspaces.ts"
 
 /**
  * What a run built before its first task: read by its stages and its end.
@@ -158,7 +159,9 @@ export const prepare = Effect.fnUntraced(function*(
           Effect.fail(new ToolsStop.ToolServerFailed({ where: e.where, problem: `the MCP server ${e.problem}${e.stderr}` }))
       }))
     : () => Effect.die("a --cluster run calls no agent here")
-  const scorers = yield* buildScorers(config)
+  // Built before the resume check names the run: a `check:` reads the run's id when it scores a trial.
+  let runIdOnceKnown: string | undefined
+  const scorers = yield* buildScorers(config, Workspaces.world(config, sandbox, () => runIdOnceKnown))
   const pricing = config.pricing === undefined ? undefined : Pricing.make(
     config.pricing,
     yield* Pricing.load(path.resolve(config.cwd, config.pricing)).pipe(Effect.mapError(input)),
@@ -214,6 +217,7 @@ export const prepare = Effect.fnUntraced(function*(
   const checked = yield* RunDefinition.check(out, definition, config.resume).pipe(Effect.mapError(input))
   // A resume continues its run: the summary names the run the file belongs to.
   const runId = checked.runId ?? newRunId
+  runIdOnceKnown = runId
   const store = ResultsStores.storeOf(out, kinds.stores)
   const recorded = yield* store.prepare(out, {
     resume: config.resume,

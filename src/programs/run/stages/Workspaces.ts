@@ -11,6 +11,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 import type { AgentEvalTrial } from "../../../domain/Trial.ts"
 import type { TrialUnit } from "../../../runner/Runner.ts"
+import type * as Setting from "../../../sandbox/Setting.ts"
+import type { World } from "../../../scoring/Kind.ts"
 import * as Pool from "../../../workspace/Pool.ts"
 import * as Workspace from "../../../workspace/Workspace.ts"
 import type { RunConfig } from "../Config.ts"
@@ -24,6 +26,28 @@ import type { MutableCounts } from "../internal/counts.ts"
  * @since 0.9.0
  */
 export const rootOf = (config: RunConfig): string => path.resolve(config.workspaceDir ?? os.tmpdir())
+
+/**
+ * The trials' worlds a `check:` scorer runs in, with `--workspace`: the
+ * run's sandbox setting, and each trial's workspace,
+ * `<root>/<run-id>/<trial-id>`, as the pool makes it. `runId` is read when
+ * a trial is scored: the scorers are built before the resume check says
+ * which run this is. Undefined without `--workspace`.
+ *
+ * @category constructors
+ * @since 0.9.0
+ */
+export const world = (config: RunConfig, sandbox: Setting.Setting, runId: () => string | undefined): World | undefined => {
+  if (config.workspace !== true) return undefined
+  const root = rootOf(config)
+  return {
+    sandbox,
+    workspaceOf: (_task, trial) => {
+      const id = runId()
+      return id === undefined ? undefined : Workspace.trialDir(root, id, trial.id)
+    }
+  }
+}
 
 /**
  * The run's pool in the current scope, or undefined without `--workspace`.
