@@ -49,8 +49,8 @@ describe("run --score check:COMMAND", () => {
       `leak=check:echo "token $OPENAI_API_KEY"; echo "on stderr $OPENAI_API_KEY" >&2; exit 3`
     ]
     const r = await run(
-      ["--tasks", tasks(dir), "--agent", AGENT, "--out", out, "--no-progress", "--parallelism", "2", "--workspace", "--workspace-dir", root,
-        ...specs.flatMap((spec) => ["--score", spec])],
+      ["--tasks", tasks(dir), "--agent", AGENT, "--out", out, "--no-progress", "--parallelism", "3", "--score-parallelism", "1",
+        "--workspace", "--workspace-dir", root, ...specs.flatMap((spec) => ["--score", spec])],
       { env: { OPENAI_API_KEY: SECRET } }
     )
     assert.strictEqual(r.code, 0, describeResult(r))
@@ -91,6 +91,9 @@ describe("run --score check:COMMAND", () => {
     assert.strictEqual(escape.status, "failed")
     assert.isUndefined(escape.scores)
     assert.include(r.stdout, "score tests: trials 3 (scored 3, failed trials 0, scorer errors 1)", r.stdout)
+
+    // Bounded like every scorer: the scoring stage's parallelism, its calls counted by its probe.
+    assert.include(r.stdout, "scoring parallelism 1: peak active scorer calls 1, peak outstanding 1")
 
     // Every workspace removed once scored.
     assert.deepStrictEqual(fs.readdirSync(root), [])
