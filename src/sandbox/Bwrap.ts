@@ -77,12 +77,13 @@ export const bwrap: Implementation = {
         "--",
         ...limited(argv(command), options.memoryBytes)
       ],
-      cwd: workspace
+      cwd: workspace,
+      diesWithParent: true
     }
   },
   check: (env) =>
     runSpawn(
-      { command: "bwrap", args: [...BASE, "--unshare-net", "--", "true"], cwd: "/" },
+      { command: "bwrap", args: [...BASE, "--unshare-net", "--", "true"], cwd: "/", diesWithParent: true },
       "bwrap --ro-bind / / true",
       { timeout: PROBE_TIMEOUT, env, tailLines: 5 }
     ).pipe(

@@ -2,7 +2,10 @@
  * Starting a command in a sandbox, bounded: the process starts as the
  * leader of a process group of its own; when it outlives its timeout (or
  * the fiber is interrupted) the whole group is killed with SIGKILL, and the
- * run fails with an error naming the command. Only the last lines of its
+ * run fails with an error naming the command. A process that does not die
+ * with the run by itself (bubblewrap's `--die-with-parent` does) is started
+ * under the watchdog (`Watchdog.ts`), so a SIGKILL of the run leaves none
+ * of its group behind either. Only the last lines of its
  * stdout and stderr are kept (at most 64 KiB of each while it runs), and
  * they are scrubbed of every secret the process knows before anyone can
  * quote them.
@@ -13,6 +16,7 @@ import { Duration, Effect, Schema } from "effect"
 import { spawn } from "node:child_process"
 import { redactText } from "../internal/redact.ts"
 import { type Command, display, type Env, type Implementation, type Options, type Spawn } from "./Sandbox.ts"
+import * as Watchdog from "./Watchdog.ts"
 
 /**
  * The command outlived its timeout: its process group was killed.
@@ -23,7 +27,10 @@ import { type Command, display, type Env, type Implementation, type Options, typ
 export class SandboxTimeout extends Schema.TaggedError<SandboxTimeout>()("SandboxTimeout", {
   command: Schema.String,
   timeoutMs: Schema.Number,
-  message: Schema.String
+  message: Schema.String,
+  /** The last lines of its stdout and stderr until it was killed, scrubbed. */
+  stdout: Schema.String,
+  stderr: Schema.String
 }) {}
 
 /**
@@ -57,8 +64,10 @@ export interface Outcome {
 /**
  * The bound and the reading of one command: its timeout, its environment
  * (the process's own when absent), how many last lines of each stream to
- * keep (20 by default), and a scrubber for the secrets only the caller
- * knows (every `scrubber` made in the process applies anyway).
+ * keep (20 by default), whether stderr is read into stdout's lines as the
+ * two came (`merge`: one stream of output, stderr then empty), and a
+ * scrubber for the secrets only the caller knows (every `scrubber` made in
+ * the process applies anyway).
  *
  * @category models
  * @since 0.9.0
@@ -67,6 +76,7 @@ export interface Bounds {
   readonly timeout: Duration.Input
   readonly env?: Env | undefined
   readonly tailLines?: number | undefined
+  readonly merge?: boolean | undefined
   readonly scrub?: ((text: string) => string) | undefined
 }
 
@@ -105,8 +115,20 @@ const killGroup = (pid: number | undefined) => {
   }
 }
 
+// The watchdog's report of the command's exit, from its descriptor 3.
+type Report = { readonly code: number | null; readonly signal: string | null } | { readonly error: string; readonly message: string }
+
+const reportOf = (text: string): Report | undefined => {
+  try {
+    return JSON.parse(text.trim().split("\n").at(-1) ?? "") as Report
+  } catch {
+    return undefined
+  }
+}
+
 /**
- * Starts `spawn` as a process group of its own and waits for it, within
+ * Starts `spawn` as a process group of its own (under the watchdog, unless
+ * it dies with its parent by itself) and waits for it, within
  * `bounds.timeout`. `shown` names the command in errors (scrubbed).
  *
  * @category running
@@ -116,64 +138,76 @@ export const runSpawn = (
   target: Spawn,
   shown: string,
   bounds: Bounds
-): Effect.Effect<Outcome, SandboxTimeout | SandboxSpawnFailed> => {
-  const scrub = (text: string) => redactText(bounds.scrub === undefined ? text : bounds.scrub(text))
-  const name = scrub(shown)
-  const count = Math.max(1, bounds.tailLines ?? 20)
-  const timeoutMs = Duration.toMillis(bounds.timeout)
-  return Effect.callback<Outcome, SandboxSpawnFailed>((resume) => {
-    const child = spawn(target.command, [...target.args], {
-      cwd: target.cwd,
-      env: bounds.env ?? process.env,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"]
-    })
+): Effect.Effect<Outcome, SandboxTimeout | SandboxSpawnFailed> =>
+  Effect.suspend(() => {
+    const scrub = (text: string) => redactText(bounds.scrub === undefined ? text : bounds.scrub(text))
+    const name = scrub(shown)
+    const count = Math.max(1, bounds.tailLines ?? 20)
+    const timeoutMs = Duration.toMillis(bounds.timeout)
     const out = tail()
-    const err = tail()
-    let closed = false
-    const whenClosed: Array<() => void> = []
-    child.stdout.on("data", out.push)
-    child.stderr.on("data", err.push)
-    child.on("error", (error: NodeJS.ErrnoException) => {
-      closed = true
-      resume(Effect.fail(
-        new SandboxSpawnFailed({
-          command: name,
-          code: error.code ?? "unknown",
-          message: `Cannot start ${name}: ${scrub(error.message)}`
+    const err = bounds.merge === true ? out : tail()
+    const watched = target.diesWithParent !== true && process.platform !== "win32"
+    const spawnFailed = (code: string, message: string) =>
+      new SandboxSpawnFailed({ command: name, code, message: `Cannot start ${name}: ${scrub(message)}` })
+    return Effect.callback<Outcome, SandboxSpawnFailed>((resume) => {
+      const child = watched
+        ? spawn(process.execPath, [...Watchdog.args("fd3", target.command, target.args)], {
+          cwd: target.cwd,
+          env: bounds.env ?? process.env,
+          detached: true,
+          stdio: ["ignore", "pipe", "pipe", "pipe"]
         })
-      ))
-    })
-    child.on("close", (code, signal) => {
-      closed = true
-      for (const done of whenClosed) done()
-      resume(Effect.succeed({
-        exitCode: code,
-        signal,
-        stdout: out.lines(count, scrub),
-        stderr: err.lines(count, scrub)
-      }))
-    })
-    // Interrupted (the timeout, or the caller's scope): kill the group and wait, bounded, for the exit.
-    return Effect.callback<void>((done) => {
-      if (closed) return done(Effect.void)
-      whenClosed.push(() => done(Effect.void))
-      killGroup(child.pid)
-    }).pipe(Effect.timeout("5 seconds"), Effect.ignore)
-  }).pipe(
-    Effect.timeoutOrElse({
-      duration: timeoutMs,
-      orElse: () =>
-        Effect.fail(
-          new SandboxTimeout({
-            command: name,
-            timeoutMs,
-            message: `${name} did not finish within ${timeoutMs}ms: its process group was killed`
-          })
-        )
-    })
-  )
-}
+        : spawn(target.command, [...target.args], {
+          cwd: target.cwd,
+          env: bounds.env ?? process.env,
+          detached: true,
+          stdio: ["ignore", "pipe", "pipe"]
+        })
+      let report = ""
+      let closed = false
+      const whenClosed: Array<() => void> = []
+      child.stdout!.on("data", out.push)
+      child.stderr!.on("data", err.push)
+      if (watched) child.stdio[3]!.on("data", (chunk: Buffer) => report += chunk.toString("utf8"))
+      child.on("error", (error: NodeJS.ErrnoException) => {
+        closed = true
+        resume(Effect.fail(spawnFailed(error.code ?? "unknown", error.message)))
+      })
+      child.on("close", (code, signal) => {
+        closed = true
+        for (const done of whenClosed) done()
+        // The command's own exit, as the watchdog reported it; else (the group killed) the watchdog's.
+        const reported = watched ? reportOf(report) : undefined
+        if (reported !== undefined && "error" in reported) return resume(Effect.fail(spawnFailed(reported.error, reported.message)))
+        resume(Effect.succeed({
+          exitCode: reported === undefined ? code : reported.code,
+          signal: reported === undefined ? signal : reported.signal,
+          stdout: out.lines(count, scrub),
+          stderr: bounds.merge === true ? "" : err.lines(count, scrub)
+        }))
+      })
+      // Interrupted (the timeout, or the caller's scope): kill the group and wait, bounded, for the exit.
+      return Effect.callback<void>((done) => {
+        if (closed) return done(Effect.void)
+        whenClosed.push(() => done(Effect.void))
+        killGroup(child.pid)
+      }).pipe(Effect.timeout("5 seconds"), Effect.ignore)
+    }).pipe(
+      Effect.timeoutOrElse({
+        duration: timeoutMs,
+        orElse: () =>
+          Effect.fail(
+            new SandboxTimeout({
+              command: name,
+              timeoutMs,
+              message: `${name} did not finish within ${timeoutMs}ms: its process group was killed`,
+              stdout: out.lines(count, scrub),
+              stderr: bounds.merge === true ? "" : err.lines(count, scrub)
+            })
+          )
+      })
+    )
+  })
 
 /**
  * Runs `command` in `sandbox` with `options` (workspace, network, memory),

@@ -101,7 +101,9 @@ export interface Options {
 
 /**
  * The process to start: the program, its arguments and its working
- * directory, as `child_process.spawn` takes them.
+ * directory, as `child_process.spawn` takes them, and whether it dies with
+ * the process that started it by itself (bubblewrap's `--die-with-parent`);
+ * one that does not is started under the watchdog.
  *
  * @category models
  * @since 0.9.0
@@ -110,6 +112,7 @@ export interface Spawn {
   readonly command: string
   readonly args: ReadonlyArray<string>
   readonly cwd: string
+  readonly diesWithParent?: boolean | undefined
 }
 
 /**
