@@ -19,6 +19,8 @@ import * as Redactor from "../src/runner/Redactor.ts"
 import * as Placeholders from "../src/workspace/Placeholders.ts"
 import * as Pool from "../src/workspace/Pool.ts"
 import * as Setup from "../src/workspace/Setup.ts"
+import * as Setting from "../src/sandbox/Setting.ts"
+import * as Workspaces from "../src/programs/run/stages/Workspaces.ts"
 import * as Workspace from "../src/workspace/Workspace.ts"
 import { gatedAgent } from "./fixtures.ts"
 
@@ -91,15 +93,19 @@ describe("Workspace.make: seeded from a folder and the task's files", () => {
     }))
 })
 
-describe("Setup.run: --setup inside the workspace", () => {
+// `--setup` as a run runs it: under the run's sandbox setting (none here).
+const runSetup = (command: string, dir: string, options?: { readonly timeout?: Duration.Duration }) =>
+  Workspaces.setup(Setting.fromFlags({}))(command, dir, options?.timeout)
+
+describe("--setup inside the workspace (under the run's sandbox setting)", () => {
   it.live("runs in the workspace; a non-zero exit is SetupFailed with the last lines, secrets scrubbed", () =>
     Effect.gen(function*() {
       const dir = tmp()
       // The run's secrets (its command line's keys): every scrubber of the process removes them.
       Redactor.make(["sk-abcdefghijklmnopqrstuvwx"])
-      yield* Setup.run("echo ready > made.txt", dir)
+      yield* runSetup("echo ready > made.txt", dir)
       assert.strictEqual(fs.readFileSync(path.join(dir, "made.txt"), "utf8"), "ready\n")
-      const failed = yield* Setup.run("for i in $(seq 1 30); do echo line $i; done; echo sk-abcdefghijklmnopqrstuvwx >&2; exit 3", dir).pipe(Effect.flip)
+      const failed = yield* runSetup("for i in $(seq 1 30); do echo line $i; done; echo sk-abcdefghijklmnopqrstuvwx >&2; exit 3", dir).pipe(Effect.flip)
       assert.strictEqual(failed._tag, "SetupFailed")
       assert.strictEqual(failed.exit_code, 3)
       assert.strictEqual(failed.last_lines.length, Setup.LAST_LINES)
@@ -111,7 +117,7 @@ describe("Setup.run: --setup inside the workspace", () => {
 
   it.live("a command past its timeout is killed and fails naming the command", () =>
     Effect.gen(function*() {
-      const failed = yield* Setup.run("echo started; sleep 30", tmp(), { timeout: Duration.millis(300) }).pipe(Effect.flip)
+      const failed = yield* runSetup("echo started; sleep 30", tmp(), { timeout: Duration.millis(300) }).pipe(Effect.flip)
       assert.strictEqual(failed.exit_code, null)
       assert.strictEqual(failed.message, "--setup echo started; sleep 30: did not finish within 300ms (killed); its last lines:\nstarted")
     }))

@@ -27,8 +27,9 @@ import * as Workspace from "./Workspace.ts"
 export type Keep = "none" | "all" | "failed"
 
 /**
- * What the pool does to the file system; the real one by default, an
- * in-memory one in tests that count without touching disk.
+ * What the pool does to the file system, and how it runs `--setup`: the
+ * real file system (`nodeOps`, with the run's way of running a command),
+ * or an in-memory one in tests that count without touching disk.
  *
  * @category models
  * @since 0.9.0
@@ -40,16 +41,13 @@ export interface Ops {
 }
 
 /**
- * The file system's operations.
+ * The file system's operations, with `setup` running `--setup` (the run's
+ * sandbox setting does: the sandbox is above this folder).
  *
  * @category constructors
  * @since 0.9.0
  */
-export const nodeOps: Ops = {
-  make: Workspace.make,
-  setup: (command, dir, timeout) => Setup.run(command, dir, { timeout }),
-  remove: Workspace.remove
-}
+export const nodeOps = (setup: Ops["setup"]): Ops => ({ make: Workspace.make, setup, remove: Workspace.remove })
 
 /**
  * Options of `make`.
@@ -69,7 +67,8 @@ export interface Options {
   readonly setup?: string | undefined
   readonly setupTimeout?: Duration.Duration | undefined
   readonly keep?: Keep | undefined
-  readonly ops?: Ops | undefined
+  /** `nodeOps(setup)` for workspaces on disk. */
+  readonly ops: Ops
 }
 
 /**
@@ -113,7 +112,9 @@ const isFailed = (trial: AgentEvalTrial): boolean =>
  */
 export const make = (options: Options) =>
   Effect.gen(function*() {
-    const ops = options.ops ?? nodeOps
+    const ops = options.ops
+    // Workspaces on disk: the run's folder is marked as this process's while it runs.
+    const onDisk = ops.make === Workspace.make
     const keep = options.keep ?? "none"
     const slots = yield* Semaphore.make(options.parallelism)
     const open = new Map<string, string>()
@@ -135,11 +136,11 @@ export const make = (options: Options) =>
         yield* slots.release(1)
       })
 
-    if (ops === nodeOps) yield* Workspace.claim(options.root, options.runId)
+    if (onDisk) yield* Workspace.claim(options.root, options.runId)
     yield* Effect.addFinalizer(() =>
       Effect.gen(function*() {
         for (const [id, dir] of [...open]) yield* Effect.ignore(free(id, dir, keep === "all"))
-        if (ops === nodeOps) yield* Workspace.unclaim(options.root, options.runId)
+        if (onDisk) yield* Workspace.unclaim(options.root, options.runId)
       })
     )
 

@@ -116,7 +116,7 @@ export const run = Effect.fn("Run.run")(function*(options: RunConfig) {
     const paced = Cached.paceMisses(agent, config, cache)
     // `--workspace`: opened after the writer, so it is closed (the workspaces
     // of interrupted trials removed) before the writer's last flush.
-    const pool = yield* Workspaces.open(config, plan.runId, counts).pipe(
+    const pool = yield* Workspaces.open(config, plan.runId, counts, plan.sandbox).pipe(
       // A folder the workspaces cannot go under is bad input.
       Effect.mapError((e) => new RunInputError({ message: `--workspace-dir: ${e.message}`, flag: "--workspace-dir", file: e.path }))
     )

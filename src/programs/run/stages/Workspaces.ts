@@ -6,15 +6,17 @@
  *
  * @since 0.9.0
  */
-import { Console, Effect, Function, Stream } from "effect"
+import { Console, Duration, Effect, Function, Stream } from "effect"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { AgentEvalTrial } from "../../../domain/Trial.ts"
 import type { TrialUnit } from "../../../runner/Runner.ts"
-import type * as Setting from "../../../sandbox/Setting.ts"
+import * as Setting from "../../../sandbox/Setting.ts"
 import type { World } from "../../../scoring/Kind.ts"
 import * as Pool from "../../../workspace/Pool.ts"
+import * as Setup from "../../../workspace/Setup.ts"
 import * as Workspace from "../../../workspace/Workspace.ts"
+import { redactText } from "../../../internal/redact.ts"
 import type { RunConfig } from "../Config.ts"
 import type { MutableCounts } from "../internal/counts.ts"
 
@@ -53,11 +55,12 @@ export const world = (config: RunConfig, sandbox: Setting.Setting, runId: () => 
  * The run's pool in the current scope, or undefined without `--workspace`.
  * The stale workspaces of killed runs under the same folder (a kill -9
  * skips every finalizer) are removed first, and their count said on stderr.
+ * `--setup` runs under the run's sandbox `setting`.
  *
  * @category constructors
  * @since 0.9.0
  */
-export const open = (config: RunConfig, runId: string, counts: MutableCounts) =>
+export const open = (config: RunConfig, runId: string, counts: MutableCounts, setting: Setting.Setting) =>
   Effect.gen(function*() {
     if (config.workspace !== true) return undefined
     const root = rootOf(config)
@@ -71,11 +74,53 @@ export const open = (config: RunConfig, runId: string, counts: MutableCounts) =>
       parallelism: config.parallelism,
       from: config.workspaceFrom === undefined ? undefined : path.resolve(config.workspaceFrom),
       setup: config.setup,
-      keep: config.keepWorkspaces ?? "none"
+      keep: config.keepWorkspaces ?? "none",
+      ops: Pool.nodeOps(setup(setting))
     })
     counts.workspaces = pool
     return pool
   })
+
+const linesOf = (text: string): ReadonlyArray<string> => text === "" ? [] : text.split("\n")
+
+/**
+ * `--setup` under the run's sandbox setting: the command (placeholders
+ * expanded) run with `sh -c` in the workspace, bounded by the setting's
+ * timeout (or `timeout`, when shorter); exit 0 passes, anything else is
+ * `SetupFailed` with its last lines (stdout and stderr as they came),
+ * scrubbed.
+ *
+ * @category running
+ * @since 0.9.0
+ */
+export const setup = (setting: Setting.Setting): Pool.Ops["setup"] => (command, dir, timeout) => {
+  const shown = redactText(command)
+  return Setting.run(setting, command, dir, { ...(timeout === undefined ? undefined : { timeout }), tailLines: Setup.LAST_LINES, merge: true }).pipe(
+    Effect.catchTags({
+      SandboxTimeout: (e) =>
+        Effect.fail(
+          new Setup.SetupFailed({
+            command: shown,
+            exit_code: null,
+            reason: `did not finish within ${Duration.format(Duration.millis(e.timeoutMs))} (killed)`,
+            last_lines: linesOf(e.stdout)
+          })
+        ),
+      SandboxSpawnFailed: (e) =>
+        Effect.fail(new Setup.SetupFailed({ command: shown, exit_code: null, reason: `could not start: ${e.message}`, last_lines: [] }))
+    }),
+    Effect.flatMap((outcome) =>
+      outcome.exitCode === 0 ? Effect.void : Effect.fail(
+        new Setup.SetupFailed({
+          command: shown,
+          exit_code: outcome.exitCode,
+          reason: outcome.exitCode === null ? `ended by ${outcome.signal ?? "a signal"}` : `exit code ${outcome.exitCode}`,
+          last_lines: linesOf(outcome.stdout)
+        })
+      )
+    )
+  )
+}
 
 /**
  * The runner's `admit` of a pool: the unit's workspace.
