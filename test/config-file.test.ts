@@ -86,6 +86,7 @@ const SAMPLE: Record<string, unknown> = {
   "sandbox-network": "loopback",
   "sandbox-timeout": "2m",
   "sandbox-memory": "2GB",
+  "exec-timeout": "2m",
   score: ["exact", "strict=module:./score.ts"],
   "score-parallelism": 3,
   "judge-model": "judge-1",

@@ -61,6 +61,8 @@ export const kind: AgentKind<EffectAiSpec> = {
           toolParallelism: options.toolParallelism ?? ToolAgent.defaults.toolParallelism,
           mcpPerTrial: options.mcpPerTrial,
           mcpTimeout: options.mcpTimeout,
+          sandbox: options.sandboxSetting,
+          execTimeout: options.execTimeout,
           retry: options.retry,
           model: options.model,
           cwd: options.cwd

@@ -10,6 +10,7 @@ import { type Duration, type Effect, type Redacted, Schema } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Agent } from "../domain/Agent.ts"
 import type { RetryPolicy } from "../runner/Policy.ts"
+import type { Setting } from "../sandbox/Setting.ts"
 import type { McpServerFailed, Requirements, Spec as ToolSpec, ToolConnectError } from "./tools/Source.ts"
 import { placedFields, placedMessage } from "../domain/internal/where.ts"
 
@@ -68,6 +69,10 @@ export interface BuildOptions {
   readonly mcpTimeout?: Duration.Duration | undefined
   /** The run's retry policy, for the model calls inside a tool loop. */
   readonly retry?: RetryPolicy | undefined
+  /** A `--workspace` run's sandbox setting: the processes a trial's tools start run under it. */
+  readonly sandboxSetting?: Setting | undefined
+  /** `--exec-timeout`: how long one command of the `exec` tool may run (default 60s). */
+  readonly execTimeout?: Duration.Duration | undefined
 }
 
 /**

@@ -164,6 +164,8 @@ export const kind: AgentKind<{ readonly _tag: "OpenAi"; readonly baseUrl: string
         toolParallelism: options.toolParallelism ?? ToolAgent.defaults.toolParallelism,
         mcpPerTrial: options.mcpPerTrial,
         mcpTimeout: options.mcpTimeout,
+        sandbox: options.sandboxSetting,
+        execTimeout: options.execTimeout,
         retry: options.retry,
         model,
         cwd: options.cwd

@@ -12,6 +12,7 @@ import type { LanguageModel } from "effect/ai"
 import type { Agent } from "../../domain/Agent.ts"
 import { AgentBuildError } from "../Kind.ts"
 import type { RetryPolicy } from "../../runner/Policy.ts"
+import type { Setting } from "../../sandbox/Setting.ts"
 import { DEFAULT_TIMEOUT } from "./internal/mcp.ts"
 import * as ToolLoop from "./Loop.ts"
 import * as ResponseCache from "../../cache/ResponseCache.ts"
@@ -54,6 +55,10 @@ export interface Options {
   readonly model?: string | undefined
   readonly cwd: string
   readonly sources?: ReadonlyArray<ToolSources.ToolSource> | undefined
+  /** The run's sandbox setting (a `--workspace` run): `exec`'s commands and per-trial MCP stdio servers run under it. */
+  readonly sandbox?: Setting | undefined
+  /** `--exec-timeout`: how long one `run_command` may run (default 60 seconds). */
+  readonly execTimeout?: Duration.Duration | undefined
 }
 
 /**
@@ -89,7 +94,12 @@ export const make = <E>(
     const modelContext = yield* Layer.build(model).pipe(
       Effect.mapError((e) => new AgentBuildError({ problem: `the model's layer failed: ${String((e as { message?: unknown })?.message ?? e)}` }))
     )
-    const connectOptions = { cwd: options.cwd, mcpTimeout: options.mcpTimeout }
+    const connectOptions: ToolSources.ConnectOptions = {
+      cwd: options.cwd,
+      mcpTimeout: options.mcpTimeout,
+      sandbox: options.sandbox,
+      execTimeout: options.execTimeout
+    }
     // A spec with a placeholder (`{workspace}`) is started once per trial,
     // inside it, whatever `mcpPerTrial` says: it is each trial's own.
     const { fixed, templated } = PerTrial.split(options.tools, options.sources)

@@ -9,6 +9,7 @@
 import { type Duration, type Effect, Schema, type Scope } from "effect"
 import type { HttpClient } from "effect/http"
 import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
+import type { Setting } from "../../sandbox/Setting.ts"
 import type { Tools } from "./Loop.ts"
 import { placedFields, placedMessage } from "../../domain/internal/where.ts"
 
@@ -78,7 +79,10 @@ export class ToolConnectError extends Schema.TaggedError<ToolConnectError>()("To
 /**
  * How a source connects: paths in the spec are resolved from `cwd`; an MCP
  * server must answer `initialize` and `tools/list` within `mcpTimeout`
- * (default 30 seconds).
+ * (default 30 seconds). On a `--workspace` run, `sandbox` is the run's
+ * setting the processes a trial starts run under (`exec`'s commands, a
+ * per-trial MCP stdio server), `workspace` the trial's folder when the
+ * source is connected for one trial, and `execTimeout` `--exec-timeout`.
  *
  * @category models
  * @since 0.5.0
@@ -86,6 +90,9 @@ export class ToolConnectError extends Schema.TaggedError<ToolConnectError>()("To
 export interface ConnectOptions {
   readonly cwd: string
   readonly mcpTimeout?: Duration.Duration | undefined
+  readonly sandbox?: Setting | undefined
+  readonly workspace?: string | undefined
+  readonly execTimeout?: Duration.Duration | undefined
 }
 
 /**

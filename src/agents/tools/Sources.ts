@@ -7,6 +7,7 @@
  */
 import { Effect } from "effect"
 import { redactUrl } from "../../internal/redact.ts"
+import * as ExecTools from "./Exec.ts"
 import * as McpHttpTools from "./McpHttp.ts"
 import * as McpStdioTools from "./McpStdio.ts"
 import * as ModuleTools from "./Module.ts"
@@ -22,7 +23,7 @@ export { McpServerFailed, ToolConnectError } from "./Source.ts"
  * @category registry
  * @since 0.5.0
  */
-export const builtIn: ReadonlyArray<ToolSource> = [ModuleTools.source, McpStdioTools.source, McpHttpTools.source]
+export const builtIn: ReadonlyArray<ToolSource> = [ModuleTools.source, McpStdioTools.source, McpHttpTools.source, ExecTools.source]
 
 /**
  * The spec of `text`, by the first source that matches it; a string is the

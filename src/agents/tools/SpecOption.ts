@@ -9,7 +9,7 @@ import * as ToolSources from "./Sources.ts"
 
 /**
  * A `--tools` spec of a built-in source: `module:PATH[#export]`,
- * `mcp:stdio:COMMAND [ARGS...]` or `mcp:URL`, parsed by the first source
+ * `mcp:stdio:COMMAND [ARGS...]`, `mcp:URL` or `exec`, parsed by the first source
  * that matches (whose messages name `--tools`).
  *
  * @category schemas

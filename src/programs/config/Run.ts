@@ -179,7 +179,7 @@ export const options = (kinds: Kinds.Kinds) => ({
       "SPEC",
       Options.ToolSpec,
       "Tools for the agent to call in a loop (openai: or effect-ai: agents), repeatable: module:PATH[#export], " +
-        "mcp:stdio:COMMAND [ARGS...] or mcp:URL"
+        "mcp:stdio:COMMAND [ARGS...], mcp:URL or exec (run_command in the trial's workspace; needs --workspace)"
     ),
     "spec"
   ),
@@ -200,6 +200,14 @@ export const options = (kinds: Kinds.Kinds) => ({
     "How long a --tools MCP server may take to answer initialize, then tools/list; past it the run stops " +
       "(exit 1, McpServerFailed naming the server and the step) (default 30s)"
   ),
+  execTimeout: Option.value(
+    "exec-timeout",
+    "DURATION",
+    Options.Duration,
+    undefined,
+    "With --tools exec: how long one run_command may run; past it its process group is killed and the model is told " +
+      "(default 60s, never beyond --sandbox-timeout)"
+  ),
   workspace: Option.toggle(
     "workspace",
     "Give each trial a fresh directory, <workspace-dir>/<run-id>/<trial-id>, made when it is admitted and removed once it is scored " +
@@ -216,7 +224,8 @@ export const options = (kinds: Kinds.Kinds) => ({
   setup: Option.text(
     "setup",
     "With --workspace: a shell command run inside each workspace once seeded ({workspace}, {trial_id}, {task_id}, {epoch}, " +
-      "{task.PATH} placeholders); a non-zero exit fails the trial as SetupFailed with its last lines (at most 10m)"
+      "{task.PATH} placeholders), under --sandbox; a non-zero exit fails the trial as SetupFailed with its last lines " +
+      "(at most --sandbox-timeout, default 10m)"
   ),
   keepWorkspaces: Option.withBare(
     Option.value(

@@ -171,12 +171,18 @@ export const validate = (config: KindedConfig): RunInputError | undefined => {
       ["--sandbox-memory", config.sandboxMemory]
     ].find(([, v]) => v !== undefined)
     if (flag !== undefined) return bad(`${flag[0]} needs --workspace (it is about each trial's workspace)`, String(flag[0]))
+    if (config.tools?.some((spec) => spec._tag === "Exec") === true) {
+      return bad("--tools exec needs --workspace (its commands run in each trial's workspace)", "--tools")
+    }
     const templated = config.tools?.map((spec) => ToolSources.sourceOf(spec).format(spec)).find((text) => text.includes("{workspace}"))
     if (templated !== undefined) return bad(`--tools ${templated}: {workspace} needs --workspace (each trial's directory)`, "--tools")
   } else if (config.sandboxNetwork !== undefined && config.sandbox !== "bwrap") {
     return bad("--sandbox-network needs --sandbox bwrap (without a sandbox, commands have the host's network)", "--sandbox-network")
   } else if (config.remote !== undefined || config.cluster !== undefined) {
     return bad("--workspace cannot be used with --cluster: the workspaces would be on the workers", "--workspace")
+  }
+  if (config.execTimeout !== undefined && config.tools?.some((spec) => spec._tag === "Exec") !== true) {
+    return bad("--exec-timeout needs --tools exec (it bounds the exec tool's commands)", "--exec-timeout")
   }
   if (config.score !== undefined && config.score.includes("none") && config.score.length > 1) {
     return bad("--score none scores nothing: it cannot be given with other --score specs", "--score")

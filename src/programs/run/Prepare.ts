@@ -150,7 +150,11 @@ export const prepare = Effect.fnUntraced(function*(
 
   // A --cluster run's agent is the workers' own.
   const agent: Agent<unknown, HttpClient.HttpClient> = config.remote === undefined
-    ? yield* AgentKinds.build(config.agent, { ...config, retry: Policy.retryOf(config) }, kinds.agents)
+    ? yield* AgentKinds.build(
+      config.agent,
+      { ...config, retry: Policy.retryOf(config), sandboxSetting: config.workspace === true ? sandbox : undefined },
+      kinds.agents
+    )
       .pipe(Effect.catchTags({
         AgentBuildError: (e) => Effect.fail(input(e)),
         ToolConnectError: (e) => Effect.fail(input(e)),
