@@ -61,23 +61,24 @@ export const bwrap: Implementation = {
   wrap: (command, options) => {
     // bwrap binds and changes into absolute paths only.
     const workspace = path.resolve(options.workspace)
+    const cwd = options.cwd === undefined ? workspace : path.resolve(options.cwd)
     return {
       command: "bwrap",
       args: [
         ...BASE,
         ...(options.network === "full" ? [] : ["--unshare-net"]),
         // The working directory and the Node running us, read-only, when the private /tmp hides them.
-        ...hiddenByTmp([process.cwd(), path.dirname(process.execPath)]).flatMap((p) => ["--ro-bind", p, p]),
+        ...hiddenByTmp([process.cwd(), cwd, path.dirname(process.execPath)]).flatMap((p) => ["--ro-bind", p, p]),
         // After --tmpfs /tmp, so a workspace under /tmp is bound over the private /tmp.
         "--bind",
         workspace,
         workspace,
         "--chdir",
-        workspace,
+        cwd,
         "--",
         ...limited(argv(command), options.memoryBytes)
       ],
-      cwd: workspace,
+      cwd,
       diesWithParent: true
     }
   },

@@ -87,8 +87,10 @@ export type Command = string | readonly [string, ...Array<string>]
 
 /**
  * Where and how a command runs: its workspace (the one folder it may
- * write, and its working directory), its network, and the cap on its
- * address space in bytes (none when absent).
+ * write, and its working directory unless `cwd` names another, which it
+ * may only read: an MCP server's command line is read from the run's
+ * folder), its network, and the cap on its address space in bytes (none
+ * when absent).
  *
  * @category models
  * @since 0.9.0
@@ -97,6 +99,7 @@ export interface Options {
   readonly workspace: string
   readonly network: Network
   readonly memoryBytes?: number | undefined
+  readonly cwd?: string | undefined
 }
 
 /**

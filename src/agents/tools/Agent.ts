@@ -104,8 +104,8 @@ export const make = <E>(
     // inside it, whatever `mcpPerTrial` says: it is each trial's own.
     const { fixed, templated } = PerTrial.split(options.tools, options.sources)
     const perTrial = options.mcpPerTrial === true
-    const connect = ToolSources.connectAll(fixed, connectOptions, options.sources)
-    const shared = perTrial ? undefined : yield* connect
+    const connect = (connectWith: ToolSources.ConnectOptions) => ToolSources.connectAll(fixed, connectWith, options.sources)
+    const shared = perTrial ? undefined : yield* connect(connectOptions)
     // Per trial, the stateless sources (module tools) are still connected once
     // here first, so a bad one stops the run at its start, not every trial.
     if (shared === undefined) {
@@ -126,9 +126,11 @@ export const make = <E>(
         ? ToolLoop.run(task, loopOptions(shared))
         : Effect.scoped(
           Effect.gen(function*() {
-            const base = shared ?? (yield* connect)
+            // The trial's own servers start in its workspace (in the run's sandbox, when there is one).
+            const trialOptions: ToolSources.ConnectOptions = { ...connectOptions, workspace: trial?.workspace }
+            const base = shared ?? (yield* connect(trialOptions))
             if (templated.length === 0) return base
-            const own = yield* PerTrial.connect(templated, task, trial, connectOptions, options.sources)
+            const own = yield* PerTrial.connect(templated, task, trial, trialOptions, options.sources)
             const tools = fixed.length === 0 ? own : ToolSources.combine(base, own)
             return typeof tools === "string" ? yield* new ToolSources.ToolConnectError({ where: "--tools", problem: tools }) : tools
           }).pipe(

@@ -6,6 +6,11 @@
  * SIGKILL, so nothing is left running after the run or Ctrl-C. It runs
  * under a watchdog (`internal/watchdog.ts`) in a process group of its own,
  * which kills the group when the run is gone (a SIGKILL of the run).
+ * Started for one trial of a `--workspace` run (`--mcp-per-trial`, or a
+ * spec with a placeholder), it runs in the run's sandbox (`--sandbox`,
+ * `--sandbox-network`, `--sandbox-memory`) with the trial's workspace, its
+ * working directory still the run's folder; under bubblewrap it also dies
+ * with its watchdog (`--die-with-parent`).
  *
  * @since 0.5.0
  */
@@ -71,11 +76,20 @@ export const source: ToolSource<StdioSpec> = {
   stateful: true,
   connect: (spec, options) => {
     const timeout = options.mcpTimeout ?? DEFAULT_TIMEOUT
+    // One trial's server on a --workspace run: in the run's sandbox, its workspace the trial's.
+    const target = options.sandbox !== undefined && options.workspace !== undefined
+      ? options.sandbox.implementation.wrap([spec.command, ...spec.args], {
+        workspace: options.workspace,
+        network: options.sandbox.network,
+        memoryBytes: options.sandbox.memoryBytes,
+        cwd: options.cwd
+      })
+      : { command: spec.command, args: spec.args, cwd: options.cwd }
     return connect(
       source.format(spec),
       McpClient.layerStdio({
         ...clientInfo(),
-        command: Watchdog.command(spec.command, spec.args, { cwd: options.cwd }),
+        command: Watchdog.command(target.command, target.args, { cwd: target.cwd }),
         protocol: McpProtocol.v2025_11_25,
         timeout
       }),
