@@ -81,6 +81,28 @@ describe("run --tools exec", () => {
       assert.deepStrictEqual(byTask.get("f")!.result, { exit_code: 3, stdout: "failing", stderr: "" })
     }).pipe(Effect.scoped), { timeout: 120_000 })
 
+  it.live("what a command prints is scrubbed of the run's secrets before the model or the results see it", () =>
+    Effect.gen(function*() {
+      const model = yield* execModel
+      const dir = tempDir()
+      const key = "sk-SECRETexecKey0123456789abcdef"
+      const out = path.join(dir, "out.jsonl")
+      const result = yield* Effect.promise(() =>
+        run([
+          "--agent", `openai:${model.base}/v1`, "--model", "m", "--tools", "exec", "--tasks", tasks(dir, { k: `echo "key=$OPENAI_API_KEY"` }),
+          "--out", out, "--no-progress", "--score", "none", "--workspace", "--workspace-dir", path.join(dir, "ws")
+        ], { env: { OPENAI_API_KEY: key } })
+      )
+      assert.strictEqual(result.code, 0, describeResult(result))
+      const seen = results(out).get("k")!.result
+      assert.strictEqual(seen.exit_code, 0)
+      assert.match(seen.stdout, /^key=/)
+      assert.notInclude(seen.stdout, key)
+      // Neither the model (the tool message it was sent) nor the results file got it.
+      assert.notInclude(model.received.map((r) => r.body).join("\n"), key)
+      assert.notInclude(fs.readFileSync(out, "utf8"), key)
+    }).pipe(Effect.scoped), { timeout: 120_000 })
+
   it.live("a command past --exec-timeout is killed, and the model is told with what it wrote so far", () =>
     Effect.gen(function*() {
       const model = yield* execModel
