@@ -106,18 +106,20 @@ describe("run --tools exec", () => {
   it.live("a command past --exec-timeout is killed, and the model is told with what it wrote so far", () =>
     Effect.gen(function*() {
       const model = yield* execModel
-      const dir = tempDir()
-      const { result, out } = yield* execRun(model.base, dir, { slow: "echo started; sleep 30" }, ["--exec-timeout", "1s"])
-      assert.strictEqual(result.code, 0, describeResult(result))
-      const slow = results(out).get("slow")!
-      assert.strictEqual(slow.trial.status, "completed")
-      assert.deepStrictEqual(slow.result, {
-        exit_code: null,
-        timed_out: "killed after 1s: the command did not finish in time",
-        stdout: "started",
-        stderr: ""
-      })
-      assert.include(slow.trial.output!.output_text, "killed after 1s")
+      // --exec-timeout, or --sandbox-timeout when it is shorter.
+      for (const flags of [["--exec-timeout", "1s"], ["--exec-timeout", "5m", "--sandbox-timeout", "1s"]]) {
+        const { result, out } = yield* execRun(model.base, tempDir(), { slow: "echo started; sleep 30" }, flags)
+        assert.strictEqual(result.code, 0, describeResult(result))
+        const slow = results(out).get("slow")!
+        assert.strictEqual(slow.trial.status, "completed")
+        assert.deepStrictEqual(slow.result, {
+          exit_code: null,
+          timed_out: "killed after 1s: the command did not finish in time",
+          stdout: "started",
+          stderr: ""
+        }, flags.join(" "))
+        assert.include(slow.trial.output!.output_text, "killed after 1s")
+      }
     }).pipe(Effect.scoped), { timeout: 120_000 })
 
   it.live("--sandbox-memory: a command that allocates past it fails; below it, it runs", () =>
