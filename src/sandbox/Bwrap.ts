@@ -60,8 +60,8 @@ export const bwrap: Implementation = {
   kind: "bwrap",
   wrap: (command, options) => {
     // bwrap binds and changes into absolute paths only.
-    const workspace = path.resolve(options.workspace)
-    const cwd = options.cwd === undefined ? workspace : path.resolve(options.cwd)
+    const workspace = options.workspace === undefined ? undefined : path.resolve(options.workspace)
+    const cwd = path.resolve(options.cwd ?? workspace ?? process.cwd())
     return {
       command: "bwrap",
       args: [
@@ -70,9 +70,7 @@ export const bwrap: Implementation = {
         // The working directory and the Node running us, read-only, when the private /tmp hides them.
         ...hiddenByTmp([process.cwd(), cwd, path.dirname(process.execPath)]).flatMap((p) => ["--ro-bind", p, p]),
         // After --tmpfs /tmp, so a workspace under /tmp is bound over the private /tmp.
-        "--bind",
-        workspace,
-        workspace,
+        ...(workspace === undefined ? [] : ["--bind", workspace, workspace]),
         "--chdir",
         cwd,
         "--",

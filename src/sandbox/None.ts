@@ -18,7 +18,7 @@ export const none: Implementation = {
   kind: "none",
   wrap: (command, options) => {
     const [program, ...args] = limited(argv(command), options.memoryBytes)
-    return { command: program, args, cwd: options.cwd ?? options.workspace }
+    return { command: program, args, cwd: options.cwd ?? options.workspace ?? process.cwd() }
   },
   check: () => Effect.void
 }

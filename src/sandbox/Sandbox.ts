@@ -89,14 +89,16 @@ export type Command = string | readonly [string, ...Array<string>]
  * Where and how a command runs: its workspace (the one folder it may
  * write, and its working directory unless `cwd` names another, which it
  * may only read: an MCP server's command line is read from the run's
- * folder), its network, and the cap on its address space in bytes (none
- * when absent).
+ * folder; with no workspace, a server shared by the run's trials, it may
+ * write nothing but its private /tmp under bubblewrap, and `cwd` is its
+ * working directory), its network, and the cap on its address space in
+ * bytes (none when absent).
  *
  * @category models
  * @since 0.9.0
  */
 export interface Options {
-  readonly workspace: string
+  readonly workspace?: string | undefined
   readonly network: Network
   readonly memoryBytes?: number | undefined
   readonly cwd?: string | undefined

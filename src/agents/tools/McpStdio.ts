@@ -6,11 +6,13 @@
  * SIGKILL, so nothing is left running after the run or Ctrl-C. It runs
  * under a watchdog (`internal/watchdog.ts`) in a process group of its own,
  * which kills the group when the run is gone (a SIGKILL of the run).
- * Started for one trial of a `--workspace` run (`--mcp-per-trial`, or a
- * spec with a placeholder), it runs in the run's sandbox (`--sandbox`,
- * `--sandbox-network`, `--sandbox-memory`) with the trial's workspace, its
- * working directory still the run's folder; under bubblewrap it also dies
- * with its watchdog (`--die-with-parent`).
+ * On a `--workspace` run it runs in the run's sandbox (`--sandbox`,
+ * `--sandbox-network`, `--sandbox-memory`), its working directory still the
+ * run's folder: started for one trial (`--mcp-per-trial`, or a spec with a
+ * placeholder) with the trial's workspace as the one folder it may write;
+ * shared by the run's trials with none (under bubblewrap, only its private
+ * /tmp). Under bubblewrap it also dies with its watchdog
+ * (`--die-with-parent`).
  *
  * @since 0.5.0
  */
@@ -76,8 +78,8 @@ export const source: ToolSource<StdioSpec> = {
   stateful: true,
   connect: (spec, options) => {
     const timeout = options.mcpTimeout ?? DEFAULT_TIMEOUT
-    // One trial's server on a --workspace run: in the run's sandbox, its workspace the trial's.
-    const target = options.sandbox !== undefined && options.workspace !== undefined
+    // On a --workspace run: in the run's sandbox, a trial's own server with its workspace, a shared one with none.
+    const target = options.sandbox !== undefined
       ? options.sandbox.implementation.wrap([spec.command, ...spec.args], {
         workspace: options.workspace,
         network: options.sandbox.network,

@@ -13,7 +13,6 @@ import * as Choose from "../../datasets/Choose.ts"
 import type * as Source from "../../datasets/Source.ts"
 import * as Results from "../../results/Results.ts"
 import * as ToolSources from "../../agents/tools/Sources.ts"
-import * as Placeholders from "../../workspace/Placeholders.ts"
 import type * as RunOptions from "../config/Run.ts"
 import * as Policy from "../../runner/Policy.ts"
 import { type Remote, type RemoteConfig, RunInputError } from "../../runner/Remote.ts"
@@ -181,17 +180,6 @@ export const validate = (config: KindedConfig): RunInputError | undefined => {
     return bad("--sandbox-network needs --sandbox bwrap (without a sandbox, commands have the host's network)", "--sandbox-network")
   } else if (config.remote !== undefined || config.cluster !== undefined) {
     return bad("--workspace cannot be used with --cluster: the workspaces would be on the workers", "--workspace")
-  }
-  if (config.workspace === true && config.sandbox === "bwrap" && config.mcpPerTrial !== true) {
-    const shared = config.tools?.filter((spec) => spec._tag === "McpStdio").map((spec) => ToolSources.sourceOf(spec).format(spec))
-      .find((text) => !Placeholders.has(text))
-    if (shared !== undefined) {
-      return bad(
-        `--tools ${shared}: a stdio MCP server shared by the run's trials cannot run in --sandbox bwrap (a sandbox holds one ` +
-          "trial's workspace): start it per trial with --mcp-per-trial, or give its spec a placeholder such as {workspace}",
-        "--tools"
-      )
-    }
   }
   if (config.execTimeout !== undefined && config.tools?.some((spec) => spec._tag === "Exec") !== true) {
     return bad("--exec-timeout needs --tools exec (it bounds the exec tool's commands)", "--exec-timeout")
