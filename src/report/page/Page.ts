@@ -273,7 +273,20 @@ const tableSection = (input: PageInput, scorers: ReadonlyArray<string>, file: Su
 export const render = (input: PageInput): string => {
   const file = fileSummary(input.resultsFile, input.result, input.summary)
   const scorers = Object.keys(file.scoring?.scorers ?? {})
-  const body = [
+  const body = [...sections(input, file), tableSection(input, scorers, file)].join("\n")
+  return Html.page({ title: `agent-trials report: ${input.resultsFile}`, body, css: tableCss, script: tableScript })
+}
+
+/**
+ * The report's sections but its table of trials: the header, usage, tools,
+ * scores, groups, pass@k, latency, time and failures (the view's run page
+ * shows them above its own table, paged on the server).
+ *
+ * @category constructors
+ * @since 0.7.0
+ */
+export const sections = (input: PageInput, file = fileSummary(input.resultsFile, input.result, input.summary)): Array<string> =>
+  [
     header(input, file),
     usageSection(file, input.summary),
     trajectorySection(file),
@@ -284,8 +297,5 @@ export const render = (input: PageInput): string => {
     latencySection(file, input.result) +
     timeSections(input.result).join("") +
     failuresSection(file) +
-    `</div>`,
-    tableSection(input, scorers, file)
-  ].join("\n")
-  return Html.page({ title: `agent-trials report: ${input.resultsFile}`, body, css: tableCss, script: tableScript })
-}
+    `</div>`
+  ]
