@@ -2,7 +2,7 @@
  * The layout's rules (issue 22), over the real import graph of src/:
  *
  * 1. Imports point down: internal <- domain <- statistics <- workspace <- runner <- {cache, sandbox} <- {agents,
- *    datasets, scoring, results} <- summary <- {report, cluster} <- programs <- cli. A folder
+ *    datasets, scoring, results} <- summary <- {report, cluster} <- programs <- view <- cli. A folder
  *    imports its own files and the folders below it; folders on one level
  *    do not import each other. Type imports count: a type is a dependency.
  * 2. No import cycles between files, except a public module and its own
@@ -45,6 +45,7 @@ const LEVELS: ReadonlyArray<ReadonlyArray<string>> = [
   ["summary"],
   ["report", "cluster"],
   ["programs"],
+  ["view"],
   ["cli"]
 ]
 const levelOf = new Map(LEVELS.flatMap((folders, level) => folders.map((folder) => [folder, level] as const)))

@@ -13,11 +13,12 @@ import { reportCommand } from "./report.ts"
 import { reproCommand } from "./repro.ts"
 import { makeRunCommand, runCommand } from "./run.ts"
 import { makeScoreCommand, scoreCommand } from "./score.ts"
+import { viewCommand } from "./view.ts"
 import { packageVersion } from "../internal/packageVersion.ts"
 import * as Kinds from "../programs/Kinds.ts"
 
 export { BoundsViolated, reportErrors, RunStopped, UsageError } from "./errors.ts"
-export { cacheCommand, clusterCommand, compareCommand, initCommand, reportCommand, reproCommand, runCommand, scoreCommand, workerCommand }
+export { cacheCommand, clusterCommand, compareCommand, initCommand, reportCommand, reproCommand, runCommand, scoreCommand, viewCommand, workerCommand }
 export { makeRunCommand, makeScoreCommand, makeWorkerCommand }
 
 /**
@@ -72,6 +73,7 @@ export const make = (kinds: Kinds.Kinds) =>
       makeScoreCommand(kinds),
       compareCommand,
       reportCommand,
+      viewCommand,
       reproCommand,
       initCommand,
       makeWorkerCommand(kinds),

@@ -168,12 +168,14 @@ export const page = (options: {
   readonly body: string
   readonly css?: string
   readonly script?: string
+  /** The page may fetch from its own origin (`connect-src 'self'`: the view's pages, served by `agent-trials view`). */
+  readonly connectSelf?: boolean
 }): string =>
   [
     "<!doctype html>",
     `<html lang="en"><head><meta charset="utf-8">`,
     `<meta name="viewport" content="width=device-width, initial-scale=1">`,
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">`,
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:${options.connectSelf === true ? "; connect-src 'self'" : ""}">`,
     `<title>${escape(options.title)}</title>`,
     `<style>${baseCss}${options.css ?? ""}</style></head>`,
     `<body><main>${options.body}</main>`,
