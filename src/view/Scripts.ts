@@ -8,7 +8,7 @@
 
 /**
  * The index page's script: the text filter hides the rows without it; two
- * ticked runs enable the comparison button.
+ * ticked runs enable the comparison button (the older one is its base).
  *
  * @category scripts
  * @since 0.7.0
@@ -30,8 +30,9 @@ export const indexScript = `
   const picked = () => picks.filter((p) => p.checked).map((p) => p.value);
   for (const p of picks) p.addEventListener("change", () => { if (button) button.disabled = picked().length !== 2; });
   button?.addEventListener("click", () => {
-    const [a, b] = picked();
-    location.href = "/compare?base=" + encodeURIComponent(a) + "&new=" + encodeURIComponent(b);
+    // Rows are newest first: the older run is the base.
+    const [newer, older] = picked();
+    location.href = "/compare?base=" + encodeURIComponent(older) + "&new=" + encodeURIComponent(newer);
   });
   apply();
 })();
