@@ -6,11 +6,12 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { TestClock } from "effect/testing"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { FileIndex } from "../src/view/Index.ts"
-import { Runs } from "../src/view/Runs.ts"
+import { IDLE_MS, Runs } from "../src/view/Runs.ts"
 
 const record = (i: number) => ({
   id: `t-${i}:1`,
@@ -109,5 +110,24 @@ describe("view index", () => {
       assert.strictEqual(yield* runs.get("../outside"), undefined)
       assert.strictEqual(yield* runs.get("matrix-1/../one"), undefined)
       assert.strictEqual((yield* runs.get("matrix-1/cell-a"))!.count, 2)
+    }))
+
+  it.effect("a run's status: running while its file grows, finished with all its trials, stopped when it stops short", () =>
+    Effect.gen(function*() {
+      const root = path.join(dir, "status")
+      fs.mkdirSync(root, { recursive: true })
+      const definition = JSON.stringify({ run_id: "r1", agent: "sim", model: null, epochs: 2, rows: "all", dataset: { synthetic: 5 } })
+      fs.writeFileSync(path.join(root, "short.jsonl"), lines(0, 4))
+      fs.writeFileSync(path.join(root, "short.jsonl.run.json"), definition)
+      fs.writeFileSync(path.join(root, "whole.jsonl"), lines(0, 10))
+      fs.writeFileSync(path.join(root, "whole.jsonl.run.json"), definition)
+      fs.writeFileSync(path.join(root, "unknown.jsonl"), lines(0, 3))
+      const mtime = Math.max(...["short", "whole", "unknown"].map((k) => fs.statSync(path.join(root, `${k}.jsonl`)).mtimeMs))
+      const runs = new Runs(root)
+      const statuses = () => Effect.map(runs.list(), (list) => Object.fromEntries(list.map((r) => [r.key, [r.status, r.total]])))
+      yield* TestClock.setTime(mtime + 1000)
+      assert.deepStrictEqual(yield* statuses(), { short: ["running", 10], whole: ["finished", 10], unknown: ["running", null] })
+      yield* TestClock.setTime(mtime + IDLE_MS + 1000)
+      assert.deepStrictEqual(yield* statuses(), { short: ["stopped", 10], whole: ["finished", 10], unknown: ["finished", null] })
     }))
 })

@@ -9,7 +9,7 @@
  *
  * @since 0.7.0
  */
-import { Effect, Schema } from "effect"
+import { Effect, Schema, Semaphore } from "effect"
 import * as fs from "node:fs/promises"
 import type { AgentEvalTrial } from "../domain/Trial.ts"
 import * as Usages from "../domain/Usage.ts"
@@ -133,6 +133,7 @@ export class FileIndex {
   private firstStartedAt: string | null = null
   private badLines = 0
   private aggregate: Aggregate.Aggregate
+  private readonly lock = Semaphore.makeUnsafe(1)
 
   readonly file: string
 
@@ -175,12 +176,13 @@ export class FileIndex {
    * Returns the offsets of the trials added, oldest first.
    */
   refresh(): Effect.Effect<ReadonlyArray<number>, IndexError> {
-    return this.attempt(() => this.readAppended())
+    // One refresh at a time per file (two would index the same bytes twice); other files are not held up.
+    return this.lock.withPermit(this.attempt(() => this.readAppended()))
   }
 
+  // Everything indexed so far is dropped (the lock held by the refresh under way stays).
   private reset(): void {
-    const fresh = new FileIndex(this.file)
-    Object.assign(this, fresh)
+    Object.assign(this, { ...new FileIndex(this.file), lock: this.lock })
   }
 
   private async readAppended(): Promise<ReadonlyArray<number>> {
@@ -374,9 +376,7 @@ export class FileIndex {
    */
   byTask(ids: ReadonlySet<string>): Effect.Effect<Map<string, Array<AgentEvalTrial>>, IndexError> {
     const needles = [...ids].map((id) => JSON.stringify(id))
-    const all = function*(count: number) {
-      for (let i = 0; i < count; i++) yield i
-    }
+    const all = function*(count: number) { for (let i = 0; i < count; i++) yield i }
     return this.attempt(async () => {
       const out = new Map<string, Array<AgentEvalTrial>>()
       if (ids.size === 0) return out

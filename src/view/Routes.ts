@@ -82,8 +82,11 @@ const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.str
 const events = (runs: Runs, key: string, index: FileIndex) => {
   const progress = () => index.figures()
   const poll = runs.get(key).pipe(
+    // A file that became unreadable (removed, its folder's rights changed) ends the events, saying so.
+    Effect.catchTag("IndexError", (e) => Effect.succeed({ unreadable: e.message } as const)),
     Effect.flatMap((fresh) => {
       if (fresh === undefined) return Effect.succeed({ chunks: [sse("end", { reason: "gone" })], done: true })
+      if ("unreadable" in fresh) return Effect.succeed({ chunks: [sse("end", { reason: "unreadable", problem: fresh.unreadable })], done: true })
       return Effect.gen(function*() {
         // `get` refreshed the index: what it added since the last poll is what this poll sends.
         const before = sent

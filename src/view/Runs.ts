@@ -113,7 +113,8 @@ export class Runs {
 
   /** The index of the run `key`, refreshed; undefined when the folder holds no such run. */
   get(key: string): Effect.Effect<FileIndex | undefined, IndexError> {
-    return this.lock.withPermit(Effect.gen({ self: this }, function*() {
+    // The lock covers finding the file only: a large file's first pass holds up its own requests, not others'.
+    const found = this.lock.withPermit(Effect.gen({ self: this }, function*() {
       let index = this.indexes.get(key)
       if (index === undefined) {
         const file = (yield* this.walk()).get(key)
@@ -121,9 +122,9 @@ export class Runs {
         index = new FileIndex(file)
         this.indexes.set(key, index)
       }
-      yield* index.refresh()
       return index
     }))
+    return Effect.flatMap(found, (index) => index === undefined ? Effect.succeed(undefined) : Effect.as(index.refresh(), index))
   }
 
   /** Every run under the folder, newest first, each index refreshed (a file that became unreadable is left out). */
