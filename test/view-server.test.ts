@@ -5,12 +5,14 @@
  * the events of a run send a trial appended after connecting; a KEY that
  * climbs out of DIR (plain, encoded, double-encoded `..`) finds nothing; a
  * Host header not the server's own is refused; pages are served; a folder
- * that is not one exits 2.
+ * that is not one exits 2; Ctrl-C ends the server while a page listens to
+ * a run's events.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import * as path from "node:path"
+import { hostsOf } from "../src/view/Server.ts"
 import { killAll, readTrials, removeTempDirs, run, type Running, start, tempDir, waitFor } from "./cli-helpers.ts"
 
 afterAll(() => {
@@ -175,5 +177,26 @@ describe("agent-trials view", () => {
     const result = await run([missing], { command: "view" })
     assert.strictEqual(result.code, 2)
     assert.include(result.stderr, `view: DIR ${missing} is not a folder`)
+  })
+
+  it("the Host headers it answers: its own address, loopback's names for loopback, every interface's when bound to all", () => {
+    assert.deepStrictEqual([...hostsOf("127.0.0.1", 8080)].sort(), ["127.0.0.1:8080", "[::1]:8080", "localhost:8080"])
+    assert.deepStrictEqual([...hostsOf("10.1.2.3", 80)], ["10.1.2.3:80"])
+    const all = hostsOf("0.0.0.0", 80)
+    assert.isTrue(all.has("127.0.0.1:80") && all.has("localhost:80"))
+    assert.isFalse(all.has("evil.example:80"))
+  })
+
+  it("Ctrl-C ends the server while a client listens to a run's events", async () => {
+    const other = start([dir], { command: "view" })
+    await waitFor("the second view's URL", () => /http:\/\/127\.0\.0\.1:\d+\//.test(other.stdout()), { timeoutMs: 60_000 })
+    const address = /http:\/\/127\.0\.0\.1:\d+\//.exec(other.stdout())![0]
+    fs.writeFileSync(path.join(dir, "fresh.jsonl"), fs.readFileSync(path.join(dir, "base.jsonl")))
+    const res = await fetch(new URL("/api/runs/fresh/events", address))
+    const reader = res.body!.getReader()
+    await reader.read()
+    other.killGroup("SIGINT")
+    await waitFor("the server's exit after Ctrl-C", () => other.exited(), { timeoutMs: 15_000 })
+    await reader.cancel().catch(() => undefined)
   })
 })

@@ -11,6 +11,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Console, Effect, Schema } from "effect"
 import { HttpServer } from "effect/http"
 import * as http from "node:http"
+import * as os from "node:os"
 import * as fs from "node:fs/promises"
 import { handle } from "./Routes.ts"
 import { Runs } from "./Runs.ts"
@@ -45,18 +46,25 @@ export class ViewInputError extends Schema.TaggedError<ViewInputError>()("ViewIn
   }
 }
 
+const LOOPBACK = ["localhost", "127.0.0.1", "::1"]
+const ANY = ["0.0.0.0", "::"]
+
 /**
- * The Host headers that name a server bound to `host`:`port` (a loopback
- * server also answers to `localhost`).
+ * The Host headers that name a server bound to `host`:`port`: that address
+ * (and, for loopback, `localhost`); bound to every address (`0.0.0.0`,
+ * `::`), this machine's interface addresses, its host name and loopback.
  *
  * @category security
  * @since 0.7.0
  */
 export const hostsOf = (host: string, port: number): ReadonlySet<string> => {
-  const name = host.includes(":") ? `[${host}]` : host
-  const names = [name]
-  if (host === "127.0.0.1" || host === "::1" || host === "localhost") names.push("localhost", "127.0.0.1", "[::1]")
-  return new Set(names.map((n) => `${n}:${port}`.toLowerCase()))
+  const names = [host]
+  if (LOOPBACK.includes(host) || ANY.includes(host)) names.push(...LOOPBACK)
+  if (ANY.includes(host)) {
+    names.push(os.hostname())
+    for (const list of Object.values(os.networkInterfaces())) for (const a of list ?? []) names.push(a.address)
+  }
+  return new Set(names.map((n) => `${n.includes(":") ? `[${n}]` : n}:${port}`.toLowerCase()))
 }
 
 /**
@@ -74,7 +82,8 @@ export const serve = Effect.fn("View.serve")(function*(config: ViewConfig) {
     return yield* new ViewInputError({ message: `--port must be an integer from 0 to 65535, got ${config.port}` })
   }
   const runs = new Runs(dir)
-  const server = NodeHttpServer.layer(() => http.createServer(), { port: config.port, host: config.host })
+  const node = http.createServer()
+  const server = NodeHttpServer.layer(() => node, { port: config.port, host: config.host })
   return yield* Effect.gen(function*() {
     const { address } = yield* HttpServer.HttpServer
     const port = address._tag === "InetAddressV4" || address._tag === "InetAddressV6" ? address.port : config.port
@@ -84,6 +93,8 @@ export const serve = Effect.fn("View.serve")(function*(config: ViewConfig) {
     yield* Console.log(`view: http://${shown}:${port}/ (the runs under ${dir}; Ctrl-C to stop)`)
     return yield* Effect.never
   }).pipe(
+    // Ctrl-C: a page's open event stream would hold the server's close (it waits for every connection) for ever.
+    Effect.ensuring(Effect.sync(() => node.closeAllConnections())),
     Effect.provide(server),
     Effect.scoped,
     Effect.catchTag("ServeError", (e) =>
