@@ -5,8 +5,9 @@
  * code point in a `.ctl` span, as the server's escaping shows it (the same
  * `CONTROLS` and mark); a search box filters by any text as shown, a toggle
  * keeps the failures, and a select per scorer keeps its passes or its
- * failures. At most `PAGE` rows are in the document at once; "Show more" adds
- * the next ones. When the page says the file carries usage (`data.usage`),
+ * failures. At most `PAGE` rows are in the document at once, a page of the
+ * matching rows: "Next" and "Previous" replace them with the next or the
+ * previous page, so a large report never holds every row in the DOM. When the page says the file carries usage (`data.usage`),
  * each row has a tokens cell and, when priced, a cost cell, the row's own
  * texts (an em dash where it has none). When it says the rows carry
  * trajectories (`data.trajectory`), each row has a steps cell and a path
@@ -61,7 +62,8 @@ export const tableScript = `
   var more = document.getElementById("more");
   var wrap = document.querySelector("#trials .table-wrap") || document.querySelector(".table-wrap");
   var selects = Array.prototype.slice.call(document.querySelectorAll("select[data-scorer]"));
-  var shown = PAGE;
+  var start = 0;
+  var prev = document.getElementById("prev");
   var matches = [];
   var CONTROLS = /${CONTROLS.source}/g;
 
@@ -242,27 +244,30 @@ export const tableScript = `
 
   function render() {
     var fragment = document.createDocumentFragment();
-    var end = Math.min(shown, matches.length);
-    for (var i = 0; i < end; i++) fragment.appendChild(rowElement(rows[matches[i]]));
+    var end = Math.min(start + PAGE, matches.length);
+    for (var i = start; i < end; i++) fragment.appendChild(rowElement(rows[matches[i]]));
     tbody.replaceChildren(fragment);
-    count.textContent = "Showing " + end.toLocaleString("en-US") + " of " + matches.length.toLocaleString("en-US") +
+    count.textContent = "Showing " + (start === 0 ? "" : "rows " + (start + 1).toLocaleString("en-US") + "–") +
+      end.toLocaleString("en-US") + " of " + matches.length.toLocaleString("en-US") +
       " matching rows (" + rows.length.toLocaleString("en-US") + " rows in this report" +
       (data.leftOut > 0 ? "; " + data.leftOut.toLocaleString("en-US") + " more trials in the file are not in the table" : "") + ")";
     more.hidden = end >= matches.length;
+    prev.hidden = start === 0;
   }
 
   function apply() {
     var needle = search.value.trim().toLowerCase();
     matches = [];
     for (var i = 0; i < rows.length; i++) if (keep(rows[i], i, needle)) matches.push(i);
-    shown = PAGE;
+    start = 0;
     render();
   }
 
   search.addEventListener("input", apply);
   onlyFailures.addEventListener("change", apply);
   selects.forEach(function (s) { s.addEventListener("change", apply); });
-  more.addEventListener("click", function () { shown += PAGE * 5; render(); });
+  more.addEventListener("click", function () { if (start + PAGE < matches.length) { start += PAGE; render(); } });
+  prev.addEventListener("click", function () { start = Math.max(0, start - PAGE); render(); });
   apply();
 })();
 `

@@ -244,7 +244,8 @@ const tableSection = (input: PageInput, scorers: ReadonlyArray<string>, file: Su
       `<th>Trial</th><th>Status</th><th>Input</th><th>Reference</th><th>Output</th><th>Scores</th><th>Error</th><th class="num">ms</th>` +
       (usage === undefined ? "" : `<th class="num">Tokens</th>${priced ? `<th class="num">Cost</th>` : ""}`) +
       (acts ? `<th class="num">Steps</th><th>Path</th>` : "") +
-      `</tr></thead><tbody></tbody></table></div><button type="button" class="more" id="more" hidden>Show more</button>` +
+      `</tr></thead><tbody></tbody></table></div><button type="button" class="more" id="prev" hidden>Previous 200</button> ` +
+      `<button type="button" class="more" id="more" hidden>Next 200</button>` +
       `<script type="application/json" id="rows-data">${data}</script>`,
     {
       id: "trials",
