@@ -167,6 +167,9 @@ describe.skipIf(!available && !ci)("agent-trials view in Chromium", () => {
     const result = await writer.result
     assert.strictEqual(result.code, 0, describeResult(result))
     await page.waitForFunction(() => document.getElementById("count")!.textContent!.includes("of 30 trials"), undefined, { timeout: 30_000 })
+    // The progress says the file's trials beside those the report's figures counted when the page opened.
+    await page.waitForFunction(() => document.getElementById("progress")!.textContent!.startsWith("30 trials in the file"))
+    assert.include(await page.textContent("#progress"), "reload to update them")
     assert.deepStrictEqual(errors, [])
     await page.close()
   }, 120_000)

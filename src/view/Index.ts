@@ -360,13 +360,13 @@ export class FileIndex {
     return this.readIndexes(indexes.reverse())
   }
 
-  /** The first record whose `id` is `id`: only the lines whose id hashes alike are read. */
+  /** The last record whose `id` is `id` (a trial run again is its latest): only the lines whose id hashes alike are read. */
   find(id: string): Effect.Effect<unknown | undefined, IndexError> {
     const hash = hashOf(id)
     const candidates: Array<number> = []
     for (let i = 0; i < this.count; i++) if (this.idHashes.data[i] === hash) candidates.push(i)
     return this.readIndexes(candidates).pipe(
-      Effect.map((records) => records.find((r) => (r as { id?: unknown }).id === id))
+      Effect.map((records) => records.findLast((r) => (r as { id?: unknown }).id === id))
     )
   }
 

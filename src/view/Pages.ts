@@ -105,7 +105,7 @@ export const run = (key: string, index: FileIndex): string => {
     `<select id="scorer" aria-label="scorer verdict"><option value="">any verdict</option>${scorers}</select>` +
     `<select id="group" aria-label="group"><option value="">any group</option>${groups}</select>` +
     `<button id="prev">Previous</button><button id="next">Next</button><span id="count" class="sub"></span>` +
-    `<span id="live" class="sub"></span></div>` +
+    `<span id="live" class="sub"></span></div><p id="progress" class="sub"></p>` +
     `<table id="trials"><thead><tr><th>Trial</th><th>Task</th><th>Status</th><th class="num">Latency</th><th>Scores</th><th>Output or error</th></tr></thead><tbody></tbody></table>`
   const body = `<p class="sub">${link("/", "All runs")}</p>` + sections.join("\n") +
     Html.section("Trials", table, { id: "trials-card", note: "Paged and filtered on the server; new trials arrive as the run writes them." })

@@ -80,7 +80,11 @@ const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.str
 
 // The events of one run: its progress now, then each poll's new trials and progress, then `end` once it is idle.
 const events = (runs: Runs, key: string, index: FileIndex) => {
-  const progress = () => index.figures()
+  // The run's counts, as the events' `progress` data: snake_case, as the API's fields.
+  const progress = () => {
+    const f = index.figures()
+    return { trials: f.trials, completed: f.completed, failed: f.failed, passed: f.passed, cost_usd: f.costUsd, bad_lines: f.badLines }
+  }
   const poll = runs.get(key).pipe(
     // A file that became unreadable (removed, its folder's rights changed) ends the events, saying so.
     Effect.catchTag("IndexError", (e) => Effect.succeed({ unreadable: e.message } as const)),

@@ -42,7 +42,8 @@ export const indexScript = `
  * The run page's script over `api` (`/api/runs/KEY`): the trials' table,
  * a page at a time from `api/trials` with the filters of the bar, and the
  * run's events (`api/events`): each new trial refreshes the page shown
- * (at most twice a second) and counts in the bar.
+ * (at most twice a second) and counts in the bar, and each progress says
+ * how many trials the file holds beside those the figures above count.
  *
  * @category scripts
  * @since 0.7.0
@@ -101,7 +102,13 @@ export const runScript = (api: string, trialHref: string): string => `
   let arrived = 0;
   const events = new EventSource(API + "/events");
   events.addEventListener("trial", () => { arrived++; $("live").textContent = "live: " + arrived + " new trials"; soon(); });
-  events.addEventListener("progress", (e) => { const p = JSON.parse(e.data); document.body.dataset.trials = String(p.trials); });
+  let loaded = null;
+  events.addEventListener("progress", (e) => {
+    const p = JSON.parse(e.data);
+    if (loaded === null) loaded = p.trials;
+    $("progress").textContent = p.trials + " trials in the file (" + p.completed + " completed, " + p.failed + " failed)" +
+      (p.trials > loaded ? "; the figures above count the " + loaded + " there were when the page opened: reload to update them" : "");
+  });
   events.addEventListener("end", () => { $("live").textContent += (arrived > 0 ? " · " : "") + "the run's file stopped growing"; events.close(); });
   load();
 })();
