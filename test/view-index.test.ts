@@ -103,6 +103,8 @@ describe("view index", () => {
       fs.writeFileSync(path.join(root, "one.jsonl"), lines(0, 4))
       fs.writeFileSync(path.join(root, "matrix-1", "cell-a.jsonl"), lines(0, 2))
       fs.writeFileSync(path.join(dir, "outside.jsonl"), lines(0, 2))
+      // A tasks file beside the runs: JSONL, but no trial record in it.
+      fs.writeFileSync(path.join(root, "tasks.jsonl"), `{"id":"a","inputs":{}}\n`)
       const runs = new Runs(root)
       const list = yield* runs.list()
       assert.deepStrictEqual(list.map((r) => r.key).sort(), ["matrix-1/cell-a", "one"])

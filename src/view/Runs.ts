@@ -127,7 +127,7 @@ export class Runs {
     return Effect.flatMap(found, (index) => index === undefined ? Effect.succeed(undefined) : Effect.as(index.refresh(), index))
   }
 
-  /** Every run under the folder, newest first, each index refreshed (a file that became unreadable is left out). */
+  /** Every run under the folder, newest first, each index refreshed (a file that became unreadable, or holds no trial record but other lines, is left out). */
   list(): Effect.Effect<Array<RunEntry>> {
     return Effect.gen({ self: this }, function*() {
       const files = yield* this.walk()
@@ -136,6 +136,8 @@ export class Runs {
       for (const key of files.keys()) {
         const index = yield* Effect.option(this.get(key))
         if (index._tag === "None" || index.value === undefined) continue
+        // A JSONL file of other things (a tasks file kept beside the runs) is no run.
+        if (index.value.count === 0 && index.value.figures().badLines > 0) continue
         out.push(yield* entryOf(key, index.value, now))
       }
       return out.sort((a, b) => (b.started_at ?? "").localeCompare(a.started_at ?? "") || a.key.localeCompare(b.key))
