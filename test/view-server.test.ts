@@ -172,6 +172,16 @@ describe("agent-trials view", () => {
     assert.include(html, "p Holm")
   })
 
+  it("a port already taken exits 2 naming --port and the system's reason; a port out of range exits 2", async () => {
+    const port = new URL(url).port
+    const taken = await run([dir, "--port", port], { command: "view" })
+    assert.strictEqual(taken.code, 2)
+    assert.include(taken.stderr, `view: cannot listen on --host 127.0.0.1 --port ${port}: listen EADDRINUSE`)
+    const range = await run([dir, "--port", "70000"], { command: "view" })
+    assert.strictEqual(range.code, 2)
+    assert.include(range.stderr, "--port must be an integer from 0 to 65535, got 70000")
+  })
+
   it("a DIR that is not a folder exits 2 naming it", async () => {
     const missing = path.join(root, "nope")
     const result = await run([missing], { command: "view" })

@@ -46,6 +46,10 @@ export class ViewInputError extends Schema.TaggedError<ViewInputError>()("ViewIn
   }
 }
 
+// The operating system's reason a listen failed (the ServeError's own message is empty).
+const reasonOf = (e: { readonly message: string; readonly cause?: unknown }): string =>
+  e.cause instanceof Error ? e.cause.message : e.message !== "" ? e.message : String(e.cause)
+
 const LOOPBACK = ["localhost", "127.0.0.1", "::1"]
 const ANY = ["0.0.0.0", "::"]
 
@@ -98,6 +102,6 @@ export const serve = Effect.fn("View.serve")(function*(config: ViewConfig) {
     Effect.provide(server),
     Effect.scoped,
     Effect.catchTag("ServeError", (e) =>
-      Effect.fail(new ViewInputError({ message: `view: cannot listen on --host ${config.host} --port ${config.port}: ${e.message}` })))
+      Effect.fail(new ViewInputError({ message: `view: cannot listen on --host ${config.host} --port ${config.port}: ${reasonOf(e)}` })))
   )
 })
