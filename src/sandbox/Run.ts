@@ -3,9 +3,10 @@
  * leader of a process group of its own; when it outlives its timeout (or
  * the fiber is interrupted) the whole group is killed with SIGKILL, and the
  * run fails with an error naming the command. A process that does not die
- * with the run by itself (bubblewrap's `--die-with-parent` does) is started
- * under the watchdog (`Watchdog.ts`), so a SIGKILL of the run leaves none
- * of its group behind either. Only the last lines of its
+ * with the run by itself (bubblewrap's `--die-with-parent` does) has its
+ * group held by the run's reaper (`Reaper.ts`), so a SIGKILL of the run
+ * leaves none of its group behind either; the group is killed when the
+ * command exits, so nothing it started in the background outlives it. Only the last lines of its
  * stdout and stderr are kept (at most 64 KiB of each while it runs), and
  * they are scrubbed of every secret the process knows before anyone can
  * quote them.
@@ -16,7 +17,7 @@ import { Duration, Effect, Schema } from "effect"
 import { spawn } from "node:child_process"
 import { redactText } from "../internal/redact.ts"
 import { type Command, display, type Env, type Implementation, type Options, type Spawn } from "./Sandbox.ts"
-import * as Watchdog from "./Watchdog.ts"
+import * as Reaper from "./Reaper.ts"
 
 /**
  * The command outlived its timeout: its process group was killed.
@@ -115,20 +116,9 @@ const killGroup = (pid: number | undefined) => {
   }
 }
 
-// The watchdog's report of the command's exit, from its descriptor 3.
-type Report = { readonly code: number | null; readonly signal: string | null } | { readonly error: string; readonly message: string }
-
-const reportOf = (text: string): Report | undefined => {
-  try {
-    return JSON.parse(text.trim().split("\n").at(-1) ?? "") as Report
-  } catch {
-    return undefined
-  }
-}
-
 /**
- * Starts `spawn` as a process group of its own (under the watchdog, unless
- * it dies with its parent by itself) and waits for it, within
+ * Starts `spawn` as a process group of its own (held by the run's reaper,
+ * unless it dies with its parent by itself) and waits for it, within
  * `bounds.timeout`. `shown` names the command in errors (scrubbed).
  *
  * @category running
@@ -150,38 +140,33 @@ export const runSpawn = (
     const spawnFailed = (code: string, message: string) =>
       new SandboxSpawnFailed({ command: name, code, message: `Cannot start ${name}: ${scrub(message)}` })
     return Effect.callback<Outcome, SandboxSpawnFailed>((resume) => {
-      const child = watched
-        ? spawn(process.execPath, [...Watchdog.args("fd3", target.command, target.args)], {
-          cwd: target.cwd,
-          env: bounds.env ?? process.env,
-          detached: true,
-          stdio: ["ignore", "pipe", "pipe", "pipe"]
-        })
-        : spawn(target.command, [...target.args], {
-          cwd: target.cwd,
-          env: bounds.env ?? process.env,
-          detached: true,
-          stdio: ["ignore", "pipe", "pipe"]
-        })
-      let report = ""
+      const child = spawn(target.command, [...target.args], {
+        cwd: target.cwd,
+        env: bounds.env ?? process.env,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      // At once, so a SIGKILL of the run from now on leaves none of the group.
+      if (watched) Reaper.hold(child.pid)
       let closed = false
       const whenClosed: Array<() => void> = []
-      child.stdout!.on("data", out.push)
-      child.stderr!.on("data", err.push)
-      if (watched) child.stdio[3]!.on("data", (chunk: Buffer) => report += chunk.toString("utf8"))
+      child.stdout.on("data", out.push)
+      child.stderr.on("data", err.push)
       child.on("error", (error: NodeJS.ErrnoException) => {
         closed = true
+        if (watched) Reaper.release(child.pid)
         resume(Effect.fail(spawnFailed(error.code ?? "unknown", error.message)))
       })
+      // What the command started in the background ends with it (and lets its output streams close).
+      child.on("exit", () => killGroup(child.pid))
       child.on("close", (code, signal) => {
         closed = true
+        killGroup(child.pid)
+        if (watched) Reaper.release(child.pid)
         for (const done of whenClosed) done()
-        // The command's own exit, as the watchdog reported it; else (the group killed) the watchdog's.
-        const reported = watched ? reportOf(report) : undefined
-        if (reported !== undefined && "error" in reported) return resume(Effect.fail(spawnFailed(reported.error, reported.message)))
         resume(Effect.succeed({
-          exitCode: reported === undefined ? code : reported.code,
-          signal: reported === undefined ? signal : reported.signal,
+          exitCode: code,
+          signal,
           stdout: out.lines(count, scrub),
           stderr: bounds.merge === true ? "" : err.lines(count, scrub)
         }))

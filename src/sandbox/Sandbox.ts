@@ -108,7 +108,7 @@ export interface Options {
  * The process to start: the program, its arguments and its working
  * directory, as `child_process.spawn` takes them, and whether it dies with
  * the process that started it by itself (bubblewrap's `--die-with-parent`);
- * one that does not is started under the watchdog.
+ * one that does not has its process group held by the run's reaper.
  *
  * @category models
  * @since 0.9.0
