@@ -3,25 +3,23 @@
  * run and even when it ignores its stdin's end and SIGTERM: it is started
  * through a tiny watchdog, `node -e WATCHDOG -- RUN_PID REPORT COMMAND
  * ARGS...`. The spawner starts the watchdog as the leader of a process group
- * of its own; the command (a stdio MCP server, a `--setup` or `exec`
- * command, and whatever it starts) is in that group and talks to the run
+ * of its own; the command (a stdio MCP server, and whatever it starts) is
+ * in that group and talks to the run
  * over the inherited stdin, stdout and stderr, so nothing is copied on the
  * way.
  *
  * - While the run lives, the run stops the command as before: for a server,
  *   stdin closed, then SIGTERM to the group, then SIGKILL to the group (the
- *   watchdog ignores SIGTERM); for a command past its timeout, SIGKILL to
- *   the group.
+ *   watchdog ignores SIGTERM).
  * - Whenever the command exits (on its own too, while the run lives), the
  *   watchdog SIGKILLs the group, itself included, so what the command
  *   started cannot outlive it with no watchdog left (a SIGKILL of the run
  *   before its scope closes). The watchdog's own exit is then that SIGKILL,
  *   so the command's exit is reported first, as `REPORT` says: `stderr`
  *   writes an exit code other than 0 to stderr, where the run's messages
- *   quote it (an MCP server); `fd3` writes `{"code":N,"signal":S}` (or
- *   `{"error":CODE,"message":M}` when it could not start) as one line to
- *   file descriptor 3, which the run reads (a command whose exit is its
- *   result).
+ *   quote it. (A `--setup`, `check:` or `exec` command under the `none`
+ *   sandbox is not started this way: one reaper per run holds those,
+ *   `Reaper.ts`.)
  * - When the run is gone (the watchdog's parent is no longer `RUN_PID`,
  *   polled every 200 ms; stdin has closed already), the watchdog sends
  *   SIGTERM to the group, then, 2 seconds later, SIGKILL to the group,
@@ -33,8 +31,7 @@
 
 /**
  * The watchdog's source: plain JavaScript for `node -e`, started as
- * `node -e script -- RUN_PID REPORT COMMAND ARGS...` (`REPORT`: `stderr` or
- * `fd3`).
+ * `node -e script -- RUN_PID REPORT COMMAND ARGS...` (`REPORT`: `stderr`).
  *
  * @category watchdog
  * @since 0.9.0
@@ -43,7 +40,6 @@ export const script = [
   `"use strict"`,
   `const { spawn } = require("node:child_process")`,
   `const [runPid, report, command, ...args] = process.argv.slice(1)`,
-  `const status = (value) => { try { require("node:fs").writeSync(3, JSON.stringify(value) + "\\n") } catch {} }`,
   `const signal = (sig) => { try { process.kill(-process.pid, sig) } catch { try { server.kill(sig) } catch {} } }`,
   `let orphaned = false`,
   `const orphan = () => {`,
@@ -57,13 +53,11 @@ export const script = [
   `process.on("SIGHUP", () => {})`,
   `const server = spawn(command, args, { stdio: "inherit" })`,
   `server.on("error", (e) => {`,
-  `  if (report === "fd3") status({ error: e.code ?? "unknown", message: e.message })`,
-  `  else process.stderr.write("cannot start " + command + ": " + e.message + "\\n")`,
+  `  process.stderr.write("cannot start " + command + ": " + e.message + "\\n")`,
   `  process.exit(127)`,
   `})`,
   `server.on("exit", (code, sig) => {`,
-  `  if (report === "fd3") status({ code, signal: sig })`,
-  `  else if (code !== 0) process.stderr.write(command + " exited with " + (code === null ? "signal " + sig : "code " + code) + "\\n")`,
+  `  if (report === "stderr" && code !== 0) process.stderr.write(command + " exited with " + (code === null ? "signal " + sig : "code " + code) + "\\n")`,
   `  signal("SIGKILL")`,
   `  process.exit(code ?? 128 + (require("node:os").constants.signals[sig] ?? 0))`,
   `})`,
@@ -72,12 +66,12 @@ export const script = [
 
 /**
  * How the watchdog reports the command's exit: `stderr` (an exit code
- * other than 0, as a line) or `fd3` (every exit, as JSON on descriptor 3).
+ * other than 0, as a line).
  *
  * @category watchdog
  * @since 0.9.0
  */
-export type Report = "stderr" | "fd3"
+export type Report = "stderr"
 
 /**
  * The arguments of `node` that start `command args` under the watchdog.
