@@ -108,6 +108,11 @@ export interface AgentKind<S extends Spec = any> {
   /** Whether it runs `--tools` (a tool loop); `--tools` is refused for the other kinds. */
   readonly usesTools?: boolean | undefined
   /**
+   * Whether it answers a conversation (`trial.conversation`), so it can talk
+   * with a simulated user; `--user` is refused for the other kinds.
+   */
+  readonly usesConversation?: boolean | undefined
+  /**
    * The agent, built in the run's scope (which its resources, an MCP
    * server's process, live as long as); a failure is `AgentBuildError`,
    * worded for `--agent`, `ToolConnectError` for `--tools` that cannot be

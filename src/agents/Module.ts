@@ -1,7 +1,9 @@
 /**
  * A user's module as an agent: `module:PATH[#export]`. The export (the default
  * export when none is named) is a callable
- * `(task, { signal, trial }) => AgentOutput | string | Promise<...> | Effect<...>`.
+ * `(task, { signal, trial }) => AgentOutput | string | Promise<...> | Effect<...>`;
+ * with a simulated user (`--user`), its context also has the `conversation`
+ * so far, which it answers.
  *
  * @since 0.1.0
  */
@@ -79,6 +81,7 @@ export const kind: AgentKind<ModuleSpec> = {
   format: (spec) => moduleText(spec.file, spec.exportName),
   recorded: (spec, resolve) => moduleText(resolve(spec.file), spec.exportName),
   input: (spec) => spec.file,
+  usesConversation: true,
   build: (spec, options) =>
     load(spec.file, spec.exportName, options.cwd).pipe(
       Effect.mapError((e) => new AgentBuildError({ where: `--agent ${moduleText(spec.file, spec.exportName)}`, problem: e.message }))

@@ -42,7 +42,8 @@ export interface Options {
 
 /**
  * Sends `task.inputs.instruction` (or, without a string instruction, the JSON
- * of `task.inputs`) as one user message; the first choice's content is the
+ * of `task.inputs`) as one user message, or, in a conversation with a
+ * simulated user (`trial.conversation`), the conversation's messages; the first choice's content is the
  * output text, the whole body the `response`, and the body's `usage` the
  * output's `usage` (priced as `model`). A 2xx body that is no answer (an
  * `{"error": ...}`, no choices, no message, `finish_reason` `content_filter`
@@ -73,7 +74,8 @@ export const make = (options: Options): Agent<HttpAgentError, HttpClient.HttpCli
   const where = scrub(redactUrl(url))
   return Effect.fn("OpenAiAgent.call")(function*(task: AgentEvalTask, trial?: TrialContext) {
     yield* Redactor.remember(everywhere)
-    const request = { model: options.model, messages: [{ role: "user", content: userContent(task) }] }
+    // With a simulated user (`--user`), the whole conversation so far: the cache keys on all of it.
+    const request = { model: options.model, messages: trial?.conversation ?? [{ role: "user", content: userContent(task) }] }
     // Through the response cache when the run provides one (`--cache`).
     return yield* ResponseCache.call(
       { kind: "openai", url, model: options.model, body: request, trial },
@@ -149,6 +151,7 @@ export const kind: AgentKind<{ readonly _tag: "OpenAi"; readonly baseUrl: string
   recorded: (spec) => `openai:${redactUrl(spec.baseUrl)}`,
   usesModel: true,
   usesTools: true,
+  usesConversation: true,
   build: (spec, options) => {
     const model = options.model
     if (model === undefined || model === "") {

@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import { Effect } from "effect"
+import type { Message } from "./Conversation.ts"
 import type { AgentError, InvalidAgentOutput } from "./Errors.ts"
 import { callables, invoke } from "./internal/agent.ts"
 import type { AgentEvalTask, AgentOutput } from "./Trial.ts"
@@ -31,6 +32,11 @@ export interface TrialContext {
   readonly epoch: number | undefined
   /** The trial's own directory, on a `--workspace` run. */
   readonly workspace?: string | undefined
+  /**
+   * On a run with a simulated user (`--user`): the conversation so far, the
+   * user's last message last. The agent answers it.
+   */
+  readonly conversation?: ReadonlyArray<Message> | undefined
 }
 
 /**

@@ -132,7 +132,9 @@ export const callsByTool = (trajectory: Trajectory): ReadonlyMap<string, number>
 /**
  * A trajectory as plain text, one numbered line per step: a model turn, a
  * tool call with its arguments as JSON, a tool result with its content (a
- * string as it is, anything else as JSON) and `(error)` for a failed call.
+ * string as it is, anything else as JSON) and `(error)` for a failed call,
+ * and, with a simulated user, `user: ...` and `assistant: ...` for what each
+ * side said.
  * Contents are kept whole: this is what a judge reads (`judge:...,trajectory`).
  *
  * **Example** (A call and its result)
@@ -170,6 +172,10 @@ const stepText = (step: TrajectoryStep): string => {
       return `tool call ${name}${step.arguments === undefined ? "" : ` ${JSON.stringify(step.arguments)}`}`
     case "tool_result":
       return `tool result ${name}${step.is_error === true ? " (error)" : ""}: ${contentText(step.content)}`
+    case "user_message":
+      return `user: ${contentText(step.content)}`
+    case "assistant_message":
+      return `assistant: ${contentText(step.content)}`
   }
 }
 

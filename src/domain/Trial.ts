@@ -28,17 +28,7 @@ export type AgentEvalTask = typeof AgentEvalTask.Type
 
 const TokenCount = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
-/**
- * The tokens a call (or a trial's attempts together) spent, as OpenAI's API
- * counts them: `input_tokens` include the `cached_input_tokens`, and
- * `output_tokens` include the `reasoning_tokens`. `model` is the model
- * priced (the one the request named); `cost_usd` is added by a run with
- * `--pricing`, computed from the counts and the model's prices.
- *
- * @category schemas
- * @since 0.4.0
- */
-export const Usage = Schema.Struct({
+const usageFields = {
   input_tokens: TokenCount,
   output_tokens: TokenCount,
   total_tokens: TokenCount,
@@ -46,6 +36,33 @@ export const Usage = Schema.Struct({
   reasoning_tokens: Schema.optionalKey(TokenCount),
   model: Schema.optionalKey(Schema.String),
   cost_usd: Schema.optionalKey(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)))
+}
+
+/**
+ * A usage of one model alone: what a simulated user's model spent
+ * (`Usage.user`), with the same fields as `Usage` but no `user` of its own.
+ *
+ * @category schemas
+ * @since 0.9.0
+ */
+export const ModelUsage = Schema.Struct(usageFields)
+export type ModelUsage = typeof ModelUsage.Type
+
+/**
+ * The tokens a call (or a trial's attempts together) spent, as OpenAI's API
+ * counts them: `input_tokens` include the `cached_input_tokens`, and
+ * `output_tokens` include the `reasoning_tokens`. `model` is the model
+ * priced (the one the request named); `cost_usd` is added by a run with
+ * `--pricing`, computed from the counts and the model's prices. `user`, on
+ * a run with a simulated user (`--user openai:...`), is what the user's
+ * model spent, apart: the counts and cost above are the agent's alone.
+ *
+ * @category schemas
+ * @since 0.4.0
+ */
+export const Usage = Schema.Struct({
+  ...usageFields,
+  user: Schema.optionalKey(ModelUsage)
 })
 export type Usage = typeof Usage.Type
 
@@ -54,13 +71,17 @@ export type Usage = typeof Usage.Type
  * `content`, its `usage`), a `tool_call` the model asked for (`name`,
  * `arguments`, `id`; `duration_ms` is how long the tool ran) and the
  * `tool_result` it got back (`content`, `is_error` when the tool threw or
- * the server reported an error). Contents are kept whole; displays clip.
+ * the server reported an error). With a simulated user (`--user`), what
+ * the user said is a `user_message` and each answer of the agent an
+ * `assistant_message` (its text in `content`; a user model's turn has its
+ * `usage`), the agent's own steps between them. Contents are kept whole;
+ * displays clip.
  *
  * @category schemas
  * @since 0.5.0
  */
 export const TrajectoryStep = Schema.Struct({
-  type: Schema.Literals(["model", "tool_call", "tool_result"]),
+  type: Schema.Literals(["model", "tool_call", "tool_result", "user_message", "assistant_message"]),
   name: Schema.optionalKey(Schema.String),
   /** Pairs a `tool_call` with its `tool_result` (the model's call id). */
   id: Schema.optionalKey(Schema.String),

@@ -5,7 +5,7 @@
  * @since 0.4.0
  */
 import { Schema } from "effect"
-import { type AgentEvalTrial, Usage } from "./Trial.ts"
+import { type AgentEvalTrial, type ModelUsage, Usage } from "./Trial.ts"
 
 /**
  * The sum of two usages: every count added (an optional count is present
@@ -28,6 +28,15 @@ import { type AgentEvalTrial, Usage } from "./Trial.ts"
  */
 export const add = (a: Usage | undefined, b: Usage): Usage => {
   if (a === undefined) return b
+  const sum: { -readonly [K in keyof Usage]: Usage[K] } = addCounts(a, b)
+  // A simulated user's model, apart from the agent's (`usage.user`).
+  if (a.user !== undefined || b.user !== undefined) {
+    sum.user = a.user === undefined ? b.user! : b.user === undefined ? a.user : addCounts(a.user, b.user)
+  }
+  return sum
+}
+
+const addCounts = (a: ModelUsage, b: ModelUsage): ModelUsage => {
   const sum: {
     input_tokens: number
     output_tokens: number

@@ -19,3 +19,19 @@ export const keyFromConfig: Effect.Effect<Redacted.Redacted<string> | undefined,
     Effect.map(Option.filter((key) => Redacted.value(key) !== "")),
     Effect.map(Option.getOrUndefined)
   )
+
+/**
+ * The key of a simulated user's model (`--user openai:...`):
+ * `AGENT_TRIALS_USER_API_KEY` when it is set and not empty; undefined
+ * otherwise (the caller falls back to `OPENAI_API_KEY`).
+ *
+ * @category config
+ * @since 0.9.0
+ */
+export const userKeyFromConfig: Effect.Effect<Redacted.Redacted<string> | undefined, Config.ConfigError> = Config
+  .Redacted("AGENT_TRIALS_USER_API_KEY")
+  .pipe(
+    Config.option,
+    Effect.map(Option.filter((key) => Redacted.value(key) !== "")),
+    Effect.map(Option.getOrUndefined)
+  )

@@ -94,7 +94,7 @@ export interface RowTrajectory {
  * @since 0.5.0
  */
 export interface RowStep {
-  readonly type: "model" | "tool_call" | "tool_result"
+  readonly type: "model" | "tool_call" | "tool_result" | "user_message" | "assistant_message"
   readonly name: string | null
   readonly text: string
   readonly error: boolean

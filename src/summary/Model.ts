@@ -109,6 +109,8 @@ export const UsageSummary = Schema.Struct({
   trials: Count,
   agent: UsageTotals,
   judge: UsageTotals,
+  /** A simulated user's model (`--user openai:...`), when any trial recorded it; in the totals. */
+  user: Schema.optionalKey(UsageTotals),
   total_tokens: Count,
   cost_usd: Figure,
   per_trial: Schema.Struct({ tokens: PerTrial, cost_usd: Schema.NullOr(PerTrial) }),

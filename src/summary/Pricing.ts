@@ -8,7 +8,7 @@
  */
 import { Effect, FileSystem, Schema, SchemaIssue } from "effect"
 import { schemaProblems } from "../domain/internal/failure.ts"
-import type { AgentEvalTrial, Score, Usage } from "../domain/Trial.ts"
+import type { AgentEvalTrial, ModelUsage, Score, Usage } from "../domain/Trial.ts"
 
 /**
  * The largest price a pricing file may give, in USD per million tokens: a
@@ -107,7 +107,10 @@ export const cost = (price: ModelPrice, usage: Usage): number => {
 export interface Pricing {
   readonly file: string
   readonly models: PricingFile["models"]
-  /** `usage` with its `cost_usd` (0 for a model the file does not list, or a usage without a model). */
+  /**
+   * `usage` with its `cost_usd` (0 for a model the file does not list, or a
+   * usage without a model), and its `user`'s priced by the user's model.
+   */
   readonly price: (usage: Usage) => Usage
   /** The models seen that the file does not list, in the order they were met. */
   readonly unpriced: () => ReadonlyArray<string>
@@ -127,13 +130,21 @@ export const make = (file: string, pricing: PricingFile, onUnpriced: (model: str
     file,
     models,
     price: (usage) => {
-      const model = usage.model ?? "(unnamed)"
-      const price = Object.hasOwn(models, model) ? models[model] : undefined
-      if (price === undefined && !unpriced.has(model)) {
-        unpriced.add(model)
-        onUnpriced(model)
+      const priceOf = (one: ModelUsage): number => {
+        const model = one.model ?? "(unnamed)"
+        const price = Object.hasOwn(models, model) ? models[model] : undefined
+        if (price === undefined && !unpriced.has(model)) {
+          unpriced.add(model)
+          onUnpriced(model)
+        }
+        return price === undefined ? 0 : cost(price, one)
       }
-      return { ...usage, cost_usd: price === undefined ? 0 : cost(price, usage) }
+      const user = usage.user
+      if (user === undefined) return { ...usage, cost_usd: priceOf(usage) }
+      // A simulated user's model is priced by its own model, apart; an agent
+      // that reported nothing (a module agent) has nothing to price.
+      const silent = usage.model === undefined && usage.total_tokens === 0
+      return { ...usage, cost_usd: silent ? 0 : priceOf(usage), user: { ...user, cost_usd: priceOf(user) } }
     },
     unpriced: () => [...unpriced]
   }

@@ -43,7 +43,7 @@ export const usageSummary = (tally: UsageTally, options: {
 }): UsageSummary | undefined => {
   const priced = options.priced === true || tally.priced
   if (tally.all.n === 0 && tally.cachedTrials === 0 && !priced) return undefined
-  const cost = tally.agent.cost + tally.judge.cost
+  const cost = tally.agent.cost + tally.judge.cost + tally.user.cost
   const n = tally.all.n
   const perTrialCost = (q: number) => {
     const v = tally.cost.quantile(q)
@@ -59,7 +59,8 @@ export const usageSummary = (tally: UsageTally, options: {
     trials: n,
     agent: totals(tally.agent, priced),
     judge: totals(tally.judge, priced),
-    total_tokens: tally.agent.total + tally.judge.total,
+    ...(tally.user.calls === 0 ? undefined : { user: totals(tally.user, priced) }),
+    total_tokens: tally.agent.total + tally.judge.total + tally.user.total,
     cost_usd: priced ? usd(cost) : null,
     per_trial: {
       tokens: { mean: n === 0 ? null : tokens(tally.all.tokens / n), p50: perTrialTokens(0.5), p95: perTrialTokens(0.95) },
@@ -166,6 +167,9 @@ export const usageLines = (u: UsageSummary): ReadonlyArray<string> => {
       (priced ? `, ${usdText(u.this_run.cost_usd)}` : "") + ")"),
     `    agent: ${tokensText(u.agent.total_tokens)} tokens (${kinds(u.agent)})` + (priced ? `, ${usdText(u.agent.cost_usd)}` : "")
   ]
+  if (u.user !== undefined) {
+    lines.push(`    user: ${tokensText(u.user.total_tokens)} tokens (${kinds(u.user)})` + (priced ? `, ${usdText(u.user.cost_usd)}` : ""))
+  }
   if (u.judge.total_tokens > 0 || (u.judge.cost_usd ?? 0) > 0) {
     lines.push(`    judge: ${tokensText(u.judge.total_tokens)} tokens (${kinds(u.judge)})` + (priced ? `, ${usdText(u.judge.cost_usd)}` : ""))
   }

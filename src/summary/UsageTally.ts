@@ -6,7 +6,7 @@
  *
  * @since 0.4.0
  */
-import type { AgentEvalTrial, Usage } from "../domain/Trial.ts"
+import type { AgentEvalTrial, ModelUsage } from "../domain/Trial.ts"
 import * as Usages from "../domain/Usage.ts"
 import { LatencyHistogram } from "../statistics/Histogram.ts"
 
@@ -26,7 +26,7 @@ export class SideTally {
   /** Usages counted. */
   calls = 0
 
-  add(usage: Usage): void {
+  add(usage: ModelUsage): void {
     this.input += usage.input_tokens
     this.output += usage.output_tokens
     this.total += usage.total_tokens
@@ -84,7 +84,7 @@ export class Moments {
 /**
  * The usage tally of a run's records (those already in the file and this
  * run's). A trial counts once per record: its agent usage (over its
- * attempts) and its scores' usage.
+ * attempts), its simulated user's (`usage.user`) and its scores' usage.
  *
  * @category models
  * @since 0.4.0
@@ -92,7 +92,9 @@ export class Moments {
 export class UsageTally {
   readonly agent = new SideTally()
   readonly judge = new SideTally()
-  /** Per trial with any usage: its tokens (agent + judge), and its cost in micro-USD. */
+  /** A simulated user's model (`usage.user`), apart from the agent's. */
+  readonly user = new SideTally()
+  /** Per trial with any usage: its tokens (agent + user + judge), and its cost in micro-USD. */
   readonly tokens = new Distribution()
   readonly cost = new Distribution()
   /** The file's trials with usage, and this run's alone. */
@@ -111,7 +113,7 @@ export class UsageTally {
     const judge = trial.scores === undefined ? undefined : Usages.ofScores(trial)
     if (Usages.servedFromCache(trial)) {
       this.cachedTrials++
-      for (const usage of [agent, judge]) {
+      for (const usage of [agent, agent?.user, judge]) {
         if (usage === undefined) continue
         this.cached.add(usage)
         if (usage.cost_usd !== undefined) this.priced = true
@@ -132,6 +134,14 @@ export class UsageTally {
       if (agent.cost_usd !== undefined) {
         this.priced = true
         cost += agent.cost_usd
+      }
+    }
+    if (agent?.user !== undefined) {
+      this.user.add(agent.user)
+      tokens += agent.user.total_tokens
+      if (agent.user.cost_usd !== undefined) {
+        this.priced = true
+        cost += agent.user.cost_usd
       }
     }
     if (judge !== undefined) {

@@ -9,7 +9,7 @@
  */
 import { Context, type Duration, Effect, Layer, Schema } from "effect"
 import type { LanguageModel } from "effect/ai"
-import type { Agent } from "../../domain/Agent.ts"
+import type { Agent, TrialContext } from "../../domain/Agent.ts"
 import { AgentBuildError } from "../Kind.ts"
 import type { RetryPolicy } from "../../runner/Policy.ts"
 import type { Setting } from "../../sandbox/Setting.ts"
@@ -112,18 +112,19 @@ export const make = <E>(
       const stateless = fixed.filter((spec) => !ToolSources.sourceOf(spec, options.sources).stateful)
       if (stateless.length > 0) yield* ToolSources.connectAll(stateless, connectOptions, options.sources)
     }
-    const loopOptions = (tools: ToolLoop.Tools): ToolLoop.Options => ({
+    const loopOptions = (tools: ToolLoop.Tools, trial: TrialContext | undefined): ToolLoop.Options => ({
       tools,
       maxTurns: options.maxTurns,
       toolParallelism: options.toolParallelism,
       retry: options.retry,
-      model: options.model
+      model: options.model,
+      conversation: trial?.conversation
     })
     const sourceError = (e: ToolSources.ToolConnectError) =>
       Effect.fail(new ToolSourceError({ ...(e.where === undefined ? undefined : { where: e.where }), problem: e.problem }))
     const agent: Agent<ToolLoop.MaxTurns | ToolLoop.ModelError | ToolSourceError | ToolSources.McpServerFailed> = (task, trial) =>
       (shared !== undefined && templated.length === 0
-        ? ToolLoop.run(task, loopOptions(shared))
+        ? ToolLoop.run(task, loopOptions(shared, trial))
         : Effect.scoped(
           Effect.gen(function*() {
             // The trial's own servers start in its workspace (in the run's sandbox, when there is one).
@@ -135,7 +136,7 @@ export const make = <E>(
             return typeof tools === "string" ? yield* new ToolSources.ToolConnectError({ where: "--tools", problem: tools }) : tools
           }).pipe(
             Effect.catchTag("ToolConnectError", sourceError),
-            Effect.flatMap((tools) => ToolLoop.run(task, loopOptions(tools)))
+            Effect.flatMap((tools) => ToolLoop.run(task, loopOptions(tools, trial)))
           )
         )).pipe(
           Effect.provideContext(Context.merge(services, modelContext)),

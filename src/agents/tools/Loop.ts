@@ -22,6 +22,7 @@
 import { Cause, Clock, Effect, Exit, Option, Schema, Stream } from "effect"
 import { AiError, LanguageModel, Prompt, Response, type Toolkit } from "effect/ai"
 import { describe } from "../../internal/describe.ts"
+import type { Message } from "../../domain/Conversation.ts"
 import type { AgentEvalTask, AgentOutput, TrajectoryStep } from "../../domain/Trial.ts"
 import { Trajectory, Usage } from "../../domain/Trial.ts"
 import * as Trajectories from "../../domain/Trajectory.ts"
@@ -83,6 +84,11 @@ export interface Options {
   readonly retry?: Policy.RetryPolicy | undefined
   /** The model the usage is priced as (`--model`). */
   readonly model?: string | undefined
+  /**
+   * With a simulated user (`--user`): the conversation so far, sent instead
+   * of the task's instruction; the loop answers its last user message.
+   */
+  readonly conversation?: ReadonlyArray<Message> | undefined
 }
 
 /**
@@ -143,7 +149,9 @@ export const run = (
         }
       }
     }
-    let prompt: Prompt.Prompt = Prompt.make(userContent(task))
+    let prompt: Prompt.Prompt = options.conversation === undefined
+      ? Prompt.make(userContent(task))
+      : Prompt.make(options.conversation.map((message) => ({ role: message.role, content: message.content })))
     const kept = () => ({ trajectory: [...steps], ...(usage === undefined ? undefined : { usage }) })
     for (let turn = 1; turn <= options.maxTurns; turn++) {
       now = { turn, waiting: true }

@@ -81,6 +81,10 @@ class CallContext {
   constructor(trial: TrialContext) {
     this.trial = trial
   }
+  /** With a simulated user (`--user`): the conversation so far, which the agent answers. */
+  get conversation(): TrialContext["conversation"] {
+    return this.trial.conversation
+  }
   get signal(): AbortSignal {
     return (this.controller ??= new AbortController()).signal
   }

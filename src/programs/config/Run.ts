@@ -7,6 +7,7 @@
  */
 import { Duration, Schema } from "effect"
 import * as ToolAgent from "../../agents/tools/Agent.ts"
+import * as Users from "../../agents/users/Users.ts"
 import * as Sandbox from "../../sandbox/Sandbox.ts"
 import { KeepWorkspaces } from "../../workspace/KeepOption.ts"
 import type * as Kinds from "../Kinds.ts"
@@ -207,6 +208,34 @@ export const options = (kinds: Kinds.Kinds) => ({
     undefined,
     "With --tools exec: how long one run_command may run; past it its process group is killed and the model is told " +
       "(default 60s, never beyond --sandbox-timeout)"
+  ),
+  user: Option.withPath(
+    Option.value(
+      "user",
+      "SPEC",
+      Users.UserSpec,
+      undefined,
+      "A simulated user who talks with the agent (openai: or module: agents): openai:BASE_URL (a model plays it: --user-model; " +
+        "the key from AGENT_TRIALS_USER_API_KEY, else OPENAI_API_KEY) or module:PATH[#export]; it is told the task's " +
+        "--user-instruction, speaks first, and ends the conversation (###STOP###, or null), else --max-user-turns does"
+    ),
+    "spec"
+  ),
+  userModel: Option.text("user-model", "With --user openai:BASE_URL: the model that plays the user"),
+  userInstruction: Option.value(
+    "user-instruction",
+    "PATH",
+    Options.TaskPath,
+    undefined,
+    "With --user: the dotted path into the task of what the user is told to do (default inputs.user); a task without it fails as InvalidTask"
+  ),
+  maxUserTurns: Option.value(
+    "max-user-turns",
+    "N",
+    Options.Parallelism,
+    undefined,
+    "With --user: the user's messages at most; after the agent answers the last, the conversation ends, recorded as " +
+      "metadata.conversation.ended_by max_user_turns (default 10)"
   ),
   workspace: Option.toggle(
     "workspace",

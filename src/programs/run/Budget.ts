@@ -1,6 +1,6 @@
 /**
  * The spending budgets of a run: `--max-cost USD` and `--max-tokens N`
- * (agent and judges together). Admission reserves for the calls in flight
+ * (agent, simulated user and judges together). Admission reserves for the calls in flight
  * (the mean spent per trial so far times the calls in flight, `admitWithin`),
  * so what was recorded plus what was sent stays within about one trial's
  * spend of the budget: a trial is admitted only while the recorded spend
@@ -86,6 +86,11 @@ export class Spent {
     if (agent !== undefined) {
       this.tokens += agent.total_tokens
       this.cost += agent.cost_usd ?? 0
+      // A simulated user's model counts too (`usage.user`).
+      if (agent.user !== undefined) {
+        this.tokens += agent.user.total_tokens
+        this.cost += agent.user.cost_usd ?? 0
+      }
     }
     const judge = trial.scores === undefined ? undefined : Usage.ofScores(trial)
     if (judge !== undefined) {

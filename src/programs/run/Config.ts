@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import type { Redacted } from "effect"
-import type * as AgentKinds from "../../agents/AgentKinds.ts"
+import * as AgentKinds from "../../agents/AgentKinds.ts"
 import type * as Kinds from "../Kinds.ts"
 import type { OutputFormat } from "../Output.ts"
 import * as Choose from "../../datasets/Choose.ts"
@@ -184,8 +184,36 @@ export const validate = (config: KindedConfig): RunInputError | undefined => {
   if (config.execTimeout !== undefined && config.tools?.some((spec) => spec._tag === "Exec") !== true) {
     return bad("--exec-timeout needs --tools exec (it bounds the exec tool's commands)", "--exec-timeout")
   }
+  const user = userProblem(config)
+  if (user !== undefined) return bad(user.message, user.flag)
   if (config.score !== undefined && config.score.includes("none") && config.score.length > 1) {
     return bad("--score none scores nothing: it cannot be given with other --score specs", "--score")
+  }
+  return undefined
+}
+
+// A simulated user's flags: each needs --user, which needs an agent that
+// takes part in a conversation, here (not on a cluster's workers).
+const userProblem = (config: KindedConfig): { readonly message: string; readonly flag: string } | undefined => {
+  if (config.user === undefined) {
+    const flag = [
+      ["--user-model", config.userModel],
+      ["--user-instruction", config.userInstruction],
+      ["--max-user-turns", config.maxUserTurns]
+    ].find(([, v]) => v !== undefined)
+    return flag === undefined ? undefined : { message: `${flag[0]} needs --user (it is about the simulated user)`, flag: String(flag[0]) }
+  }
+  if (config.remote !== undefined || config.cluster !== undefined) {
+    return { message: "--user cannot be used with --cluster: the workers call their own agent", flag: "--user" }
+  }
+  const kinds = config.kinds.agents
+  const kind = AgentKinds.kindOf(config.agent, kinds)
+  if (kind.usesConversation !== true) {
+    return {
+      message: `--user needs an agent that takes part in a conversation (${kinds.filter((k) => k.usesConversation === true).map((k) => k.usage).join(" or ")}), ` +
+        `not ${kind.usage}`,
+      flag: "--user"
+    }
   }
   return undefined
 }

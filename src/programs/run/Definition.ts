@@ -11,6 +11,7 @@
 import { Clock, Console, Effect, FileSystem, Path, Schema } from "effect"
 import * as AgentKinds from "../../agents/AgentKinds.ts"
 import * as ToolSources from "../../agents/tools/Sources.ts"
+import type * as Users from "../../agents/users/Users.ts"
 import { writeFileAtomic } from "../../internal/atomicFile.ts"
 import * as Choose from "../../datasets/Choose.ts"
 import * as Labels from "../../summary/Labels.ts"
@@ -18,6 +19,7 @@ import * as ScorerKinds from "../../scoring/ScorerKinds.ts"
 import * as ScorerSpec from "../../scoring/Spec.ts"
 import { worldOf, type WorldInput } from "./internal/world.ts"
 import { changedModules, differences, fingerprint, JSONL_AS_IS, modulesOf, same, shortSha, sourceOf } from "./internal/definition.ts"
+import { UserRecorded, userOf } from "./internal/definition.ts"
 
 
 /**
@@ -104,7 +106,9 @@ export const RunDefinition = Schema.Struct({
    * `--setup`, `--sandbox`, ...), `[]` without one; absent from older
    * definitions (not compared). Another world is refused.
    */
-  world: Schema.optionalKey(Schema.Array(Schema.String))
+  world: Schema.optionalKey(Schema.Array(Schema.String)),
+  /** The simulated user and its flags (`--user`); absent for a run without one. */
+  user: Schema.optionalKey(UserRecorded)
 })
 export type RunDefinition = typeof RunDefinition.Type
 
@@ -144,6 +148,11 @@ export interface Input extends WorldInput {
   /** `--pricing FILE`. */
   readonly pricing?: string | undefined
   readonly cwd: string
+  /** `--user` and its flags (`--user-model`, `--user-instruction`, `--max-user-turns`). */
+  readonly user?: Users.Spec | undefined
+  readonly userModel?: string | undefined
+  readonly userInstruction?: string | undefined
+  readonly maxUserTurns?: number | undefined
 }
 
 /**
@@ -212,7 +221,8 @@ export const make = Effect.fn("RunDefinition.make")(function*(input: Input, runI
     rows: input.rows ?? "all",
     pricing: input.pricing === undefined ? null : (yield* fingerprint("--pricing", path.resolve(input.cwd, input.pricing))) ?? null,
     modules: yield* modulesOf(input, agentKind, scorerKinds, path),
-    world: worldOf(input, (file) => path.resolve(input.cwd, file))
+    world: worldOf(input, (file) => path.resolve(input.cwd, file)),
+    ...(input.user === undefined ? undefined : { user: userOf(input, input.user, path) })
   }
   return definition
 })

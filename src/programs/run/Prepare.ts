@@ -13,6 +13,9 @@ import type { HttpClient } from "effect/http"
 import type { Agent } from "../../domain/Agent.ts"
 import type { Scorer } from "../../domain/Scorer.ts"
 import * as AgentKinds from "../../agents/AgentKinds.ts"
+import * as UserConversation from "../../agents/users/Conversation.ts"
+import * as Users from "../../agents/users/Users.ts"
+import { userKeyFromConfig } from "../../internal/apiKey.ts"
 import * as Choose from "../../datasets/Choose.ts"
 import * as DatasetFormats from "../../datasets/DatasetFormats.ts"
 import * as Mapping from "../../datasets/Mapping.ts"
@@ -139,7 +142,8 @@ export const prepare = Effect.fnUntraced(function*(
   yield* checkDistinct({
     inputs: [
       { flag: "--tasks", path: config.tasks },
-      { flag: "--agent", path: AgentKinds.kindOf(config.agent, kinds.agents).input?.(config.agent) }
+      { flag: "--agent", path: AgentKinds.kindOf(config.agent, kinds.agents).input?.(config.agent) },
+      { flag: "--user", path: config.user === undefined ? undefined : Users.kindOf(config.user).input?.(config.user) }
     ],
     outputs: [
       { flag: "--out", path: config.out },
@@ -149,7 +153,7 @@ export const prepare = Effect.fnUntraced(function*(
   }).pipe(Effect.mapError(input))
 
   // A --cluster run's agent is the workers' own.
-  const agent: Agent<unknown, HttpClient.HttpClient> = config.remote === undefined
+  const built: Agent<unknown, HttpClient.HttpClient> = config.remote === undefined
     ? yield* AgentKinds.build(
       config.agent,
       { ...config, retry: Policy.retryOf(config), sandboxSetting: config.workspace === true ? sandbox : undefined },
@@ -163,6 +167,17 @@ export const prepare = Effect.fnUntraced(function*(
           Effect.fail(new ToolsStop.ToolServerFailed({ where: e.where, problem: `the MCP server ${e.problem}${e.stderr}` }))
       }))
     : () => Effect.die("a --cluster run calls no agent here")
+  // `--user`: the agent in a conversation with a simulated user, one agent call per trial for the runner.
+  const agent = config.user === undefined ? built : UserConversation.wrap(built, {
+    user: yield* Users.build(config.user, {
+      model: config.userModel,
+      apiKey: (yield* userKeyFromConfig.pipe(Effect.orElseSucceed(() => undefined))) ?? config.apiKey,
+      cwd: config.cwd,
+      retry: Policy.retryOf(config)
+    }).pipe(Effect.mapError(input)),
+    instruction: config.userInstruction ?? UserConversation.defaults.instruction,
+    maxUserTurns: config.maxUserTurns ?? UserConversation.defaults.maxUserTurns
+  })
   // Built before the resume check names the run: a `check:` reads the run's id when it scores a trial.
   let runIdOnceKnown: string | undefined
   const scorers = yield* buildScorers(config, Workspaces.world(config, sandbox, () => runIdOnceKnown))

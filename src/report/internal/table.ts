@@ -124,7 +124,7 @@ export const tableScript = `
     else put(td, value);
     return td;
   }
-  var STEP = { model: "model turn", tool_call: "tool call", tool_result: "tool result" };
+  var STEP = { model: "model turn", tool_call: "tool call", tool_result: "tool result", user_message: "user", assistant_message: "assistant" };
   // The path cell's summary; its transcript opens in a row of its own below
   // the trial's (setOpen), as wide as the table's visible part, so it wraps
   // within the page however wide the other cells make the table.

@@ -4,11 +4,13 @@
  *
  * @internal
  */
-import { Effect, FileSystem, type Path, Stream } from "effect"
+import { Effect, FileSystem, type Path, Schema, Stream } from "effect"
 import { createHash } from "node:crypto"
 import * as Labels from "../../../summary/Labels.ts"
 import * as SummaryText from "../../../summary/Text.ts"
 import type * as AgentKinds from "../../../agents/AgentKinds.ts"
+import * as UserConversation from "../../../agents/users/Conversation.ts"
+import * as Users from "../../../agents/users/Users.ts"
 import type * as ScorerKinds from "../../../scoring/ScorerKinds.ts"
 import * as ScorerSpec from "../../../scoring/Spec.ts"
 import { worldText } from "./world.ts"
@@ -64,6 +66,7 @@ export const modulesOf = (input: Input, agentKind: AgentKinds.AgentKind, kinds: 
   const agentFile = input.cluster === undefined ? agentKind.input?.(input.agent) : undefined
   if (agentFile !== undefined) files.push(["--agent", agentFile])
   for (const tool of input.tools ?? []) if (tool._tag === "ModuleTools") files.push(["--tools", String(tool["file"])])
+  if (input.user?._tag === "Module") files.push(["--user", String(input.user["file"])])
   for (const spec of input.scorers) {
     const parsed = ScorerSpec.parse(spec, kinds)
     if (typeof parsed !== "string" && parsed._tag === "Module") files.push(["--score", String((parsed as { file?: unknown }).file)])
@@ -155,6 +158,8 @@ export const differences = (
   if (recorded.pricing !== undefined && now.pricing !== undefined && recorded.pricing?.sha256 !== now.pricing?.sha256) {
     out.push([pricingText(recorded.pricing), pricingText(now.pricing)])
   }
+  // Another simulated user (or none where there was one) is another run.
+  if (!same(recorded.user ?? null, now.user ?? null)) out.push([userText(recorded.user), userText(now.user)])
   // A `module:` that resolves to another file is another agent, tool or scorer.
   if (recorded.modules !== undefined && now.modules !== undefined && !same(modulePaths(recorded.modules), modulePaths(now.modules))) {
     out.push([modulesText(recorded.modules), modulesText(now.modules)])
@@ -187,3 +192,35 @@ export const sourceOf = (input: Input, path: Path.Path): Effect.Effect<Source | 
     return { tasks, size: Number(info.size), sha256_first_mib: hash.digest("hex") } satisfies Source
   }).pipe(Effect.orElseSucceed(() => undefined))
 }
+
+/**
+ * The user's spec (a `module:` path absolute, a URL redacted), its
+ * `--user-model` (null for a kind that names none), `--user-instruction`
+ * and `--max-user-turns`, defaults written out.
+ *
+ * @internal
+ */
+export const UserRecorded = Schema.Struct({
+  spec: Schema.String,
+  model: Schema.NullOr(Schema.String),
+  instruction: Schema.String,
+  max_user_turns: Schema.Number
+})
+
+/** The user of a run's flags, as its definition records it. @internal */
+export const userOf = (input: Input, spec: Users.Spec, path: Path.Path): typeof UserRecorded.Type => {
+  const kind = Users.kindOf(spec)
+  return {
+    spec: kind.recorded(spec, (file) => path.resolve(input.cwd, file)),
+    model: kind.usesModel === true ? input.userModel ?? null : null,
+    instruction: input.userInstruction ?? UserConversation.defaults.instruction,
+    max_user_turns: input.maxUserTurns ?? UserConversation.defaults.maxUserTurns
+  }
+}
+
+/** The user as flags, in what `--resume` says differs. @internal */
+export const userText = (user: typeof UserRecorded.Type | undefined): string =>
+  user === undefined
+    ? "no --user"
+    : `--user ${user.spec}${user.model === null ? "" : ` --user-model ${user.model}`} --user-instruction ${user.instruction} ` +
+      `--max-user-turns ${user.max_user_turns}`
