@@ -302,7 +302,7 @@ describe("simulated users, from the CLI", () => {
     assert.strictEqual(line, expected)
   }, 60_000)
 
-  it("bad input exits 2 naming the flag: an unknown --user scheme, a model user without --user-model, --user-model alone, an agent that cannot converse", async () => {
+  it("bad input exits 2 naming the flag: an unknown --user scheme, a model user without --user-model, --user-model alone, an agent that cannot converse, a cluster run", async () => {
     const dir = tempDir()
     const tasks = orders(dir)
     fs.writeFileSync(path.join(dir, "x.mjs"), "export default () => 'x'\n")
@@ -311,7 +311,8 @@ describe("simulated users, from the CLI", () => {
       [["--agent", "openai:http://127.0.0.1:9/v1", "--model", "m", "--user", "openai:http://127.0.0.1:9/v1"], "--user openai:http://127.0.0.1:9/v1 needs --user-model NAME"],
       [["--user-model", "user-m"], "--user-model needs --user (it is about the simulated user)"],
       [["--user", "module:user.mjs"], "--user needs an agent that takes part in a conversation (module:PATH[#export] or openai:BASE_URL), not sim"],
-      [["--agent", "module:x.mjs", "--user", "module:missing-user.mjs"], "--user module:missing-user.mjs: cannot load user module missing-user.mjs"]
+      [["--agent", "module:x.mjs", "--user", "module:missing-user.mjs"], "--user module:missing-user.mjs: cannot load user module missing-user.mjs"],
+      [["--cluster", "postgres://127.0.0.1:1/db", "--user", "module:x.mjs"], "--user cannot be used with --cluster: the workers call their own agent"]
     ]
     for (const [flags, message] of cases) {
       const result = await run(["--tasks", tasks, ...flags, "--out", path.join(dir, "out.jsonl"), "--no-progress"], { cwd: dir })

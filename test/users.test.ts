@@ -23,6 +23,7 @@ import type { SimulatedUser } from "../src/agents/users/User.ts"
 import * as Users from "../src/agents/users/Users.ts"
 import * as Budget from "../src/programs/run/Budget.ts"
 import { differences, type RunDefinition } from "../src/programs/run/Definition.ts"
+import * as Judge from "../src/scoring/Judge.ts"
 import * as Scorers from "../src/scoring/Scorers.ts"
 import * as Pricing from "../src/summary/Pricing.ts"
 
@@ -59,7 +60,7 @@ describe("the conversation loop", () => {
             })
           )
       const wrapped = UserConversation.wrap(agent, { user: scriptedUser(["refund please", "order 9"]), instruction: "inputs.user", maxUserTurns: 5 })
-      const exit = yield* Effect.exit(wrapped(task, { id: "t1:1", epoch: 1 }))
+      const exit = yield* Effect.exit(wrapped(task, { id: "t1:1", epoch: 1 }).pipe(Effect.provide(NodeHttpClient.layerUndici)))
       assert.isTrue(Exit.isFailure(exit))
       const error = (exit as Exit.Failure<unknown, unknown>).cause.reasons[0] as { readonly error: Broke }
       assert.instanceOf(error.error, Broke)
@@ -91,6 +92,7 @@ describe("the conversation loop", () => {
       const wrapped = UserConversation.wrap(agent, { user: scriptedUser(["refund please", "order 9"]), instruction: "inputs.user", maxUserTurns: 5 })
       const fiber = yield* wrapped(task, { id: "t1:1", epoch: 1 }).pipe(
         Effect.provideService(Trajectory.CurrentProgress, progress),
+        Effect.provide(NodeHttpClient.layerUndici),
         Effect.forkChild
       )
       yield* TestClock.adjust(0)
@@ -107,12 +109,14 @@ describe("the conversation loop", () => {
     Effect.gen(function*() {
       const agent: Agent = () => Effect.succeed({ output_text: "never" })
       const silent = UserConversation.wrap(agent, { user: scriptedUser([]), instruction: "inputs.user", maxUserTurns: 3 })
-      const ended = yield* Effect.flip(silent(task, undefined))
+      const ended = yield* Effect.flip(silent(task, undefined).pipe(Effect.provide(NodeHttpClient.layerUndici)))
       assert.strictEqual((ended as { readonly _tag: string })._tag, "UserError")
       assert.strictEqual((ended as Error).message, "the user ended the conversation before the agent answered anything")
       const numeric = ModuleUser.fromFunction(() => 42, "the user module user.mjs")
       const wrong = yield* Effect.flip(
-        UserConversation.wrap(agent, { user: numeric, instruction: "inputs.user", maxUserTurns: 3 })(task, undefined)
+        UserConversation.wrap(agent, { user: numeric, instruction: "inputs.user", maxUserTurns: 3 })(task, undefined).pipe(
+          Effect.provide(NodeHttpClient.layerUndici)
+        )
       )
       assert.strictEqual(
         (wrong as Error).message,
@@ -120,7 +124,9 @@ describe("the conversation loop", () => {
       )
       assert.deepStrictEqual(Trajectory.ofError(wrong), [])
       const thrown = ModuleUser.fromFunction(() => Promise.reject(new Error("no network")), "the user module user.mjs")
-      const rejected = yield* Effect.flip(thrown({ task, instruction: "x", conversation: [], turn: 1, trial: undefined }))
+      const rejected = yield* Effect.flip(
+        thrown({ task, instruction: "x", conversation: [], turn: 1, trial: undefined }).pipe(Effect.provide(NodeHttpClient.layerUndici))
+      )
       assert.include(rejected.message, "the user module user.mjs failed in turn 1: ")
       assert.include(rejected.message, "no network")
     }))
@@ -189,6 +195,13 @@ describe("messages in the path, the judge's text and the scorers", () => {
       { role: "assistant", content: "refunded" },
       { role: "user", content: "###STOP###" }
     ])
+  })
+
+  it("a judge with the trajectory is told it holds the conversation", () => {
+    const text = Judge.prompt(task, "refunded", "refunded", steps)
+    assert.include(text, "[The conversation (user: and assistant: lines) and the agent's steps: its model turns, tool calls and tool results]")
+    assert.include(text, "1. user: refund please")
+    assert.include(Judge.prompt(task, "x", "x", steps.slice(1, 5)), "[Agent's steps: its model turns, tool calls and tool results]")
   })
 
   it.effect("steps:max=2 passes on two model turns among five messages; tool-called counts the one call", () =>

@@ -107,6 +107,7 @@ const runHereOrOnCluster = (
       return yield* notHere("--tools", "the workers call their own agent")
     }
     if (config.cache != null) return yield* notHere("--cache", "the workers call their own agent")
+    if (config.user !== undefined) return yield* notHere("--user", "the workers call their own agent")
     if (config.rate !== undefined) return yield* notHere("--rate", "it would limit this process, not the cluster")
     if (config.adaptive) return yield* notHere("--adaptive", "it would limit this process, not the cluster")
     if (config.trialMaxTokens !== undefined) {

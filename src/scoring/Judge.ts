@@ -206,7 +206,8 @@ export const make = (options: Options): Judge => {
  * The grading prompt: the question (the task's `inputs.instruction`, or the
  * JSON of its inputs), the reference (a string as it is, anything else as
  * JSON) and the answer; with a `trajectory`, also the agent's steps
- * (`Trajectory.text`), which the grade then covers.
+ * (`Trajectory.text`), which the grade then covers, and the conversation
+ * when a simulated user took part.
  *
  * @category prompts
  * @since 0.1.0
@@ -215,7 +216,15 @@ export const prompt = (task: AgentEvalTask, expected: unknown, answer: string, t
   const instruction = task.inputs["instruction"]
   const question = typeof instruction === "string" ? instruction : JSON.stringify(task.inputs, null, 2)
   const referenceText = typeof expected === "string" ? expected : JSON.stringify(expected, null, 2)
-  const path = trajectory === undefined ? [] : ["[Agent's steps: its model turns, tool calls and tool results]", Trajectories.text(trajectory), ""]
+  // With a simulated user (`--user`), the steps hold the conversation too: the header says so.
+  const talked = trajectory?.some((step) => step.type === "user_message") === true
+  const path = trajectory === undefined ? [] : [
+    talked
+      ? "[The conversation (user: and assistant: lines) and the agent's steps: its model turns, tool calls and tool results]"
+      : "[Agent's steps: its model turns, tool calls and tool results]",
+    Trajectories.text(trajectory),
+    ""
+  ]
   return [
     trajectory === undefined
       ? "You are grading an answer to a question against a reference answer."
