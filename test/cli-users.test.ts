@@ -46,7 +46,8 @@ const completion = (message: Record<string, unknown>, usage: { prompt: number; c
 // asked, and says ###STOP### once the agent names the order's state (never,
 // with `stubborn`). The agent (`agent-m`): asks which order until the user
 // names one, then answers; with tools, it looks the order up first.
-const scripted = async (options: { readonly stubborn?: boolean } = {}) => {
+const scripted = async (options: { readonly stubborn?: boolean; readonly userStatus?: (call: number) => number } = {}) => {
+  let userCalls = 0
   const received: Array<Received> = []
   const server = http.createServer((req, res) => {
     let raw = ""
@@ -61,6 +62,11 @@ const scripted = async (options: { readonly stubborn?: boolean } = {}) => {
         res.end(JSON.stringify(completion(message, usage)))
       }
       if (body.model === "user-m") {
+        const status = options.userStatus?.(++userCalls) ?? 200
+        if (status !== 200) {
+          res.writeHead(status, { "content-type": "application/json", "retry-after": "0" })
+          return res.end(JSON.stringify({ error: { message: `scripted ${status}` } }))
+        }
         if (body.messages.length === 2) return reply({ content: "Where is my order?" }, { prompt: 100, completion: 5 })
         if (options.stubborn !== true && text.includes("is shipped")) return reply({ content: "Thanks! ###STOP###" }, { prompt: 120, completion: 3 })
         return reply({ content: "It is A17." }, { prompt: 110, completion: 4 })
@@ -110,7 +116,7 @@ describe("simulated users, from the CLI", () => {
       const result = await run([
         "--tasks", orders(dir), "--agent", `openai:${server.base}`, "--model", "agent-m",
         "--user", `openai:${server.base}`, "--user-model", "user-m", "--pricing", pricing(dir),
-        "--score", "exact", "--out", out, "--no-progress"
+        "--score", "exact", "--out", out, "--report", path.join(dir, "report.html"), "--no-progress"
       ], { env })
       assert.strictEqual(result.code, 0, describeResult(result))
       const [trial] = readTrials(out)
@@ -161,6 +167,13 @@ describe("simulated users, from the CLI", () => {
       assert.match(result.stdout, /usage over 1 trials: 402 tokens/)
       assert.match(result.stdout, /\n {4}user: 342 tokens \(input 330, output 12\), \$0\.000354\n/)
       assert.notInclude(fs.readFileSync(out, "utf8"), USER_KEY)
+      // The report's transcript shows the conversation, each side named.
+      const html = fs.readFileSync(path.join(dir, "report.html"), "utf8")
+      const rows = JSON.parse(/<script type="application\/json" id="rows-data">([\s\S]*?)<\/script>/.exec(html)![1]!) as {
+        readonly rows: ReadonlyArray<{ readonly trajectory: { readonly transcript: ReadonlyArray<{ readonly type: string; readonly text: string }> } }>
+      }
+      assert.deepStrictEqual(rows.rows[0]!.trajectory.transcript.map((s) => [s.type, s.text]), output.trajectory!.map((s) => [s.type, s.content]))
+      assert.include(html, `user_message: "user", assistant_message: "assistant"`)
       // The run's definition records the user.
       const definition = JSON.parse(fs.readFileSync(`${out}.run.json`, "utf8")) as Record<string, unknown>
       assert.deepStrictEqual(definition["user"], {
@@ -194,6 +207,51 @@ describe("simulated users, from the CLI", () => {
       assert.strictEqual(server.of("agent-m").length, 3)
     } finally {
       await server.close()
+    }
+  }, 60_000)
+
+  it("the user model's 429 is waited out and retried; a user model failing for good fails the trial as UserError, the conversation kept", async () => {
+    const dir = tempDir()
+    const throttled = await scripted({ userStatus: (n) => n === 2 ? 429 : 200 })
+    try {
+      const out = path.join(dir, "out.jsonl")
+      const result = await run([
+        "--tasks", orders(dir), "--agent", `openai:${throttled.base}`, "--model", "agent-m",
+        "--user", `openai:${throttled.base}`, "--user-model", "user-m", "--out", out, "--no-progress"
+      ], { env })
+      assert.strictEqual(result.code, 0, describeResult(result))
+      const [trial] = readTrials(out)
+      assert.strictEqual(trial!.status, "completed")
+      assert.strictEqual(throttled.of("user-m").length, 4)
+      assert.strictEqual(trial!.output!.usage!.user!.total_tokens, 342)
+    } finally {
+      await throttled.close()
+    }
+    const broken = await scripted({ userStatus: (n) => n === 1 ? 200 : 500 })
+    try {
+      const out = path.join(dir, "broken.jsonl")
+      const result = await run([
+        "--tasks", orders(dir), "--agent", `openai:${broken.base}`, "--model", "agent-m",
+        "--user", `openai:${broken.base}`, "--user-model", "user-m", "--retries", "1", "--backoff", "1ms", "--out", out, "--no-progress"
+      ], { env })
+      // A failed trial, recorded: the run itself ends well (no --max-failures).
+      assert.strictEqual(result.code, 0, describeResult(result))
+      const [trial] = readTrials(out)
+      assert.strictEqual(trial!.status, "failed")
+      assert.strictEqual(trial!.error?.type, "UserError")
+      assert.match(trial!.error!.message, /^the user model failed in turn 2: HTTP 500 from http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions: scripted 500$/)
+      assert.deepStrictEqual(trial!.error!.trajectory!.map((s) => s.type), ["user_message", "assistant_message"])
+      assert.deepStrictEqual(trial!.error!.usage, {
+        input_tokens: 20,
+        output_tokens: 4,
+        total_tokens: 24,
+        model: "agent-m",
+        user: { input_tokens: 100, output_tokens: 5, total_tokens: 105, model: "user-m" }
+      })
+      // One good call, then turn 2's attempt and its one retry.
+      assert.strictEqual(broken.of("user-m").length, 3)
+    } finally {
+      await broken.close()
     }
   }, 60_000)
 

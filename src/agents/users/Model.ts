@@ -17,6 +17,7 @@ import { troubleOf } from "../../domain/internal/completion.ts"
 import { at, field } from "../../domain/internal/fields.ts"
 import { chatCompletionsUrl, chatUsage, postJson, preview } from "../../domain/internal/post.ts"
 import type { ModelUsage } from "../../domain/Trial.ts"
+import * as Usages from "../../domain/Usage.ts"
 import { keySecrets, redactUrl, scrubber, urlCredentials, urlSecrets } from "../../internal/redact.ts"
 import * as ResponseCache from "../../cache/ResponseCache.ts"
 import * as Policy from "../../runner/Policy.ts"
@@ -121,7 +122,9 @@ export const make = (options: Options): SimulatedUser => {
         { kind: "user", url, model: options.model, body, trial: turn.trial },
         postJson({ url, body, bearer, scrub }),
         (answer) => {
-          spent = chatUsage(answer, options.model)
+          // Every attempt's usage counts, a retried one's too.
+          const usage = chatUsage(answer, options.model)
+          if (usage !== undefined) spent = Usages.add(spent, usage)
           return answerOf(answer, where)
         },
         (answer) => troubleOf(answer) === undefined
