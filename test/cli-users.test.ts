@@ -187,6 +187,35 @@ describe("simulated users, from the CLI", () => {
     }
   }, 60_000)
 
+  it("the user model's key never reaches a record, even when the model says it back", async () => {
+    const dir = tempDir()
+    const server = http.createServer((req, res) => {
+      req.resume()
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(JSON.stringify(completion({ content: `my header was ${req.headers.authorization}` }, { prompt: 1, completion: 1 })))
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`
+    try {
+      const out = path.join(dir, "out.jsonl")
+      fs.writeFileSync(path.join(dir, "agent.mjs"), "export default (task, { conversation }) => conversation.at(-1).content\n")
+      const result = await run([
+        "--tasks", orders(dir), "--agent", `module:${path.join(dir, "agent.mjs")}`,
+        "--user", `openai:${base}`, "--user-model", "user-m", "--max-user-turns", "1", "--out", out, "--no-progress"
+      ], { env })
+      assert.strictEqual(result.code, 0, describeResult(result))
+      const text = fs.readFileSync(out, "utf8")
+      assert.include(text, "my header was Bearer ")
+      assert.notInclude(text, USER_KEY)
+      assert.notInclude(result.stdout + result.stderr, USER_KEY)
+    } finally {
+      server.closeAllConnections()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  }, 60_000)
+
   it("--max-user-turns reached ends the conversation after the agent's answer: completed, recorded as max_user_turns", async () => {
     const dir = tempDir()
     const server = await scripted({ stubborn: true })
