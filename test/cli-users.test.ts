@@ -174,6 +174,8 @@ describe("simulated users, from the CLI", () => {
       }
       assert.deepStrictEqual(rows.rows[0]!.trajectory.transcript.map((s) => [s.type, s.text]), output.trajectory!.map((s) => [s.type, s.content]))
       assert.include(html, `user_message: "user", assistant_message: "assistant"`)
+      // Its row's tokens are the agent's and the user model's: 60 + 342.
+      assert.strictEqual((rows.rows[0] as unknown as { readonly usage: { readonly tokens: string } }).usage.tokens, "402")
       // The run's definition records the user.
       const definition = JSON.parse(fs.readFileSync(`${out}.run.json`, "utf8")) as Record<string, unknown>
       assert.deepStrictEqual(definition["user"], {

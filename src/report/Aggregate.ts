@@ -55,8 +55,9 @@ export interface Row {
 }
 
 /**
- * What a row's trial spent, as the table shows it: its agent's and its
- * judges' tokens together (as the usage cards count a trial), and their
+ * What a row's trial spent, as the table shows it: its agent's, its
+ * simulated user's and its judges' tokens together (as the usage cards
+ * count a trial), and their
  * cost when a usage of it carries one (`--pricing`), null otherwise. The
  * texts are the run summary's (`1,234`, `$0.0012`).
  *
@@ -197,7 +198,10 @@ const usageOf = (trial: AgentEvalTrial): RowUsage | undefined => {
   const judge = Usages.ofScores(trial)
   const sum = judge === undefined ? agent : Usages.add(agent, judge)
   if (sum === undefined) return undefined
-  return { tokens: tokensText(sum.total_tokens), cost: sum.cost_usd === undefined ? null : usdText(sum.cost_usd) }
+  // A simulated user's model (`usage.user`) is part of what the trial spent.
+  const user = sum.user
+  const cost = sum.cost_usd === undefined && user?.cost_usd === undefined ? undefined : (sum.cost_usd ?? 0) + (user?.cost_usd ?? 0)
+  return { tokens: tokensText(sum.total_tokens + (user?.total_tokens ?? 0)), cost: cost === undefined ? null : usdText(cost) }
 }
 
 const stepText = (value: unknown): string => {
