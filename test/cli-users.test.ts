@@ -346,6 +346,39 @@ describe("simulated users, from the CLI", () => {
     }
   }, 60_000)
 
+  it("with --tools, a later turn's prompt replays the loop's earlier tool calls and results, not only its answers", async () => {
+    const dir = tempDir()
+    fs.writeFileSync(
+      path.join(dir, "tools.mjs"),
+      "export default { lookup: { description: 'An order state', parameters: { type: 'object', properties: { order: { type: 'string' } } }, " +
+        "execute: () => 'shipped' } }\n"
+    )
+    const server = await scripted({ stubborn: true })
+    try {
+      const out = path.join(dir, "out.jsonl")
+      const result = await run([
+        "--tasks", orders(dir), "--agent", `openai:${server.base}`, "--model", "agent-m", "--tools", `module:${path.join(dir, "tools.mjs")}`,
+        "--user", `openai:${server.base}`, "--user-model", "user-m", "--max-user-turns", "3", "--out", out, "--no-progress"
+      ], { env })
+      assert.strictEqual(result.code, 0, describeResult(result))
+      const agent = server.of("agent-m")
+      // Turn 1: one call; turn 2: the tool call, then the answer; turn 3 starts from all of it.
+      const third = agent[3]!.body.messages
+      assert.deepStrictEqual(third.map((m) => [m.role, m.tool_calls === undefined ? m.content : "(tool call)"]), [
+        ["user", "Where is my order?"],
+        ["assistant", "Which order is it?"],
+        ["user", "It is A17."],
+        ["assistant", "(tool call)"],
+        ["tool", "shipped"],
+        ["assistant", "Order A17 is shipped"],
+        ["user", "It is A17."]
+      ])
+      assert.deepStrictEqual(readTrials(out)[0]!.output?.metadata?.["conversation"], { turns: 3, ended_by: "max_user_turns" })
+    } finally {
+      await server.close()
+    }
+  }, 60_000)
+
   it("--resume refuses another --max-user-turns; --cache serves a second run's whole conversations without a call", async () => {
     const dir = tempDir()
     const server = await scripted()

@@ -10,7 +10,7 @@ import { Effect } from "effect"
 import type { Message } from "./Conversation.ts"
 import type { AgentError, InvalidAgentOutput } from "./Errors.ts"
 import { callables, invoke } from "./internal/agent.ts"
-import type { AgentEvalTask, AgentOutput } from "./Trial.ts"
+import type { AgentEvalTask, AgentOutput, Trajectory } from "./Trial.ts"
 
 /**
  * An agent as the runner sees it.
@@ -37,6 +37,12 @@ export interface TrialContext {
    * user's last message last. The agent answers it.
    */
   readonly conversation?: ReadonlyArray<Message> | undefined
+  /**
+   * With a simulated user: the conversation's steps so far, the agent's own
+   * earlier steps in it (model turns, tool calls, their results), for an
+   * agent that replays them (the tool loop).
+   */
+  readonly history?: Trajectory | undefined
 }
 
 /**

@@ -118,7 +118,8 @@ export const make = <E>(
       toolParallelism: options.toolParallelism,
       retry: options.retry,
       model: options.model,
-      conversation: trial?.conversation
+      conversation: trial?.conversation,
+      history: trial?.history
     })
     const sourceError = (e: ToolSources.ToolConnectError) =>
       Effect.fail(new ToolSourceError({ ...(e.where === undefined ? undefined : { where: e.where }), problem: e.problem }))

@@ -30,6 +30,7 @@ import * as Usages from "../../domain/Usage.ts"
 import * as Policy from "../../runner/Policy.ts"
 import * as ModelTrouble from "../internal/modelTrouble.ts"
 import { userContent } from "../internal/prompt.ts"
+import { messagesOf } from "./internal/history.ts"
 
 /**
  * The loop reached `max_turns` model turns without an answer.
@@ -89,6 +90,8 @@ export interface Options {
    * of the task's instruction; the loop answers its last user message.
    */
   readonly conversation?: ReadonlyArray<Message> | undefined
+  /** The conversation's steps so far, the loop's earlier turns in it: replayed, when given, instead of `conversation`. */
+  readonly history?: Trajectory | undefined
 }
 
 /**
@@ -149,7 +152,9 @@ export const run = (
         }
       }
     }
-    let prompt: Prompt.Prompt = options.conversation === undefined
+    let prompt: Prompt.Prompt = options.history !== undefined
+      ? Prompt.make(messagesOf(options.history))
+      : options.conversation === undefined
       ? Prompt.make(userContent(task))
       : Prompt.make(options.conversation.map((message) => ({ role: message.role, content: message.content })))
     const kept = () => ({ trajectory: [...steps], ...(usage === undefined ? undefined : { usage }) })

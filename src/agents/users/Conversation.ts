@@ -155,7 +155,7 @@ export const wrap = <E, R>(
       inner.current = undefined
       inner.usage = undefined
       const answered = yield* Effect.exit(
-        agent(task, { ...context, conversation: [...conversation] }).pipe(
+        agent(task, { ...context, conversation: [...conversation], history: [...steps] }).pipe(
           Effect.provideService(Trajectories.CurrentProgress, outer === undefined ? undefined : inner)
         )
       )
