@@ -16,11 +16,13 @@ import * as Conversation from "../src/domain/Conversation.ts"
 import * as Trajectory from "../src/domain/Trajectory.ts"
 import type { AgentEvalTrial, TrajectoryStep, Usage } from "../src/domain/Trial.ts"
 import * as Usages from "../src/domain/Usage.ts"
+import * as History from "../src/agents/tools/internal/history.ts"
 import * as UserConversation from "../src/agents/users/Conversation.ts"
 import * as ModelUser from "../src/agents/users/Model.ts"
 import * as ModuleUser from "../src/agents/users/Module.ts"
 import type { SimulatedUser } from "../src/agents/users/User.ts"
 import * as Users from "../src/agents/users/Users.ts"
+import * as CompareUsage from "../src/programs/compare/UsageTally.ts"
 import * as Budget from "../src/programs/run/Budget.ts"
 import { differences, type RunDefinition } from "../src/programs/run/Definition.ts"
 import * as Judge from "../src/scoring/Judge.ts"
@@ -163,6 +165,46 @@ describe("the model user's request", () => {
   })
 })
 
+describe("a tool loop's history replayed as its prompt", () => {
+  it("a model turn joined by its calls, the results one tool message, an answer without model turns its own message", () => {
+    const history: ReadonlyArray<TrajectoryStep> = [
+      { type: "user_message", content: "hi", started_at: AT, duration_ms: 1 },
+      { type: "assistant_message", content: "hello", started_at: AT, duration_ms: 1 },
+      { type: "user_message", content: "order 9?", started_at: AT, duration_ms: 1 },
+      { type: "model", content: "looking", started_at: AT, duration_ms: 1 },
+      { type: "tool_call", id: "c1", name: "orders", arguments: { id: 9 }, started_at: AT, duration_ms: 1 },
+      { type: "tool_call", id: "c2", name: "fail", started_at: AT, duration_ms: 1 },
+      { type: "tool_result", id: "c1", name: "orders", content: "paid", started_at: AT, duration_ms: 0 },
+      { type: "tool_result", id: "c2", name: "fail", content: "boom", is_error: true, started_at: AT, duration_ms: 0 },
+      { type: "model", content: "it is paid", started_at: AT, duration_ms: 1 },
+      { type: "assistant_message", content: "it is paid", started_at: AT, duration_ms: 2 },
+      { type: "user_message", content: "thanks", started_at: AT, duration_ms: 1 }
+    ]
+    assert.deepStrictEqual(History.messagesOf(history), [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: "hello" },
+      { role: "user", content: "order 9?" },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "looking" },
+          { type: "tool-call", id: "c1", name: "orders", params: { id: 9 }, providerExecuted: false },
+          { type: "tool-call", id: "c2", name: "fail", params: {}, providerExecuted: false }
+        ]
+      },
+      {
+        role: "tool",
+        content: [
+          { type: "tool-result", id: "c1", name: "orders", isFailure: false, result: "paid" },
+          { type: "tool-result", id: "c2", name: "fail", isFailure: true, result: "boom" }
+        ]
+      },
+      { role: "assistant", content: [{ type: "text", text: "it is paid" }] },
+      { role: "user", content: "thanks" }
+    ])
+  })
+})
+
 describe("messages in the path, the judge's text and the scorers", () => {
   const steps: ReadonlyArray<TrajectoryStep> = [
     { type: "user_message", content: "refund please", started_at: AT, duration_ms: 1 },
@@ -260,6 +302,20 @@ describe("usage.user: sums, prices and budgets", () => {
     assert.strictEqual(s.cost, 0.75)
     assert.strictEqual(s.reached({ maxTokens: 115 })?.budget, "max_tokens")
     assert.isUndefined(s.reached({ maxTokens: 116 }))
+  })
+})
+
+describe("compare counts the user model's spend with the agent's", () => {
+  it("a trial's tokens and cost are its agent's, its user's and its judges'", () => {
+    const file = new CompareUsage.FileUsage()
+    const sums = file.add(CompareUsage.NO_USAGE, {
+      id: "t1:1",
+      task_id: "t1",
+      status: "completed",
+      output: { output_text: "x", usage: { ...spent(5), cost_usd: 0.5, user: { input_tokens: 9, output_tokens: 1, total_tokens: 10, cost_usd: 0.25 } } },
+      metadata: { started_at: AT, finished_at: AT, latency_ms: 1 }
+    })
+    assert.deepStrictEqual(sums, [1, 15, 1, 0.75])
   })
 })
 

@@ -3,8 +3,9 @@
  * of it: per task four sums (its trials that report usage and their tokens,
  * its trials that carry a cost and their cost), and per file how many trials
  * report usage and how many carry a cost. A trial's spend is its agent's
- * usage (`Usage.ofTrial`: over its attempts, a failed trial's too) plus its
- * judges' (`Usage.ofScores`), `total_tokens` and `cost_usd` each.
+ * usage (`Usage.ofTrial`: over its attempts, a failed trial's too), its
+ * simulated user's (`usage.user`) and its judges' (`Usage.ofScores`),
+ * `total_tokens` and `cost_usd` each.
  *
  * @internal
  */
@@ -61,11 +62,13 @@ export class FileUsage {
     const out = sums.length === 0 ? [0, 0, 0, 0] : sums
     this.trials++
     out[TRIALS]++
-    out[TOKENS] += (agent?.total_tokens ?? 0) + (judge?.total_tokens ?? 0)
-    if (agent?.cost_usd !== undefined || judge?.cost_usd !== undefined) {
+    // A simulated user's model (`usage.user`) is part of what the trial spent.
+    const user = agent?.user
+    out[TOKENS] += (agent?.total_tokens ?? 0) + (user?.total_tokens ?? 0) + (judge?.total_tokens ?? 0)
+    if (agent?.cost_usd !== undefined || user?.cost_usd !== undefined || judge?.cost_usd !== undefined) {
       this.priced++
       out[PRICED]++
-      out[COST] += (agent?.cost_usd ?? 0) + (judge?.cost_usd ?? 0)
+      out[COST] += (agent?.cost_usd ?? 0) + (user?.cost_usd ?? 0) + (judge?.cost_usd ?? 0)
     }
     return out
   }
