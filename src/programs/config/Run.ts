@@ -158,14 +158,14 @@ export const options = (kinds: Kinds.Kinds) => ({
     "USD",
     Options.Usd,
     undefined,
-    "Stop (exit 1) once the trials recorded have spent this much, agent and judges (needs --pricing); no limit by default"
+    "Stop (exit 1) once the trials recorded have spent this much, agent, simulated user and judges (needs --pricing); no limit by default"
   ),
   maxTokens: Option.value(
     "max-tokens",
     "N",
     Options.TokenCount,
     undefined,
-    "Stop (exit 1) once the trials recorded have spent N tokens, agent and judges; no limit by default"
+    "Stop (exit 1) once the trials recorded have spent N tokens, agent, simulated user and judges; no limit by default"
   ),
   trialMaxTokens: Option.value(
     "trial-max-tokens",

@@ -65,7 +65,7 @@ export const price = (plans: ReadonlyArray<RunPlan>) => <E, R>(self: Stream.Stre
     const { pricing, sayUnpriced } = plans[item.cell]
     if (pricing === undefined) return Effect.succeed(item)
     const trial = Pricing.priceTrial(pricing, item.trial)
-    const cost = (Usage.ofTrial(trial)?.cost_usd ?? 0) + (Usage.ofScores(trial)?.cost_usd ?? 0)
+    const cost = (Usage.ofTrial(trial)?.cost_usd ?? 0) + (Usage.ofTrial(trial)?.user?.cost_usd ?? 0) + (Usage.ofScores(trial)?.cost_usd ?? 0)
     return Effect.as(cost > 0 ? Effect.andThen(sayUnpriced, Metric.update(Telemetry.costUsd, cost)) : sayUnpriced, { ...item, trial })
   })
 

@@ -39,7 +39,7 @@ export const price: {
     ? self
     : Stream.tap(Stream.map(self, (trial) => Pricing.priceTrial(pricing, trial)), (trial) => {
       // A hit spent nothing now: its cost is the summary's `usage.cached`.
-      const cost = Usage.servedFromCache(trial) ? 0 : (Usage.ofTrial(trial)?.cost_usd ?? 0) + (Usage.ofScores(trial)?.cost_usd ?? 0)
+      const cost = Usage.servedFromCache(trial) ? 0 : (Usage.ofTrial(trial)?.cost_usd ?? 0) + (Usage.ofTrial(trial)?.user?.cost_usd ?? 0) + (Usage.ofScores(trial)?.cost_usd ?? 0)
       return cost > 0 ? Effect.andThen(sayUnpriced, Metric.update(Telemetry.costUsd, cost)) : sayUnpriced
     })
 })
