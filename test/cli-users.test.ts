@@ -236,6 +236,7 @@ describe("simulated users, from the CLI", () => {
       ])
       assert.strictEqual(server.of("user-m").length, 3)
       assert.strictEqual(server.of("agent-m").length, 3)
+      assert.include(result.stdout, "\n  conversations: 1 trial; user messages per trial mean 3, p50 3, p95 3, max 3; ended by --max-user-turns: 1\n")
     } finally {
       await server.close()
     }

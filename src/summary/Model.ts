@@ -64,7 +64,12 @@ export const TrajectorySummary = Schema.Struct({
   trials: Count,
   steps: PerTrialCount,
   tool_calls: Schema.Struct({ ...PerTrialCount.fields, total: Count, errors: Count }),
-  by_tool: Schema.Array(Schema.Struct({ name: Schema.String, calls: Count, errors: Count }))
+  by_tool: Schema.Array(Schema.Struct({ name: Schema.String, calls: Count, errors: Count })),
+  /**
+   * With a simulated user (`--user`): the trials with a conversation, the
+   * user's messages per trial, and the conversations `--max-user-turns` ended.
+   */
+  conversations: Schema.optionalKey(Schema.Struct({ trials: Count, user_messages: PerTrialCount, ended_by_max_user_turns: Count }))
 })
 export type TrajectorySummary = typeof TrajectorySummary.Type
 

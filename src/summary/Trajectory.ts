@@ -1,6 +1,7 @@
 /**
  * The summary's `trajectory` part, from a run's trajectory tally: steps and
- * tool calls per trial, and the calls and tool errors of each tool.
+ * tool calls per trial, the calls and tool errors of each tool, and, with a
+ * simulated user, the conversations.
  * Re-exported by `Summary.ts`.
  *
  * @since 0.5.0
@@ -28,7 +29,14 @@ export const trajectorySummary = (tally: TrajectoryTally): TrajectorySummary | u
     trials: tally.trials,
     steps: perTrial(tally.steps),
     tool_calls: { ...perTrial(tally.toolCalls), total: tally.toolCalls.sum, errors: tally.toolErrors },
-    by_tool: tools.map(([name, counts]) => ({ name, calls: counts.calls, errors: counts.errors }))
+    by_tool: tools.map(([name, counts]) => ({ name, calls: counts.calls, errors: counts.errors })),
+    ...(tally.conversations === 0 ? undefined : {
+      conversations: {
+        trials: tally.conversations,
+        user_messages: perTrial(tally.userMessages),
+        ended_by_max_user_turns: tally.endedByMaxUserTurns
+      }
+    })
   }
 }
 
@@ -51,6 +59,16 @@ export const trajectoryLines = (t: TrajectorySummary): ReadonlyArray<string> => 
     `  trajectories: ${t.trials} trial${t.trials === 1 ? "" : "s"}; steps per trial mean ${t.steps.mean}, p50 ${t.steps.p50}, ` +
     `p95 ${t.steps.p95}, max ${t.steps.max}; tool calls per trial mean ${c.mean}, p50 ${c.p50}, p95 ${c.p95}, max ${c.max}`,
     `  tool calls: ${c.total} (${c.errors} tool error${c.errors === 1 ? "" : "s"})` +
-    (shown.length === 0 ? "" : `; by tool: ${shown.join(", ")}${more > 0 ? `, and ${more} more` : ""}`)
+    (shown.length === 0 ? "" : `; by tool: ${shown.join(", ")}${more > 0 ? `, and ${more} more` : ""}`),
+    ...conversationLines(t.conversations)
+  ]
+}
+
+const conversationLines = (v: TrajectorySummary["conversations"]): ReadonlyArray<string> => {
+  if (v === undefined) return []
+  const m = v.user_messages
+  return [
+    `  conversations: ${v.trials} trial${v.trials === 1 ? "" : "s"}; user messages per trial mean ${m.mean}, p50 ${m.p50}, ` +
+    `p95 ${m.p95}, max ${m.max}; ended by --max-user-turns: ${v.ended_by_max_user_turns}`
   ]
 }

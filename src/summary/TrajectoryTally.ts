@@ -82,6 +82,10 @@ export class TrajectoryTally {
   readonly byTool = new Map<string, ToolCounts>()
   /** Tool results with `is_error` over all trials. */
   toolErrors = 0
+  /** With a simulated user: the trials with a conversation, their user messages, and those `--max-user-turns` ended. */
+  conversations = 0
+  readonly userMessages = new CountHistogram()
+  endedByMaxUserTurns = 0
 
   add(trial: AgentEvalTrial): void {
     const trajectory = Trajectories.ofTrial(trial)
@@ -89,8 +93,10 @@ export class TrajectoryTally {
     this.trials++
     let steps = 0
     let calls = 0
+    let said = 0
     for (const step of trajectory) {
       if (step.type === "model") steps++
+      else if (step.type === "user_message") said++
       else if (step.type === "tool_call") {
         calls++
         this.tool(step.name).calls++
@@ -101,6 +107,12 @@ export class TrajectoryTally {
     }
     this.steps.record(steps)
     this.toolCalls.record(calls)
+    if (said > 0) {
+      this.conversations++
+      this.userMessages.record(said)
+      const conversation = trial.output?.metadata?.["conversation"] as { readonly ended_by?: unknown } | undefined
+      if (conversation?.ended_by === "max_user_turns") this.endedByMaxUserTurns++
+    }
   }
 
   private tool(name: string | undefined): ToolCounts {
