@@ -54,6 +54,12 @@ const usage = `npm run bench -- [options]
                           N trials within 1.2x of N/10, beside the JSONL path without it (default
                           1e4 quick, 1e5 full; 0 skips it; skipped by default when the plan is narrowed)
   --cache-only            run only the response cache part (--cache N)
+  --world N               a world per trial (world.ts): the CLI over N tasks at parallelism 8 with
+                          nothing, --workspace, --setup, --sandbox bwrap, and an openai: agent with
+                          --tools exec and a check: scorer, against the same run without the world;
+                          the time a world adds to each trial (default 200 quick, 2000 full; 0 skips
+                          it; skipped by default when the plan is narrowed)
+  --world-only            run only the world part (--world N)
   --timeout S             per-child timeout in seconds (default 60 quick, 1800 full; CLI runs get 10x)
   --loader bundle|tsx|strip  how the child loads TypeScript: bundle (default) compiles
                           worker + src/ once with esbuild to .bench/worker-HASH.mjs; tsx uses
@@ -121,6 +127,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
       "tools-only": { type: "boolean", default: false },
       cache: { type: "string" },
       "cache-only": { type: "boolean", default: false },
+      world: { type: "string" },
+      "world-only": { type: "boolean", default: false },
       timeout: { type: "string" },
       loader: { type: "string", default: "bundle" },
       "sample-ms": { type: "string", default: "25" },
@@ -170,7 +178,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   const toolsOnly = values["tools-only"]
   const datasetsOnly = values["datasets-only"]
   const cacheOnly = values["cache-only"]
-  const partOnly = datasetsOnly || toolsOnly || cacheOnly
+  const worldOnly = values["world-only"]
+  const partOnly = datasetsOnly || toolsOnly || cacheOnly || worldOnly
   const configs = partOnly ? [] : expand(quick ? quickPlan : fullPlan, {
     sizes: numbers("--sizes", values.sizes),
     parallelism: numbers("--parallelism", values.parallelism),
@@ -185,6 +194,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   const datasetRows = values.datasets === "0" ? 0 : numbers("--datasets", values.datasets)?.[0] ?? (narrowed && !datasetsOnly ? 0 : 1e6)
   const toolTrials = values.tools === "0" ? 0 : numbers("--tools", values.tools)?.[0] ?? (narrowed && !toolsOnly ? 0 : 1e5)
   const cacheTrials = values.cache === "0" ? 0 : numbers("--cache", values.cache)?.[0] ?? (narrowed && !cacheOnly ? 0 : quick ? 1e4 : 1e5)
+  const worldTrials = values.world === "0" ? 0 : numbers("--world", values.world)?.[0] ?? (narrowed && !worldOnly ? 0 : quick ? 200 : 2000)
   const readerRows = numbers("--reader-rows", values["reader-rows"])?.[0] ?? 2e5
   const cliOptions = { sampleMs: 50, timeoutMs: childOptions.timeoutMs * 10 }
   const capOf = (a: ApproachName) => caps[a] ?? Infinity
@@ -263,6 +273,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
     )
   }
   if (cacheTrials > 0) await runCacheBench(cacheTrials, childOptions.timeoutMs * 10)
+  if (worldTrials > 0) await runPart("world", ["--trials", String(worldTrials), ...(quick ? ["--rounds", "1"] : [])], childOptions.timeoutMs * 10)
   if (toolTrials > 0) {
     tools = await runToolBench({ trials: toolTrials, cli: cliOptions }, (line) => console.error(line), (bench) => {
       tools = bench
@@ -348,5 +359,20 @@ const runCacheBench = (trials: number, timeoutMs: number): Promise<void> =>
       clearTimeout(timer)
       if (code === 0) resolve()
       else reject(new Error(`bench: the response cache part ended with ${signal ?? `code ${code}`}`))
+    })
+  })
+
+// A part in a child on this Node (with tsx), its lines passed through: scripts/bench/NAME.ts.
+const runPart = (name: string, args: ReadonlyArray<string>, timeoutMs: number): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const script = fileURLToPath(new URL(`./${name}.ts`, import.meta.url))
+    console.error(`bench: the ${name} part, ${args.join(" ")}`)
+    const child = spawn(process.execPath, ["--import", "tsx", script, ...args], { stdio: ["ignore", "inherit", "inherit"] })
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
+    child.on("error", reject)
+    child.on("close", (code, signal) => {
+      clearTimeout(timer)
+      if (code === 0) resolve()
+      else reject(new Error(`bench: the ${name} part ended with ${signal ?? `code ${code}`}`))
     })
   })
