@@ -100,9 +100,12 @@ const SAMPLE: Record<string, unknown> = {
   "stderr-cluster": "none",
   "pass-k": "1,2",
   "fail-under": ["exact=0.5"],
+  "task-pass": 0.5,
   "group-by": ["metadata.subject"],
   summary: "summary.json",
   report: "report.html",
+  junit: "junit.xml",
+  markdown: "summary.md",
   cache: "7d",
   cell: ["a"],
   "out-dir": "m"

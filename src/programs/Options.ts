@@ -35,4 +35,4 @@ export {
 } from "../internal/options.ts"
 export { ToolSpec } from "../agents/tools/SpecOption.ts"
 export { MappingFromString as Mapping } from "../datasets/Mapping.ts"
-export { PassK, StderrCluster, TaskPath } from "../summary/Options.ts"
+export { PassK, StderrCluster, TaskPass, TaskPath } from "../summary/Options.ts"

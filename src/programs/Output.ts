@@ -51,6 +51,8 @@ export interface Context {
   readonly tasks: Stream.Stream<Dataset.Item, Dataset.DatasetError, Dataset.Services> | undefined
   /** A line for the user (on stderr when the results go to stdout). */
   readonly say: (text: string) => Effect.Effect<void>
+  /** `--task-pass`: the fraction of a task's trials that must pass for the task to pass (1 when undefined). */
+  readonly taskPass?: number | undefined
 }
 
 /**

@@ -7,6 +7,8 @@
  * @since 0.3.0
  */
 import type { OutputFormat } from "./Output.ts"
+import * as JunitOutput from "./JunitOutput.ts"
+import * as MarkdownOutput from "./MarkdownOutput.ts"
 import * as RunReport from "./run/Report.ts"
 import * as SummaryOutput from "./SummaryOutput.ts"
 
@@ -18,7 +20,12 @@ export { type Context, type OutputFormat, OutputWriteError, type Services } from
  * @category registry
  * @since 0.3.0
  */
-export const builtIn: ReadonlyArray<OutputFormat> = [SummaryOutput.format, RunReport.format]
+export const builtIn: ReadonlyArray<OutputFormat> = [
+  SummaryOutput.format,
+  RunReport.format,
+  JunitOutput.format,
+  MarkdownOutput.format
+]
 
 /**
  * The README's table of outputs.
@@ -28,3 +35,14 @@ export const builtIn: ReadonlyArray<OutputFormat> = [SummaryOutput.format, RunRe
  */
 export const docsTable = (formats: ReadonlyArray<OutputFormat> = builtIn): string =>
   ["| flag | What it writes |", "| --- | --- |", ...formats.map((f) => `| \`--${f.flag} FILE\` | ${f.doc} |`)].join("\n")
+
+/**
+ * `formats` with one format per flag: of two with the same flag, the later
+ * one (a program's own, after the built-in ones) is kept, as the flag that
+ * asks for it is the later one's.
+ *
+ * @category registry
+ * @since 0.9.0
+ */
+export const distinct = (formats: ReadonlyArray<OutputFormat>): ReadonlyArray<OutputFormat> =>
+  formats.filter((format, i) => !formats.slice(i + 1).some((later) => later.flag === format.flag))

@@ -67,3 +67,21 @@ export const PassK = fromString(
   },
   (ks) => ks.join(",")
 )
+
+/**
+ * The fraction of a task's trials that must pass for the task to pass
+ * (`--task-pass`): a number above 0 and at most 1 (1: every epoch).
+ *
+ * @category schemas
+ * @since 0.9.0
+ */
+export const TaskPass = fromString(
+  Schema.Number,
+  (text): Result.Result<number, string> => {
+    const n = /^\s*(?:\d+(?:\.\d*)?|\.\d+)\s*$/.test(text) ? Number(text) : Number.NaN
+    return n > 0 && n <= 1
+      ? Result.succeed(n)
+      : Result.fail(`Expected a fraction above 0 and at most 1, like 0.5 (1: every epoch), got ${quote(text)}`)
+  },
+  String
+)

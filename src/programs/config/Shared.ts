@@ -66,6 +66,13 @@ export const statistics = {
     undefined,
     "The k of pass@k and pass^k reported, each at most --epochs (default 1, min(5, K), K)"
   ),
+  taskPass: Option.value(
+    "task-pass",
+    "X",
+    Options.TaskPass,
+    undefined,
+    "A task passes (in --junit) when at least this fraction of its epochs passed: a number in (0, 1], default 1 (every epoch)"
+  ),
   failUnder: Option.list(
     "fail-under",
     "NAME=X[@lower]",

@@ -12,6 +12,8 @@ import * as Gates from "../../summary/Gates.ts"
 import * as Workspaces from "./stages/Workspaces.ts"
 import * as Summary from "../../summary/Summary.ts"
 import * as BadInput from "../BadInput.ts"
+import { appendStepSummary } from "../internal/ci.ts"
+import * as MarkdownOutput from "../MarkdownOutput.ts"
 import type { OutputWriteError } from "../Output.ts"
 import { outputPath } from "./Config.ts"
 import { itemsOf } from "./Inputs.ts"
@@ -123,13 +125,24 @@ export const finish = (plan: RunPlan, ended: Outcome) =>
         })
         : Console.error(`agent-trials: ${e.message}`)
     // The run's tasks are read again only by an output that asks for them.
-    const context = { out, summary, gated, tasks: config.tasks === "-" ? undefined : itemsOf(config, { chosen: false }), say }
+    const context = {
+      out,
+      summary,
+      gated,
+      tasks: config.tasks === "-" ? undefined : itemsOf(config, { chosen: false }),
+      say,
+      taskPass: config.taskPass
+    }
     for (const output of kinds.outputs) {
       const file = outputPath(config, output)
       // A run stopped by bad input is reported on only by the outputs that
       // say so (a summary, not a report of a run that never ran as asked).
       if (file === undefined || (outcome === "input_error" && output.afterInputError !== true)) continue
       yield* output.write(file, context).pipe(Effect.catchTag("OutputWriteError", lost))
+    }
+    // GitHub Actions shows what a step appends to this file on the job's page.
+    if (outcome !== "input_error") {
+      yield* appendStepSummary(yield* MarkdownOutput.render({ ...gated, title: `run ${summary.run_id}` }))
     }
   })
 

@@ -24,6 +24,7 @@ import * as Policy from "../../runner/Policy.ts"
 import * as Setting from "../../sandbox/Setting.ts"
 import { RunInputError } from "../../runner/Remote.ts"
 import * as Kinds from "../Kinds.ts"
+import * as OutputFormats from "../OutputFormats.ts"
 import * as Results from "../../results/Results.ts"
 import type { ResultsStore } from "../../results/Store.ts"
 import * as ResultsStores from "../../results/ResultsStores.ts"
@@ -131,7 +132,9 @@ export const prepare = Effect.fnUntraced(function*(
   )
 ) {
   // The deprecated `RunConfig.kinds`, when given, wins over the service.
-  const config: KindedConfig = { ...options, kinds: options.kinds ?? (yield* Kinds.Registry) }
+  const given = options.kinds ?? (yield* Kinds.Registry)
+  // An output of one's own with a built-in's flag replaces it, as its flag does.
+  const config: KindedConfig = { ...options, kinds: { ...given, outputs: OutputFormats.distinct(given.outputs) } }
   const invalidConfig = validate(config)
   if (invalidConfig) return yield* invalidConfig
   const path = yield* Path.Path

@@ -1,0 +1,149 @@
+/**
+ * What CI reads, through the real CLI and real files: `--junit` (a testcase
+ * per task, failed below `--task-pass`, a failed trial as `<error>`, hostile
+ * ids and answers escaped, secrets scrubbed), `--markdown` for run, score
+ * and compare, and `GITHUB_STEP_SUMMARY`, appended to by each command.
+ * The XML is read by a strict reader (test/xml-strict.ts) and, when
+ * Debian's chromium is installed, by the browser's own XML parser too.
+ */
+import { afterAll, assert, describe, it } from "@effect/vitest"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { chromium } from "playwright-core"
+import { describeResult, killAll, removeTempDirs, repoRoot, run, tempDir, writeJsonl } from "./cli-helpers.ts"
+import { all, parseXml, type XmlElement } from "./xml-strict.ts"
+
+afterAll(() => {
+  killAll()
+  removeTempDirs()
+})
+
+const AGENT = `module:${path.join(repoRoot, "test/fixtures/agent-ci.ts")}#answer`
+const SECRET = "sk-ci-test-0123456789abcdef"
+const HOSTILE = 'x<&"]]>y'
+
+// The same four tasks in two runs: `half` passes one epoch of two; `flip`
+// passes in the base run only; `boom` throws; the hostile id passes in the
+// base and, in the new run, answers XML's and Markdown's specials, a
+// control character and the key.
+const tasks = (answers: { readonly flip: ReadonlyArray<string>; readonly hostile: ReadonlyArray<string> }) => [
+  { id: "half", inputs: { answers: ["yes", "no"] }, reference: "yes" },
+  { id: "flip", inputs: { answers: answers.flip }, reference: "yes" },
+  { id: "boom", inputs: { answers: ["THROW"] }, reference: "yes" },
+  { id: HOSTILE, inputs: { answers: answers.hostile }, reference: "yes" }
+]
+
+const CHROMIUM = "/usr/bin/chromium"
+// The browser's XML parser, when the machine has Debian's chromium: a parser error names itself.
+const browserParse = async (xml: string): Promise<string | undefined> => {
+  if (!fs.existsSync(CHROMIUM)) return undefined
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] })
+  try {
+    const page = await browser.newPage()
+    // Run in the page, where DOMParser is (this file is typed for Node).
+    return await page.evaluate(`(() => {
+      const doc = new DOMParser().parseFromString(${JSON.stringify(xml)}, "application/xml")
+      const error = doc.querySelector("parsererror")
+      return error === null ? "ok " + doc.querySelectorAll("testcase").length : "error " + error.textContent
+    })()`) as string
+  } finally {
+    await browser.close()
+  }
+}
+
+const testcase = (root: XmlElement, name: string): XmlElement => {
+  const found = all(root, "testcase").find((t) => t.attrs["name"] === name)
+  assert.isDefined(found, `a testcase named ${JSON.stringify(name)}`)
+  return found!
+}
+const property = (root: XmlElement, name: string): string | undefined =>
+  all(root, "property").find((p) => p.attrs["name"] === name)?.attrs["value"]
+
+describe("--junit, --markdown and GITHUB_STEP_SUMMARY", () => {
+  const dir = tempDir()
+  const file = (name: string) => path.join(dir, name)
+  const step = file("step-summary.md")
+  const env = { OPENAI_API_KEY: SECRET, GITHUB_STEP_SUMMARY: step }
+  const runArgs = (name: string, extra: ReadonlyArray<string>) => [
+    "--tasks", file(`${name}-tasks.jsonl`), "--agent", AGENT, "--epochs", "2", "--score", "exact", "--retries", "0",
+    "--out", file(`${name}.jsonl`), "--junit", file(`${name}.xml`), "--markdown", file(`${name}.md`), "--no-progress", ...extra
+  ]
+
+  it("run: a testcase per task, failed below --task-pass, errors, escaping, no secret; markdown; the step summary kept", async () => {
+    fs.writeFileSync(step, "# before\n")
+    writeJsonl(file("base-tasks.jsonl"), tasks({ flip: ["yes"], hostile: ["yes"] }))
+    writeJsonl(file("new-tasks.jsonl"), tasks({ flip: ["no"], hostile: ['no <&"]]> | a\nb \u0001 SECRET'] }))
+    const base = await run(runArgs("base", []), { env })
+    assert.strictEqual(base.code, 0, describeResult(base))
+    const next = await run(runArgs("new", ["--task-pass", "0.5"]), { env })
+    assert.strictEqual(next.code, 0, describeResult(next))
+
+    // The base run, every epoch needed: half (1 of 2) fails, boom is an error.
+    const baseXml = fs.readFileSync(file("base.xml"), "utf8")
+    const b = parseXml(baseXml)
+    const suite = all(b, "testsuite")[0]!
+    assert.deepStrictEqual(
+      [suite.attrs["tests"], suite.attrs["failures"], suite.attrs["errors"]],
+      ["4", "1", "1"],
+      baseXml
+    )
+    assert.deepStrictEqual(all(b, "testcase").map((t) => t.attrs["name"]), ["boom", "flip", "half", HOSTILE])
+    assert.strictEqual(testcase(b, "half").children[0]?.name, "failure")
+    assert.strictEqual(testcase(b, "half").children[0]?.attrs["message"], "1 of 2 trials passed (needed 2)")
+    assert.include(testcase(b, "half").children[0]?.text, 'half:2: exact = 0: expected "yes", got "no"')
+    const boom = testcase(b, "boom").children[0]!
+    assert.strictEqual(boom.name, "error")
+    assert.strictEqual(boom.attrs["type"], "AgentError", baseXml)
+    assert.include(boom.attrs["message"], 'agent broke on <&"]]> at boom')
+    assert.deepStrictEqual(testcase(b, "flip").children, [])
+    assert.deepStrictEqual(testcase(b, HOSTILE).children, [])
+    assert.strictEqual(testcase(b, HOSTILE).attrs["classname"], file("base-tasks.jsonl"))
+    // pass^k over the tasks' (trials, passed): half (2, 1), flip (2, 2), boom (2, 0), hostile (2, 2).
+    assert.strictEqual(property(b, "pass^1"), "0.625")
+    assert.strictEqual(property(b, "pass^2"), "0.5")
+    assert.strictEqual(property(b, "pass_rate"), "0.625")
+
+    // The new run with --task-pass 0.5: half passes; flip and the hostile task fail.
+    const newXml = fs.readFileSync(file("new.xml"), "utf8")
+    const n = parseXml(newXml)
+    assert.deepStrictEqual(
+      [all(n, "testsuite")[0]!.attrs["failures"], all(n, "testsuite")[0]!.attrs["errors"]],
+      ["2", "1"],
+      newXml
+    )
+    assert.deepStrictEqual(testcase(n, "half").children, [])
+    assert.strictEqual(property(n, "task_pass"), "0.5")
+    const hostile = testcase(n, HOSTILE).children[0]!
+    assert.strictEqual(hostile.name, "failure")
+    assert.strictEqual(hostile.attrs["message"], "0 of 2 trials passed (needed 1)")
+    assert.include(hostile.text, `${HOSTILE}:1: exact = 0: expected "yes", got "no <&\\"]]> | a\\nb \\u0001 <redacted>"`)
+    for (const text of [baseXml, newXml]) {
+      assert.notInclude(text, SECRET)
+      assert.notInclude(text, "]]>")
+    }
+    // Both readers refuse what XML refuses.
+    assert.throws(() => parseXml(`<?xml version="1.0" encoding="UTF-8"?>\n<a>]]&gt;&</a>`))
+    assert.throws(() => parseXml(`<?xml version="1.0" encoding="UTF-8"?>\n<a b="<"/>`))
+    const refused = await browserParse(`<?xml version="1.0" encoding="UTF-8"?>\n<a>&</a>`)
+    if (refused !== undefined) assert.match(refused, /^error /)
+    for (const [xml, cases] of [[baseXml, 4], [newXml, 4]] as const) {
+      const parsed = await browserParse(xml)
+      if (parsed !== undefined) assert.strictEqual(parsed, `ok ${cases}`)
+    }
+
+    // Markdown: the summary table and its figures.
+    const md = fs.readFileSync(file("new.md"), "utf8")
+    assert.include(md, "| trials | 8 |")
+    assert.include(md, "| completed / failed | 6 / 2 |")
+    assert.include(md, "| pass rate (every scorer) | 12.5% [")
+    assert.match(md, /\| exact \| 0\.1667 \| \[-[\d.]+, [\d.]+\] \| 12\.5% \[[\d.]+%, [\d.]+%\] \| 6 of 8 \|/)
+    assert.notInclude(md, SECRET)
+
+    // The step summary: what was there, then each run's Markdown, appended.
+    const summary = fs.readFileSync(step, "utf8")
+    assert.isTrue(summary.startsWith("# before\n"), summary)
+    assert.strictEqual(summary.split("### agent-trials: run ").length - 1, 2, summary)
+    assert.include(summary, fs.readFileSync(file("base.md"), "utf8"))
+    assert.include(summary, md)
+  }, 120_000)
+})
