@@ -146,4 +146,37 @@ describe("--junit, --markdown and GITHUB_STEP_SUMMARY", () => {
     assert.include(summary, fs.readFileSync(file("base.md"), "utf8"))
     assert.include(summary, md)
   }, 120_000)
+
+  it("score --junit and --markdown: from the scored file, --task-pass applied, a secret in the input scrubbed", async () => {
+    // Written by hand, as another tool might: the key in an answer, unscrubbed.
+    const trial = (task: string, epoch: number, answer: string) => ({
+      id: `${task}:${epoch}`,
+      task_id: task,
+      status: "completed",
+      output: { output_text: answer },
+      metadata: { started_at: "2026-01-01T00:00:00.000Z", finished_at: "2026-01-01T00:00:01.000Z", latency_ms: 1000, epoch, epochs: 2 }
+    })
+    writeJsonl(file("hand.jsonl"), [
+      trial("a", 1, "yes"), trial("a", 2, `no ${SECRET} <&"]]>`), trial(HOSTILE, 1, "no"), trial(HOSTILE, 2, "no")
+    ])
+    writeJsonl(file("hand-tasks.jsonl"), [{ id: "a", inputs: {}, reference: "yes" }, { id: HOSTILE, inputs: {}, reference: "yes" }])
+    const args = (name: string, extra: ReadonlyArray<string>) => [
+      file("hand.jsonl"), "--tasks", file("hand-tasks.jsonl"), "--score", "exact", "--out", file(`${name}.jsonl`),
+      "--junit", file(`${name}.xml`), "--markdown", file(`${name}.md`), ...extra
+    ]
+    const strict = await run(args("scored", []), { command: "score", env: { OPENAI_API_KEY: SECRET } })
+    assert.strictEqual(strict.code, 0, describeResult(strict))
+    const half = await run(args("scored-half", ["--task-pass", "0.5"]), { command: "score", env: { OPENAI_API_KEY: SECRET } })
+    assert.strictEqual(half.code, 0, describeResult(half))
+    const xml = fs.readFileSync(file("scored.xml"), "utf8")
+    const root = parseXml(xml)
+    assert.deepStrictEqual(all(root, "testcase").map((t) => [t.attrs["name"], t.children[0]?.name]), [["a", "failure"], [HOSTILE, "failure"]])
+    assert.include(testcase(root, "a").children[0]!.text, "a:2: exact = 0: expected \"yes\", got \"no <redacted> <&\\\"]]>\"")
+    const halfRoot = parseXml(fs.readFileSync(file("scored-half.xml"), "utf8"))
+    assert.deepStrictEqual(all(halfRoot, "testcase").map((t) => [t.attrs["name"], t.children[0]?.name]), [["a", undefined], [HOSTILE, "failure"]])
+    const md = fs.readFileSync(file("scored.md"), "utf8")
+    assert.include(md, "| trials | 4 |")
+    assert.include(md, "| exact | 0.2500 |")
+    for (const text of [xml, md]) assert.notInclude(text, SECRET)
+  }, 60_000)
 })

@@ -27,14 +27,17 @@ export const makeScoreCommand = (kinds: Kinds.Kinds) =>
     {
       results: Argument.String("results").pipe(Argument.withDescription("The results file (JSONL) to score")),
       config: configFlag,
-      ...givenFlagsOf(ScoreOptions.options(kinds))
+      ...givenFlagsOf(ScoreOptions.options(kinds)),
+      // One --FLAG FILE per output format that score writes.
+      outputs: givenFlagsOf(ScoreOptions.outputs(kinds))
     },
     Effect.fn("Cli.score")(function*(flags) {
       const apiKey = yield* OpenAiAgent.keyFromConfig.pipe(Effect.orElseSucceed(() => undefined))
-      const { config, results, ...given } = flags
+      const { config, outputs: givenOutputs, results, ...given } = flags
       const file = yield* readConfig(kinds, config)
       yield* Rescore.score({
         ...yield* valuesOf(ScoreOptions.options(kinds), given, file),
+        outputs: yield* valuesOf(ScoreOptions.outputs(kinds), givenOutputs, file),
         input: results,
         apiKey,
         cwd: process.cwd()

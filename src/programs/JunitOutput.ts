@@ -84,7 +84,7 @@ export const writeJunit = (input: JunitInput): Effect.Effect<void, OutputWriteEr
  */
 export const format: OutputFormat = {
   flag: "junit",
-  description: "Write the run as JUnit XML to this file (a testcase per task, failed below --task-pass; for CI test reporters)",
+  description: "Also write JUnit XML to this file: a testcase per task, failed below --task-pass (for CI test reporters)",
   doc: "JUnit XML: a `<testsuite>` for the run (pass rate and pass^k in its properties), a `<testcase>` per task, " +
     "failed when fewer than `--task-pass` of its epochs passed, with the failing scores in `<failure>` and a failed trial's error in `<error>`",
   readsResults: true,
@@ -95,6 +95,18 @@ export const format: OutputFormat = {
       results: context.out,
       name: context.summary.run_id,
       classname: context.summary.dataset?.source ?? "agent-trials",
+      epochs: context.summary.epochs,
+      wallSeconds: context.summary.wall_time_s,
+      scoring: context.summary.scoring,
+      taskPass: context.taskPass ?? 1
+    }),
+  writeScore: (path, context) =>
+    writeJunit({
+      flag: "--junit",
+      path,
+      results: context.out,
+      name: context.summary.run_id,
+      classname: context.summary.input_file,
       epochs: context.summary.epochs,
       wallSeconds: context.summary.wall_time_s,
       scoring: context.summary.scoring,

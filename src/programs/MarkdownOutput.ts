@@ -37,10 +37,14 @@ export const writeMarkdown = (flag: string, path: string, text: string) =>
  */
 export const format: OutputFormat = {
   flag: "markdown",
-  description: "Write the summary as Markdown to this file (a table of the figures and the gates, for a pull-request comment)",
+  description: "Also write the summary as Markdown to this file: the figures and the gates (compare: the paired table and the flipped tasks), for a pull-request comment",
   doc: "The summary as Markdown: trials, each scorer's mean with its 95% CI and pass rate, tokens, cost, wall time, and the gates with PASS/FAIL",
   write: (path, context) =>
     render({ ...context.gated, title: `run ${context.summary.run_id}` }).pipe(
+      Effect.flatMap((text) => writeMarkdown("--markdown", path, text))
+    ),
+  writeScore: (path, context) =>
+    render({ ...context.gated, title: `score ${context.summary.input_file} -> ${context.summary.results_file}` }).pipe(
       Effect.flatMap((text) => writeMarkdown("--markdown", path, text))
     )
 }

@@ -1,7 +1,9 @@
 /**
  * The port an output format implements: a file `run` writes at its end from
- * the run's summary and results (`--summary FILE`, `--report FILE`). The
- * registry (`OutputFormats`) lists them; `run`'s flags, their help and the
+ * the run's summary and results (`--summary FILE`, `--report FILE`), and,
+ * when the format says how, `score` from its scoring (`writeScore`) and
+ * `compare` from its comparison (`writeComparison`). The registry
+ * (`OutputFormats`) lists them; the commands' flags, their help and the
  * README's table of outputs are derived from it, so a new output is one file
  * and one entry there.
  *
@@ -9,6 +11,7 @@
  */
 import { type Effect, type FileSystem, type Path, Schema, type Stream } from "effect"
 import type * as Dataset from "../datasets/Dataset.ts"
+import type { Comparison } from "../report/compare/Model.ts"
 import type * as Gates from "../summary/Gates.ts"
 import type * as Summary from "../summary/Summary.ts"
 import type { Registry } from "./internal/kinds.ts"
@@ -56,6 +59,36 @@ export interface Context {
 }
 
 /**
+ * What an output is made from after `score`: the scored file and the
+ * scoring's summary.
+ *
+ * @category models
+ * @since 0.9.0
+ */
+export interface ScoreContext {
+  /** The scored results file (`score --out`). */
+  readonly out: string
+  readonly summary: Summary.ScoreSummary
+  /** The summary with its `--fail-under` gates judged. */
+  readonly gated: Gates.GatedScoreSummary
+  /** `--task-pass` (1 when undefined). */
+  readonly taskPass?: number | undefined
+}
+
+/**
+ * What an output is made from after `compare`: the comparison and the two
+ * results files it read.
+ *
+ * @category models
+ * @since 0.9.0
+ */
+export interface CompareContext {
+  readonly comparison: Comparison
+  readonly base: string
+  readonly new: string
+}
+
+/**
  * What writing an output may use.
  *
  * @category models
@@ -82,4 +115,10 @@ export interface OutputFormat {
   readonly afterInputError?: boolean | undefined
   /** Writes `path`; a failure is `OutputWriteError`, its message naming the flag and the file. */
   readonly write: (path: string, context: Context) => Effect.Effect<void, OutputWriteError, Services>
+  /** Writes `path` after `score`; `score` has the flag only when this is defined. */
+  readonly writeScore?: ((path: string, context: ScoreContext) => Effect.Effect<void, OutputWriteError, Services>) | undefined
+  /** Writes `path` after `compare`; `compare` has the flag only when this is defined. */
+  readonly writeComparison?:
+    | ((path: string, context: CompareContext) => Effect.Effect<void, OutputWriteError, Services>)
+    | undefined
 }

@@ -67,6 +67,10 @@ export interface ScoreConfig extends Recorded.TasksRead {
   readonly cwd: string
   /** `--pricing FILE`: every usage (the agent's, as recorded, and the new scores') gets its `cost_usd`. */
   readonly pricing?: string | undefined
+  /** `--task-pass X`: a task passes (in `--junit`) when at least this fraction of its trials passed. */
+  readonly taskPass?: number | undefined
+  /** The registry's outputs written after scoring (`--junit`, `--markdown`), each file by its format's flag. */
+  readonly outputs?: Readonly<Record<string, string | undefined>> | undefined
 }
 
 /**
@@ -145,6 +149,11 @@ export const score = Effect.fn("Rescore.score")(function*(options: ScoreConfig) 
   const kinds = yield* Registry
   const config = { ...options, stores: options.stores ?? kinds.stores, scorerKinds: options.scorerKinds ?? kinds.scorers }
   const bad = (message: string) => new ScoreInputError({ message })
+  // The registry's outputs asked for, each with its file.
+  const outputs = kinds.outputs.flatMap((format) => {
+    const file = config.outputs?.[format.flag]
+    return format.writeScore === undefined || file === undefined ? [] : [[format, file] as const]
+  })
   const path = yield* Path.Path
   const specs = config.score.filter((spec) => spec !== "none")
   if (specs.length === 0) return yield* bad("score needs at least one --score SPEC")
@@ -153,7 +162,11 @@ export const score = Effect.fn("Rescore.score")(function*(options: ScoreConfig) 
   }
   yield* checkDistinct({
     inputs: [{ flag: "RESULTS", path: config.input }, { flag: "--tasks", path: config.tasks }],
-    outputs: [{ flag: "--out", path: config.out }, { flag: "--summary", path: config.summary }],
+    outputs: [
+      { flag: "--out", path: config.out },
+      { flag: "--summary", path: config.summary },
+      ...outputs.map(([format, file]) => ({ flag: `--${format.flag}`, path: file }))
+    ],
     cwd: config.cwd
   }).pipe(Effect.mapError(ScoreInputError.from))
   const scorers = yield* Scorers.fromSpecs(specs, {
@@ -242,6 +255,12 @@ export const score = Effect.fn("Rescore.score")(function*(options: ScoreConfig) 
   let gateFailure: Gates.GatesFailed | undefined
   const finish = (exit: Exit.Exit<unknown, unknown>) =>
     Effect.gen(function*() {
+      // An output that could not be written: the error of a scoring that ended
+      // well (the first such), a line on stderr beside any other end's own error.
+      const lost = (flag: string, file: string, e: { readonly message: string }) =>
+        Exit.isSuccess(exit)
+          ? Effect.sync(() => unwritten ??= new ScoreWriteError({ flag, path: file, problem: e.message }))
+          : Console.error(`agent-trials: ${e.message}`)
       const outcome = Summary.outcomeOf(exit, writer?.failure() !== undefined)
       const summary = Summary.makeScore({
         runId: `score-${path.basename(config.input)}`,
@@ -267,12 +286,12 @@ export const score = Effect.fn("Rescore.score")(function*(options: ScoreConfig) 
         yield* Effect.fromResult(Written.scoreSummary(gated)).pipe(
           Effect.mapError((problem) => ({ message: `cannot write --summary ${file}: ${problem}` })),
           Effect.flatMap((json) => writeOutput("--summary", file, json)),
-          Effect.catch((e) =>
-            Exit.isSuccess(exit)
-              ? Effect.sync(() => unwritten = new ScoreWriteError({ flag: "--summary", path: file, problem: e.message }))
-              : Console.error(`agent-trials: ${e.message}`)
-          )
+          Effect.catch((e) => lost("--summary", file, e))
         )
+      }
+      const context = { out, summary, gated, taskPass: config.taskPass }
+      for (const [format, file] of outputs) {
+        yield* format.writeScore!(file, context).pipe(Effect.catch((e) => lost(`--${format.flag}`, file, e)))
       }
     })
 

@@ -23,6 +23,7 @@ export const known = (kinds: Kinds.Kinds): ReadonlySet<string> =>
     RunOptions.options(kinds),
     RunOptions.outputs(kinds),
     ScoreOptions.options(kinds),
+    ScoreOptions.outputs(kinds),
     ReportOptions.options,
     CompareOptions.options
   )

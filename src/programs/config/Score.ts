@@ -53,5 +53,21 @@ export const options = (kinds: Kinds.Kinds) => ({
       "every usage gets its cost_usd; a model it lacks is named once and priced at 0"
   ), "file"),
   passK: Shared.statistics.passK,
-  failUnder: Shared.statistics.failUnder
+  failUnder: Shared.statistics.failUnder,
+  taskPass: Shared.statistics.taskPass
 })
+
+/**
+ * `score`'s outputs from the registry: one `--FLAG FILE` per output format
+ * that says how it is written after `score` (`writeScore`).
+ *
+ * @category options
+ * @since 0.9.0
+ */
+export const outputs = (kinds: Kinds.Kinds) =>
+  Object.fromEntries(
+    kinds.outputs.filter((o) => o.writeScore !== undefined).map((o) => [
+      o.flag,
+      Option.withPath(Option.text(o.flag, o.description), "file")
+    ])
+  )
