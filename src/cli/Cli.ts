@@ -7,7 +7,7 @@ import { Console, Effect, Runtime, Schema } from "effect"
 import { CliError, CliOutput, Command } from "effect/cli"
 import { cacheCommand } from "./cache.ts"
 import { clusterCommand, makeWorkerCommand, workerCommand } from "./cluster.ts"
-import { compareCommand } from "./compare.ts"
+import { compareCommand, makeCompareCommand } from "./compare.ts"
 import { initCommand } from "./init.ts"
 import { reportCommand } from "./report.ts"
 import { reproCommand } from "./repro.ts"
@@ -19,7 +19,7 @@ import * as Kinds from "../programs/Kinds.ts"
 
 export { BoundsViolated, reportErrors, RunStopped, UsageError } from "./errors.ts"
 export { cacheCommand, clusterCommand, compareCommand, initCommand, reportCommand, reproCommand, runCommand, scoreCommand, viewCommand, workerCommand }
-export { makeRunCommand, makeScoreCommand, makeWorkerCommand }
+export { makeCompareCommand, makeRunCommand, makeScoreCommand, makeWorkerCommand }
 
 /**
  * A command-line parse failure, already printed with the help text: exit 2.
@@ -71,7 +71,7 @@ export const make = (kinds: Kinds.Kinds) =>
     Command.withSubcommands([
       makeRunCommand(kinds),
       makeScoreCommand(kinds),
-      compareCommand,
+      makeCompareCommand(kinds),
       reportCommand,
       viewCommand,
       reproCommand,

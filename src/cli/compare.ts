@@ -17,11 +17,12 @@ import { configFlag, givenFlagsOf, readConfig, valuesOf } from "./flags.ts"
  * scorer between two results files. Exit 0; 1 with `--fail-on-regression`
  * when a scorer regressed (Holm over the scorers judged), or with
  * `--non-inferiority M` when a scorer's interval reaches -M; 2 on bad input.
+ * Its flags are made from `kinds`.
  *
  * @category commands
- * @since 0.1.0
+ * @since 0.9.0
  */
-export const compareCommand = Command.make(
+export const makeCompareCommand = (_kinds: Kinds.Kinds) => Command.make(
   "compare",
   {
     base: Argument.String("base").pipe(Argument.withDescription("The results file (JSONL) before the change")),
@@ -41,3 +42,11 @@ export const compareCommand = Command.make(
 ).pipe(Command.withDescription(
   "Compare two results files task by task: each scorer's change in mean with a 95% paired interval, pass@1, flipped tasks"
 ))
+
+/**
+ * `compare` with this package's kinds.
+ *
+ * @category commands
+ * @since 0.1.0
+ */
+export const compareCommand = makeCompareCommand(Kinds.builtIn)
