@@ -139,13 +139,48 @@ describe("--junit, --markdown and GITHUB_STEP_SUMMARY", () => {
     assert.match(md, /\| exact \| 0\.1667 \| \[-[\d.]+, [\d.]+\] \| 12\.5% \[[\d.]+%, [\d.]+%\] \| 6 of 8 \|/)
     assert.notInclude(md, SECRET)
 
-    // The step summary: what was there, then each run's Markdown, appended.
+    // compare --markdown: the paired table, the verdict, the flipped tasks with both answers, escaped.
+    const compared = await run([file("base.jsonl"), file("new.jsonl"), "--markdown", file("compare.md")], { command: "compare", env })
+    assert.strictEqual(compared.code, 0, describeResult(compared))
+    const cmd = fs.readFileSync(file("compare.md"), "utf8")
+    assert.include(cmd, "| scorer | paired | base | new | delta | 95% CI | p | p Holm | verdict |")
+    assert.match(cmd, /\n\| exact \| 4 \| 0\.6250 \| 0\.1250 \| -0\.5000 \| \[-[\d.]+, \+[\d.]+\] \| [\d.]+ \| [\d.]+ \| no significant change \|\n/)
+    assert.include(cmd, "No scorer regressed (1 scorer judged, family-wise 5%).")
+    assert.include(cmd, "Flipped tasks: 2 pass → fail, 0 fail → pass")
+    assert.include(cmd, "\n| flip | pass → fail | yes | no |\n")
+    assert.include(
+      cmd,
+      '\n| x&lt;&amp;"\\]\\]&gt;y | pass → fail | yes | no &lt;&amp;"\\]\\]&gt; \\| a<br>b &lt;U+0001&gt; &lt;redacted&gt; |\n'
+    )
+    // Every row of the flipped table has its four cells: no `|` of an answer splits one.
+    const rows = cmd.slice(cmd.indexOf("| task | flip |")).trim().split("\n")
+    for (const row of rows) assert.strictEqual(row.replaceAll("\\|", "").split("|").length, 6, row)
+    assert.notInclude(cmd, SECRET)
+
+    // The step summary: what was there, then each run's Markdown and the comparison's, appended.
     const summary = fs.readFileSync(step, "utf8")
     assert.isTrue(summary.startsWith("# before\n"), summary)
     assert.strictEqual(summary.split("### agent-trials: run ").length - 1, 2, summary)
     assert.include(summary, fs.readFileSync(file("base.md"), "utf8"))
     assert.include(summary, md)
+    assert.isTrue(summary.endsWith(cmd + "\n"), summary)
   }, 120_000)
+
+  it("a GITHUB_STEP_SUMMARY that cannot be written is a warning naming it; the run and its outputs are as without it", async () => {
+    const args = ["--synthetic", "3", "--agent", "sim:latency=0ms", "--no-progress"]
+    const r = await run([...args, "--out", file("warn.jsonl"), "--markdown", file("warn.md")], {
+      env: { GITHUB_STEP_SUMMARY: path.join(dir, "no-such-dir", "summary.md") }
+    })
+    assert.strictEqual(r.code, 0, describeResult(r))
+    assert.include(r.stderr, `agent-trials: warning: cannot append the summary to GITHUB_STEP_SUMMARY ${path.join(dir, "no-such-dir", "summary.md")}: ENOENT`)
+    assert.include(fs.readFileSync(file("warn.md"), "utf8"), "| trials | 3 |")
+    const compared = await run([file("warn.jsonl"), file("warn.jsonl"), "--fail-on-regression"], {
+      command: "compare",
+      env: { GITHUB_STEP_SUMMARY: dir }
+    })
+    assert.strictEqual(compared.code, 0, describeResult(compared))
+    assert.include(compared.stderr, `cannot append the summary to GITHUB_STEP_SUMMARY ${dir}: EISDIR`)
+  }, 60_000)
 
   it("score --junit and --markdown: from the scored file, --task-pass applied, a secret in the input scrubbed", async () => {
     // Written by hand, as another tool might: the key in an answer, unscrubbed.

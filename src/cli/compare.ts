@@ -13,7 +13,7 @@ import { configFlag, givenFlagsOf, readConfig, valuesOf } from "./flags.ts"
 
 /**
  * `compare BASE.jsonl NEW.jsonl [--pass NAME] [--json FILE] [--html FILE]
- * [--fail-on-regression] [--non-inferiority M]`: the paired change of each
+ * [--markdown FILE] [--fail-on-regression] [--non-inferiority M]`: the paired change of each
  * scorer between two results files. Exit 0; 1 with `--fail-on-regression`
  * when a scorer regressed (Holm over the scorers judged), or with
  * `--non-inferiority M` when a scorer's interval reaches -M; 2 on bad input.
@@ -22,22 +22,28 @@ import { configFlag, givenFlagsOf, readConfig, valuesOf } from "./flags.ts"
  * @category commands
  * @since 0.9.0
  */
-export const makeCompareCommand = (_kinds: Kinds.Kinds) => Command.make(
+export const makeCompareCommand = (kinds: Kinds.Kinds) => Command.make(
   "compare",
   {
     base: Argument.String("base").pipe(Argument.withDescription("The results file (JSONL) before the change")),
     new: Argument.String("new").pipe(Argument.withDescription("The results file (JSONL) after the change")),
     config: configFlag,
-    ...givenFlagsOf(CompareOptions.options)
+    ...givenFlagsOf(CompareOptions.options),
+    // One --FLAG FILE per output format that compare writes.
+    outputs: givenFlagsOf(CompareOptions.outputs(kinds))
   },
   Effect.fn("Cli.compare")(function*(flags) {
-    const { base, config, new: after, ...given } = flags
+    const { base, config, new: after, outputs: givenOutputs, ...given } = flags
     // The keys a config file may hold: the kinds' (their outputs' flags) when a root command gave them.
-    const kinds = Option.getOrElse(yield* Effect.serviceOption(Kinds.Registry), () => Kinds.builtIn)
-    const file = yield* readConfig(kinds, config)
-    yield* Compare.run({ base, new: after, ...yield* valuesOf(CompareOptions.options, given, file) }).pipe(
-      Effect.mapError(exitFor)
-    )
+    const keys = Option.getOrElse(yield* Effect.serviceOption(Kinds.Registry), () => kinds)
+    const file = yield* readConfig(keys, config)
+    yield* Compare.run({
+      base,
+      new: after,
+      ...yield* valuesOf(CompareOptions.options, given, file),
+      outputs: yield* valuesOf(CompareOptions.outputs(kinds), givenOutputs, file),
+      formats: kinds.outputs
+    }).pipe(Effect.mapError(exitFor))
   }, reportErrors)
 ).pipe(Command.withDescription(
   "Compare two results files task by task: each scorer's change in mean with a 95% paired interval, pass@1, flipped tasks"

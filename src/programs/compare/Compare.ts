@@ -96,11 +96,19 @@
  * naming the file and line.
  *
  * `--json FILE` writes the `Comparison` object below, field for field.
+ * `--markdown FILE` writes the paired table, the verdicts and the flipped
+ * tasks with both files' answers (`MarkdownOutput`), and when
+ * `GITHUB_STEP_SUMMARY` is set the same is appended to it.
  *
  * @since 0.1.0
  */
-import { Console, Effect, Schema } from "effect"
+import { Console, Effect, Option, Schema } from "effect"
 import { checkDistinct, writeOutput } from "../../internal/outputs.ts"
+import { appendStepSummary } from "../internal/ci.ts"
+import { Registry } from "../internal/kinds.ts"
+import * as MarkdownOutput from "../MarkdownOutput.ts"
+import type { OutputFormat } from "../Output.ts"
+import * as OutputFormats from "../OutputFormats.ts"
 import { type CompareOptions, Comparison } from "../../report/compare/Model.ts"
 import { fromTallies } from "./Diff.ts"
 import { notNonInferior, regression } from "./Gate.ts"
@@ -189,6 +197,10 @@ export interface CompareConfig {
    * above -M (a scorer without an interval cannot show it and fails).
    */
   readonly nonInferiority?: number | undefined
+  /** The registry's outputs written after comparing (`--markdown`), each file by its format's flag. */
+  readonly outputs?: Readonly<Record<string, string | undefined>> | undefined
+  /** The output formats `outputs` names (the `Kinds.Registry` service's outputs when undefined, else the built-in ones). */
+  readonly formats?: ReadonlyArray<OutputFormat> | undefined
 }
 
 /**
@@ -269,9 +281,22 @@ const encodeComparison = Schema.encodeEffect(Comparison)
  * @since 0.1.0
  */
 export const run = Effect.fn("Compare.run")(function*(config: CompareConfig) {
+  const formats = config.formats ?? Option.match(yield* Effect.serviceOption(Registry), {
+    onNone: () => OutputFormats.builtIn,
+    onSome: (kinds) => kinds.outputs
+  })
+  // The registry's outputs asked for, each with its file.
+  const outputs = formats.flatMap((format) => {
+    const file = config.outputs?.[format.flag]
+    return format.writeComparison === undefined || file === undefined ? [] : [[format, file] as const]
+  })
   yield* checkDistinct({
     inputs: [{ flag: "BASE", path: config.base }, { flag: "NEW", path: config.new }],
-    outputs: [{ flag: "--json", path: config.json }, { flag: "--html", path: config.html }]
+    outputs: [
+      { flag: "--json", path: config.json },
+      { flag: "--html", path: config.html },
+      ...outputs.map(([format, file]) => ({ flag: `--${format.flag}`, path: file }))
+    ]
   }).pipe(Effect.mapError((e) => CompareInputError.from(e)))
   const comparison = yield* compare(config.base, config.new, { pass: config.pass })
   yield* Console.log(format(comparison))
@@ -285,6 +310,17 @@ export const run = Effect.fn("Compare.run")(function*(config: CompareConfig) {
     yield* write("--json", config.json, JSON.stringify(json, null, 2) + "\n")
   }
   if (config.html !== undefined) yield* write("--html", config.html, yield* Effect.sync(() => toHtml(comparison)))
+  const context = { comparison, base: config.base, new: config.new }
+  for (const [format, file] of outputs) {
+    yield* format.writeComparison!(file, context).pipe(
+      Effect.mapError((e) => new CompareWriteError({ flag: `--${format.flag}`, path: file, problem: e.message }))
+    )
+  }
+  // GitHub Actions shows what a step appends to this file on the job's page; a failed read of the answers is a warning.
+  yield* MarkdownOutput.renderComparison(context).pipe(
+    Effect.flatMap(appendStepSummary),
+    Effect.catch((e) => Console.error(`agent-trials: warning: cannot append the comparison to GITHUB_STEP_SUMMARY: ${e.message}`))
+  )
   const inferior = config.nonInferiority === undefined ? undefined : notNonInferior(comparison, config.nonInferiority)
   const regressed = config.failOnRegression ? regression(comparison) : undefined
   if (regressed !== undefined) {

@@ -4,6 +4,7 @@
  *
  * @since 0.8.0
  */
+import type * as Kinds from "../Kinds.ts"
 import * as Options from "../Options.ts"
 import * as Option from "./Option.ts"
 
@@ -34,3 +35,20 @@ export const options = {
     { env: false }
   )
 }
+
+/**
+ * `compare`'s outputs from the registry: one `--FLAG FILE` per output format
+ * that says how it is written after `compare` (`writeComparison`); read
+ * from the flag or the config file, not from the environment (a run's
+ * `AGENT_TRIALS_MARKDOWN` is the run's file).
+ *
+ * @category options
+ * @since 0.9.0
+ */
+export const outputs = (kinds: Kinds.Kinds) =>
+  Object.fromEntries(
+    kinds.outputs.filter((o) => o.writeComparison !== undefined).map((o) => [
+      o.flag,
+      Option.withPath(Option.text(o.flag, o.description, { env: false }), "file")
+    ])
+  )

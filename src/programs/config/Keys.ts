@@ -25,5 +25,6 @@ export const known = (kinds: Kinds.Kinds): ReadonlySet<string> =>
     ScoreOptions.options(kinds),
     ScoreOptions.outputs(kinds),
     ReportOptions.options,
-    CompareOptions.options
+    CompareOptions.options,
+    CompareOptions.outputs(kinds)
   )
