@@ -73,10 +73,11 @@ describe("--junit, --markdown and GITHUB_STEP_SUMMARY", () => {
     fs.writeFileSync(step, "# before\n")
     writeJsonl(file("base-tasks.jsonl"), tasks({ flip: ["yes"], hostile: ["yes"] }))
     writeJsonl(file("new-tasks.jsonl"), tasks({ flip: ["no"], hostile: ['no <&"]]> | a\nb \u0001 SECRET'] }))
-    const base = await run(runArgs("base", []), { env })
+    const base = await run(runArgs("base", ["--fail-under", "exact=0.5"]), { env })
     assert.strictEqual(base.code, 0, describeResult(base))
-    const next = await run(runArgs("new", ["--task-pass", "0.5"]), { env })
-    assert.strictEqual(next.code, 0, describeResult(next))
+    // A gate that fails: exit 1, and every output still written.
+    const next = await run(runArgs("new", ["--task-pass", "0.5", "--fail-under", "exact=0.9"]), { env })
+    assert.strictEqual(next.code, 1, describeResult(next))
 
     // The base run, every epoch needed: half (1 of 2) fails, boom is an error.
     const baseXml = fs.readFileSync(file("base.xml"), "utf8")
@@ -138,6 +139,9 @@ describe("--junit, --markdown and GITHUB_STEP_SUMMARY", () => {
     assert.include(md, "| pass rate (every scorer) | 12.5% [")
     assert.match(md, /\| exact \| 0\.1667 \| \[-[\d.]+, [\d.]+\] \| 12\.5% \[[\d.]+%, [\d.]+%\] \| 6 of 8 \|/)
     assert.notInclude(md, SECRET)
+    assert.include(md, "| gate | value | verdict | why |")
+    assert.match(md, /\n\| --fail-under exact=0\.9 \| 0\.1667 \| \*\*FAIL\*\* \| mean 0\.1667 &lt; 0\.9 \|\n/)
+    assert.match(fs.readFileSync(file("base.md"), "utf8"), /\n\| --fail-under exact=0\.5 \| 0\.8333 \| PASS \| mean 0\.8333 &gt;= 0\.5 \|\n/)
 
     // compare --markdown: the paired table, the verdict, the flipped tasks with both answers, escaped.
     const compared = await run([file("base.jsonl"), file("new.jsonl"), "--markdown", file("compare.md")], { command: "compare", env })

@@ -100,7 +100,7 @@ export const summary = (facts: Facts, scrub: (text: string) => string): string =
 const gateLines = (gates: ReadonlyArray<GateResult>): Array<string> =>
   gates.length === 0 ? [] : [
     "",
-    "| gate | value | verdict | |",
+    "| gate | value | verdict | why |",
     "| --- | --- | --- | --- |",
     ...gates.map((g) =>
       `| --fail-under ${cell(g.gate)} | ${fixed(g.value)} | ${g.verdict === "pass" ? "PASS" : "**FAIL**"} | ${cell(g.reason)} |`
