@@ -186,6 +186,18 @@ describe("--junit, --markdown and GITHUB_STEP_SUMMARY", () => {
     assert.include(compared.stderr, `cannot append the summary to GITHUB_STEP_SUMMARY ${dir}: EISDIR`)
   }, 60_000)
 
+  it("a matrix refuses --junit and --markdown (exit 2, naming the flag and what to do), running nothing", async () => {
+    const config = file("matrix.yaml")
+    fs.writeFileSync(config, "synthetic: 2\nno-progress: true\nout-dir: m\nmatrix:\n  agent: [\"sim:latency=0ms\", \"sim:latency=1ms\"]\n")
+    for (const flag of ["--junit", "--markdown"]) {
+      const result = await run(["--config", config, flag, file(`matrix-${flag.slice(2)}`)])
+      assert.strictEqual(result.code, 2, describeResult(result))
+      assert.include(result.stderr, `${flag} is not written for a matrix (only --summary and --report are): drop it, or write it for a cell's results file with score`)
+      assert.isFalse(fs.existsSync(file(`matrix-${flag.slice(2)}`)))
+      assert.isFalse(fs.existsSync(file("m")))
+    }
+  }, 60_000)
+
   it("score --junit and --markdown: from the scored file, --task-pass applied, a secret in the input scrubbed", async () => {
     // Written by hand, as another tool might: the key in an answer, unscrubbed.
     const trial = (task: string, epoch: number, answer: string) => ({

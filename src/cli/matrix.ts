@@ -84,6 +84,15 @@ export const runMatrix = Effect.fn("Cli.runMatrix")(function*(
       return { name: cell.name, values: cell.values, config }
     }))
   const outputs = yield* valuesOf(outputOptions, givenOutputs, file)
+  // Only --summary and --report have a matrix's form; any other would be left unwritten.
+  const other = Object.entries(outputs).find(([flag, path]) => path !== undefined && flag !== "summary" && flag !== "report")
+  if (other !== undefined) {
+    return yield* new UsageError({
+      message: `--${other[0]} is not written for a matrix (only --summary and --report are): drop it, ` +
+        `or write it for a cell's results file with score CELL.jsonl --score SPEC --out FILE --${other[0]} FILE`,
+      flag: `--${other[0]}`
+    })
+  }
   return yield* Matrix.run({
     cells,
     outDir: shared.outDir,
