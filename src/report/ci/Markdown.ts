@@ -82,8 +82,14 @@ export const summary = (facts: Facts, scrub: (text: string) => string): string =
   }
   if (facts.usage !== undefined) {
     lines.push(`| tokens | ${facts.usage.total_tokens} |`)
-    if (facts.usage.cost_usd !== null && facts.usage.unpriced_models.length === 0 && facts.usage.trials > 0) {
-      lines.push(`| cost | $${facts.usage.cost_usd.toFixed(4)} |`)
+    // Priced (--pricing): the cost, and the models it priced at $0.
+    if (facts.usage.cost_usd !== null) {
+      const unpriced = facts.usage.unpriced_models
+      lines.push(
+        `| cost | $${facts.usage.cost_usd.toFixed(4)}${
+          unpriced.length === 0 ? "" : ` (not priced, counted $0: ${unpriced.map((m) => cell(scrub(m))).join(", ")})`
+        } |`
+      )
     }
   }
   lines.push(`| wall time | ${facts.wall_time_s} s |`)
