@@ -88,6 +88,7 @@ describe("--junit, --markdown and GITHUB_STEP_SUMMARY", () => {
       ["4", "1", "1"],
       baseXml
     )
+    assert.match(suite.attrs["name"]!, /^\S+ \(module:\S+\/test\/fixtures\/agent-ci\.ts#answer\)$/)
     assert.deepStrictEqual(all(b, "testcase").map((t) => t.attrs["name"]), ["boom", "flip", "half", HOSTILE])
     assert.strictEqual(testcase(b, "half").children[0]?.name, "failure")
     assert.strictEqual(testcase(b, "half").children[0]?.attrs["message"], "1 of 2 trials passed (needed 2)")

@@ -14,6 +14,7 @@ import * as ResultsStores from "../results/ResultsStores.ts"
 import type { ScoringSummary } from "../summary/Summary.ts"
 import { scrubber } from "./internal/ci.ts"
 import { Registry } from "./internal/kinds.ts"
+import * as Recorded from "./Recorded.ts"
 import { type OutputFormat, OutputWriteError, type Services } from "./Output.ts"
 
 /**
@@ -37,7 +38,9 @@ export interface JunitInput {
   readonly path: string
   /** The results file read back. */
   readonly results: string
-  /** The suite's name: the run's id. */
+  /** The results file whose run definition names the agent (`results` when undefined). */
+  readonly definitionOf?: string | undefined
+  /** The suite's name: the run's id (the agent and model its run definition records are added). */
   readonly name: string
   /** Each testcase's classname: the dataset. */
   readonly classname: string
@@ -64,8 +67,11 @@ export const writeJunit = (input: JunitInput): Effect.Effect<void, OutputWriteEr
       Effect.mapError((e) => ({ message: `cannot write ${input.flag} ${input.path}: ${e.message}` }))
     )
     const scrub = yield* scrubber
+    // The agent (and model) the run recorded beside its results, when it did.
+    const recorded = yield* Recorded.definitionOf(input.definitionOf ?? input.results)
+    const agent = recorded === undefined ? "" : ` (${recorded.agent}${recorded.model === null ? "" : ` ${recorded.model}`})`
     const xml = Junit.toXml({
-      name: input.name,
+      name: `${input.name}${agent}`,
       classname: input.classname,
       epochs: input.epochs,
       wallSeconds: input.wallSeconds,
@@ -106,6 +112,7 @@ export const format: OutputFormat = {
       path,
       results: context.out,
       name: context.summary.run_id,
+      definitionOf: context.summary.input_file,
       classname: context.summary.input_file,
       epochs: context.summary.epochs,
       wallSeconds: context.summary.wall_time_s,

@@ -1,6 +1,6 @@
 /**
  * A run as JUnit XML, the file CI test reporters read: one `<testsuite>`
- * (the run: its id, tests, failures, errors, time, and properties with the
+ * (the run: its id and agent, tests, failures, errors, time, and properties with the
  * pass rate and pass^k for k = 1..epochs), one `<testcase>` per task
  * (classname the dataset, name the task id). A task fails when fewer than
  * `taskPass` of its trials passed: its failing scores (scorer, value,
