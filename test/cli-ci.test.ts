@@ -199,6 +199,33 @@ describe("--junit, --markdown and GITHUB_STEP_SUMMARY", () => {
     }
   }, 60_000)
 
+  it("an output that cannot be written is exit 1 naming its flag, file and reason, in run, score and compare", async () => {
+    const r = await run(["--synthetic", "2", "--agent", "sim:latency=0ms", "--no-progress", "--out", file("full.jsonl"),
+      "--junit", "/dev/full", "--markdown", "/dev/full"])
+    assert.strictEqual(r.code, 1, describeResult(r))
+    assert.include(r.stderr, "agent-trials: cannot write --junit /dev/full: ENOSPC: no space left on device, write")
+    assert.include(r.stderr, "agent-trials: cannot write --markdown /dev/full: ENOSPC: no space left on device, write")
+    const s = await run([file("full.jsonl"), "--score", "exact", "--out", file("full-scored.jsonl"), "--junit", "/dev/full"], { command: "score" })
+    assert.strictEqual(s.code, 1, describeResult(s))
+    assert.include(s.stderr, "agent-trials: cannot write --junit /dev/full: ENOSPC")
+    const c = await run([file("full.jsonl"), file("full-scored.jsonl"), "--markdown", "/dev/full"], { command: "compare" })
+    assert.strictEqual(c.code, 1, describeResult(c))
+    assert.include(c.stderr, "agent-trials: cannot write --markdown /dev/full: ENOSPC")
+  }, 60_000)
+
+  it("--task-pass outside (0, 1] is exit 2 naming the flag or variable, before anything is written", async () => {
+    for (const [args, env, named] of [
+      [["--task-pass", "0"], {}, `--task-pass to be a fraction above 0 and at most 1, like 0.5 (1: every epoch), got "0"`],
+      [["--task-pass", "half"], {}, `--task-pass to be a fraction above 0 and at most 1, like 0.5 (1: every epoch), got "half"`],
+      [[], { AGENT_TRIALS_TASK_PASS: "1.5" }, `AGENT_TRIALS_TASK_PASS to be a fraction above 0 and at most 1, like 0.5 (1: every epoch), got "1.5"`]
+    ] as const) {
+      const r = await run(["--synthetic", "2", "--out", file("tp.jsonl"), ...args], { env })
+      assert.strictEqual(r.code, 2, describeResult(r))
+      assert.include(r.stderr, `agent-trials: Expected ${named}`)
+      assert.isFalse(fs.existsSync(file("tp.jsonl")))
+    }
+  }, 60_000)
+
   it("score --junit and --markdown: from the scored file, --task-pass applied, a secret in the input scrubbed", async () => {
     // Written by hand, as another tool might: the key in an answer, unscrubbed.
     const trial = (task: string, epoch: number, answer: string) => ({
