@@ -152,7 +152,7 @@ describe.concurrent("agent-trials run: resume repairs and retries", () => {
     // The completed lines of the first run are kept as they were, in order.
     const text = fs.readFileSync(out, "utf8")
     assert.isTrue(text.startsWith(completedLines.join("\n") + "\n"))
-    assert.deepStrictEqual(fs.readdirSync(dir).sort(), ["out.jsonl", "out.jsonl.run.json"], "no temporary file left behind")
+    assert.deepStrictEqual(fs.readdirSync(dir).sort(), ["out.jsonl", "out.jsonl.end.json", "out.jsonl.run.json"], "no temporary file left behind")
   })
 })
 

@@ -389,6 +389,8 @@ describe.concurrent("agent-trials run: results on stdout", () => {
       assert.include(result.stderr, "results: /dev/stdout\n")
       assert.include(result.stderr, "progress: 40/40 (100%)")
       assert.strictEqual(JSON.parse(fs.readFileSync(summaryFile, "utf8")).results_file, "/dev/stdout")
+      // No end marker beside a device (nor a warning that one cannot be written).
+      assert.notInclude(result.stderr, "end.json")
     })
   }
 

@@ -55,13 +55,13 @@ const withHost = (address: string, host: string) =>
   })
 
 describe("agent-trials view", () => {
-  it("GET /api/runs lists every run with exactly the contract's fields", async () => {
+  it("GET /api/runs lists every run with exactly the contract's fields, and how it ended", async () => {
     const { body, status } = await getJson("/api/runs")
     assert.strictEqual(status, 200)
     assert.deepStrictEqual(body.map((r: any) => r.key).sort(), ["base", "matrix-1/cell-a"])
     for (const r of body) {
       assert.deepStrictEqual(Object.keys(r).sort(), [
-        "agent", "cost_usd", "dataset", "key", "model", "pass_rate", "pass_rate_ci95", "run_id", "started_at", "status", "total", "trials"
+        "agent", "cost_usd", "dataset", "key", "model", "outcome", "pass_rate", "pass_rate_ci95", "run_id", "started_at", "status", "total", "trials"
       ])
     }
     const base = body.find((r: any) => r.key === "base")
@@ -72,6 +72,7 @@ describe("agent-trials view", () => {
     assert.strictEqual(base.trials, 40)
     assert.strictEqual(base.total, 40)
     assert.strictEqual(base.status, "finished")
+    assert.strictEqual(base.outcome, "finished")
     assert.strictEqual(base.dataset, "synthetic 40")
     assert.strictEqual(base.pass_rate, passed / 40)
     assert.isTrue(base.pass_rate_ci95[0] <= base.pass_rate && base.pass_rate <= base.pass_rate_ci95[1])
@@ -122,6 +123,15 @@ describe("agent-trials view", () => {
     assert.deepStrictEqual(JSON.parse(data), JSON.parse(lines[3]!))
     await until("the progress after it", () => received.split("event: progress").length >= 3)
     assert.include(received.slice(received.lastIndexOf("event: progress")), `"trials":4`)
+    assert.notInclude(received, "event: end")
+    // The run's end marker: the events end at once, saying how, with every trial sent.
+    fs.appendFileSync(file, lines[4] + "\n")
+    fs.writeFileSync(`${file}.end.json`, JSON.stringify({ run_id: "r", ended_at: new Date().toISOString(), outcome: "max_cost_reached", written: 5 }))
+    await until("the end", () => received.includes("event: end"))
+    assert.match(received, /event: end\ndata: \{"reason":"ended","outcome":"max_cost_reached","trials":5\}\n\n$/)
+    assert.strictEqual(received.split("event: trial").length, 3)
+    const live = (await getJson("/api/runs")).body.find((r: any) => r.key === "live")
+    assert.deepStrictEqual([live.status, live.outcome], ["stopped", "max_cost_reached"])
     await reader.cancel()
   })
 

@@ -64,7 +64,7 @@ export const index = (runs: ReadonlyArray<RunEntry>): string => {
       `<td class="num">${Html.formatNumber(r.trials)}${r.total === null ? "" : ` of ${Html.formatNumber(r.total)}`}</td>` +
       `<td class="num">${Html.formatPercent(r.pass_rate)}${ci}</td>` +
       `<td class="num">${r.cost_usd === null ? "—" : `$${Html.formatNumber(r.cost_usd, 4)}`}</td>` +
-      `<td>${Html.badge(r.status, tone).html}</td></tr>`
+      `<td>${Html.badge(r.status, tone).html}${r.outcome === null || r.outcome === r.status ? "" : ` <span class="sub">${Html.text(r.outcome.replaceAll("_", " "))}</span>`}</td></tr>`
   }).join("")
   const table = `<div class="bar"><input id="filter" type="search" placeholder="Filter runs by text" aria-label="filter runs">` +
     `<button id="compare" disabled>Compare the two selected</button><span id="shown" class="sub"></span></div>` +
@@ -75,7 +75,9 @@ export const index = (runs: ReadonlyArray<RunEntry>): string => {
     "agent-trials: runs",
     `<header class="top"><h1>Runs</h1><p class="sub">${Html.formatNumber(runs.length)} results files, newest first</p></header>` +
       Html.section("Every run", runs.length === 0 ? "<p>No results file (*.jsonl) under this folder yet.</p>" : table, {
-        note: "A run is running while its file grows; finished when it holds all its trials (or stopped growing and its total is unknown); stopped otherwise."
+        note: "A run that ended says how beside its results (RESULTS.jsonl.end.json): finished, or stopped and why (interrupted, a budget reached ...). " +
+          "One that left no such marker (killed, or made by an older version) is running while its file grows, then finished when it holds all its trials " +
+          "(or its total is unknown), stopped otherwise."
       }),
     indexScript
   )

@@ -14,7 +14,7 @@ import { Effect, Stream } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { FileIndex, Filter } from "./Index.ts"
 import * as Pages from "./Pages.ts"
-import { IDLE_MS, type Runs } from "./Runs.ts"
+import { endOf, IDLE_MS, type Runs } from "./Runs.ts"
 import { compareRuns } from "./Compare.ts"
 
 /** How often the events of a run look for appended bytes. */
@@ -78,14 +78,15 @@ export const filterOf = (params: URLSearchParams): Filter | string => {
 
 const sse = (event: string, data: unknown) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
 
-// The events of one run: its progress now, then each poll's new trials and progress, then `end` once it is idle.
+// The events of one run: its progress now, then each poll's new trials and progress, then `end` once it has ended (its marker) or is idle.
 const events = (runs: Runs, key: string, index: FileIndex) => {
   // The run's counts, as the events' `progress` data: snake_case, as the API's fields.
   const progress = () => {
     const f = index.figures()
     return { trials: f.trials, completed: f.completed, failed: f.failed, passed: f.passed, cost_usd: f.costUsd, bad_lines: f.badLines }
   }
-  const poll = runs.get(key).pipe(
+  // The run's end marker is written after its last trial: read before the file, it means the file read next holds them all.
+  const poll = Effect.flatMap(endOf(index.file), (ended) => runs.get(key).pipe(
     // A file that became unreadable (removed, its folder's rights changed) ends the events, saying so.
     Effect.catchTag("IndexError", (e) => Effect.succeed({ unreadable: e.message } as const)),
     Effect.flatMap((fresh) => {
@@ -100,11 +101,14 @@ const events = (runs: Runs, key: string, index: FileIndex) => {
           .pipe(Effect.map((p) => p.trials))
         const idle = (yield* Effect.clockWith((c) => c.currentTimeMillis)) - fresh.modifiedMs > IDLE_MS
         const chunks = [...records.map((r) => sse("trial", r)), ...(added > 0 ? [sse("progress", progress())] : [])]
-        if (idle) chunks.push(sse("end", { reason: "idle", trials: fresh.count }))
-        return { chunks, done: idle }
+        // Ended only once this poll sent every trial the file holds (a poll sends at most MAX_EVENTS_PER_POLL).
+        const complete = sent === fresh.count && records.length === added
+        if (ended !== undefined && complete) chunks.push(sse("end", { reason: "ended", outcome: ended.outcome, trials: fresh.count }))
+        else if (idle) chunks.push(sse("end", { reason: "idle", trials: fresh.count }))
+        return { chunks, done: (ended !== undefined && complete) || idle }
       })
     })
-  )
+  ))
   let sent = index.count
   const first = Stream.succeed(sse("progress", progress()))
   const rest = Stream.unfold(false, (done) =>

@@ -12,12 +12,13 @@
 import { Clock, Effect, Semaphore } from "effect"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
+import * as End from "../programs/run/End.ts"
 import * as Statistics from "../statistics/Statistics.ts"
 import { FileIndex, type IndexError } from "./Index.ts"
 
 /** Folders deep the walk goes at most. */
 const MAX_DEPTH = 8
-/** A run whose file has not grown for this long, with trials left, is stopped (or finished when its total is unknown). */
+/** A run that left no end marker and whose file has not grown for this long is no longer running. */
 export const IDLE_MS = 30_000
 
 /**
@@ -39,6 +40,8 @@ export interface RunEntry {
   readonly pass_rate_ci95: readonly [number, number] | null
   readonly cost_usd: number | null
   readonly status: "running" | "finished" | "stopped"
+  /** How the run ended, as its end marker says (`finished`, `interrupted`, `max_cost_reached`, ...); null while it runs or when it left none. */
+  readonly outcome: string | null
 }
 
 interface Definition {
@@ -164,11 +167,11 @@ export const definitionOf = (file: string): Effect.Effect<Definition | undefined
   )
 
 const entryOf = (key: string, index: FileIndex, now: number): Effect.Effect<RunEntry> =>
-  Effect.map(definitionOf(index.file), (d) => {
+  Effect.map(Effect.all([definitionOf(index.file), endOf(index.file)]), ([d, end]) => {
     const f = index.figures()
     const total = totalOf(d)
     const idle = now - index.modifiedMs > IDLE_MS
-    const status = total !== null && f.trials >= total ? "finished" : !idle ? "running" : total === null ? "finished" : "stopped"
+    const status = statusOf({ end, total, trials: f.trials, idle })
     const ci = Statistics.wilson(f.passed, f.trials)
     return {
       key,
@@ -182,6 +185,42 @@ const entryOf = (key: string, index: FileIndex, now: number): Effect.Effect<RunE
       pass_rate: f.trials === 0 ? null : f.passed / f.trials,
       pass_rate_ci95: ci === null ? null : [ci[0], ci[1]],
       cost_usd: f.costUsd,
-      status
+      status,
+      outcome: end?.outcome ?? null
     }
   })
+
+/**
+ * How a run ended, from the marker it writes beside its results when it
+ * ends (`RESULTS.jsonl.end.json`), when there is one and it is the marker
+ * of the run the definition names (a file's run once resumed clears it).
+ *
+ * @category sources
+ * @since 0.9.0
+ */
+export const endOf = (file: string): Effect.Effect<End.RunEnd | undefined> =>
+  Effect.map(Effect.all([End.read(file), definitionOf(file)]), ([end, d]) =>
+    // Our own outcomes are snake_case words: anything else in such a file is not shown.
+    end !== undefined && /^[a-z_]{1,40}$/.test(end.outcome) &&
+      (d === undefined || text(d.run_id) === null || text(d.run_id) === end.run_id)
+      ? end
+      : undefined)
+
+/**
+ * A run's status: as its end marker says when it has one (`finished`, else
+ * `stopped`: interrupted, a budget reached, too many failures ...); without
+ * one (killed, or written by an older version), `finished` when it holds
+ * all its trials, else `running` while its file grows, then `finished`
+ * when its total is unknown and `stopped` when it is not.
+ *
+ * @category sources
+ * @since 0.9.0
+ */
+export const statusOf = (
+  run: { readonly end: End.RunEnd | undefined; readonly total: number | null; readonly trials: number; readonly idle: boolean }
+): RunEntry["status"] => {
+  if (run.end !== undefined) return run.end.outcome === "finished" ? "finished" : "stopped"
+  if (run.total !== null && run.trials >= run.total) return "finished"
+  if (!run.idle) return "running"
+  return run.total === null ? "finished" : "stopped"
+}

@@ -5,7 +5,7 @@
  *
  * @since 0.7.0
  */
-import { Clock, Console, Effect, Exit, Schema } from "effect"
+import { Clock, Console, Effect, Exit, FileSystem, Schema } from "effect"
 import * as Results from "../../results/Results.ts"
 import * as Stage from "../../scoring/Stage.ts"
 import * as Gates from "../../summary/Gates.ts"
@@ -16,6 +16,7 @@ import { appendStepSummary } from "../internal/ci.ts"
 import * as MarkdownOutput from "../MarkdownOutput.ts"
 import type { OutputWriteError } from "../Output.ts"
 import { outputPath } from "./Config.ts"
+import * as End from "./End.ts"
 import { itemsOf } from "./Inputs.ts"
 import type { MutableCounts } from "./internal/counts.ts"
 import type { RunPlan } from "./Prepare.ts"
@@ -143,6 +144,15 @@ export const finish = (plan: RunPlan, ended: Outcome) =>
     // GitHub Actions shows what a step appends to this file on the job's page.
     if (outcome !== "input_error") {
       yield* appendStepSummary(yield* MarkdownOutput.render({ ...gated, title: `run ${summary.run_id}` }))
+    }
+    // Last, so a reader seeing it knows the file is complete: how the run ended (a marker beside the results).
+    // Beside a regular file only (not a device or a pipe such as /dev/stdout), as the run's definition.
+    const regular = yield* (yield* FileSystem.FileSystem).stat(out).pipe(Effect.map((info) => info.type === "File"), Effect.orElseSucceed(() => false))
+    if (outcome !== "input_error" && regular) {
+      const endedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+      yield* End.write(out, { run_id: runId, ended_at: endedAt, outcome, written: counts.written }).pipe(
+        Effect.catch((e) => Console.error(`agent-trials: warning: cannot write ${End.pathOf(out)}: ${e.message}`))
+      )
     }
   })
 

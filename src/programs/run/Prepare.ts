@@ -39,6 +39,7 @@ import { buildScorers, runSize, selectionOf } from "./Inputs.ts"
 import * as Gates from "../../summary/Gates.ts"
 import * as Labels from "../../summary/Labels.ts"
 import * as Summary from "../../summary/Summary.ts"
+import * as End from "./End.ts"
 import { MutableCounts } from "./internal/counts.ts"
 import * as Workspaces from "./stages/Workspaces.ts"
 
@@ -254,6 +255,8 @@ export const prepare = Effect.fnUntraced(function*(
   }).pipe(Effect.mapError(input))
   yield* sayUnpriced
   if (checked.write && definition !== undefined) yield* RunDefinition.write(out, definition).pipe(Effect.mapError(input))
+  // A run writes this file from now on: how an earlier one ended no longer says how it stands.
+  yield* End.clear(out)
   const named = yield* BadInput.resultsLine(out, say)
   if (recorded.kept + recorded.droppedFailed > 0 || recorded.repairedBytes > 0) {
     yield* say(
