@@ -52,16 +52,10 @@ export * as HttpAgent from "./agents/Http.ts"
 /** Failures of the HTTP agents, and the `Retry-After` reader. @since 0.1.0 */
 export * as HttpErrors from "./domain/HttpErrors.ts"
 
-/**
- * A user's module as an agent (`module:PATH[#export]`).
- * @since 0.1.0
- */
+/** A user's module as an agent (`module:PATH[#export]`). @since 0.1.0 */
 export * as ModuleAgent from "./agents/Module.ts"
 
-/**
- * An agent that is one call to an OpenAI-compatible chat completions endpoint.
- * @since 0.1.0
- */
+/** An agent that is one call to an OpenAI-compatible chat completions endpoint. @since 0.1.0 */
 export * as OpenAiAgent from "./agents/OpenAi.ts"
 
 /**
@@ -161,22 +155,13 @@ export * as PathScorers from "./scoring/PathScorers.ts"
  */
 export * as JsonSchema from "./scoring/JsonSchema.ts"
 
-/**
- * A bounded edit distance over code points.
- * @since 0.1.0
- */
+/** A bounded edit distance over code points. @since 0.1.0 */
 export * as Levenshtein from "./scoring/Levenshtein.ts"
 
-/**
- * An LLM grader on an OpenAI-compatible endpoint.
- * @since 0.1.0
- */
+/** An LLM grader on an OpenAI-compatible endpoint. @since 0.1.0 */
 export * as Judge from "./scoring/Judge.ts"
 
-/**
- * A user's module as a scorer (`module:PATH[#export]`).
- * @since 0.1.0
- */
+/** A user's module as a scorer (`module:PATH[#export]`). @since 0.1.0 */
 export * as ModuleScorer from "./scoring/ModuleScorer.ts"
 
 /**
@@ -289,22 +274,13 @@ export * as Svg from "./report/svg/Svg.ts"
  */
 export * as Html from "./report/Html.ts"
 
-/**
- * Student's t distribution: its CDF and quantile.
- * @since 0.1.0
- */
+/** Student's t distribution: its CDF and quantile. @since 0.1.0 */
 export * as StudentT from "./statistics/StudentT.ts"
 
-/**
- * A simulated agent with deterministic latencies and failures.
- * @since 0.1.0
- */
+/** A simulated agent with deterministic latencies and failures. @since 0.1.0 */
 export * as SimAgent from "./agents/Sim.ts"
 
-/**
- * The end-of-run summary, accumulated in constant space.
- * @since 0.1.0
- */
+/** The end-of-run summary, accumulated in constant space. @since 0.1.0 */
 export * as Summary from "./summary/Summary.ts"
 
 /**
