@@ -373,3 +373,9 @@ export * as ResponseCache from "./cache/ResponseCache.ts"
 export * as CacheKey from "./cache/Key.ts"
 /** The response cache on `node:sqlite`: `<cache-dir>/responses.sqlite`, in WAL mode. @since 0.8.0 */
 export * as SqliteCache from "./cache/Sqlite.ts"
+/**
+ * Agent SDKs' results read natively: `fromAiSdk` (a `generateText` or `ToolLoopAgent.generate` result),
+ * `fromOpenAiAgents` (a `RunResult`); what a `module:` agent's returned SDK result is read by.
+ * @since 0.10.0
+ */
+export * as Adapters from "./agents/sdk/Adapters.ts"

@@ -3,7 +3,9 @@
  * export when none is named) is a callable
  * `(task, { signal, trial }) => AgentOutput | string | Promise<...> | Effect<...>`;
  * with a simulated user (`--user`), its context also has the `conversation`
- * so far, which it answers.
+ * so far, which it answers. It may also return an AI SDK `generateText`
+ * result or an OpenAI Agents SDK `RunResult` (or a Promise or Effect of
+ * one): it is read natively (`Adapters`).
  *
  * @since 0.1.0
  */
@@ -12,6 +14,7 @@ import { loadExport } from "../internal/loadExport.ts"
 import { fromCallable } from "../domain/Agent.ts"
 import type { AgentEvalTask } from "../domain/Trial.ts"
 import { AgentBuildError, type AgentKind } from "./Kind.ts"
+import { reading } from "./sdk/Adapters.ts"
 
 /**
  * The module cannot be loaded, or lacks a callable export of that name.
@@ -49,7 +52,7 @@ export const load = Effect.fn("ModuleAgent.load")(function*(file: string, export
       new ModuleAgentError({ file, ...(exportName === undefined ? undefined : { export_name: exportName }), problem })
     )
   )
-  return fromCallable(fn as UserCallable)
+  return fromCallable(reading(fn as UserCallable))
 })
 
 type ModuleSpec = { readonly _tag: "Module"; readonly file: string; readonly exportName: string | undefined }
@@ -68,7 +71,7 @@ export const kind: AgentKind<ModuleSpec> = {
   matches: (text) => text.startsWith("module:"),
   usage: "module:PATH[#export]",
   help: "module:PATH[#export]",
-  doc: "A function your module exports (the default export without `#export`), called with the task, giving an `AgentOutput` or a string, or a Promise or Effect of one",
+  doc: "A function your module exports (the default export without `#export`), called with the task, giving an `AgentOutput` or a string, or a Promise or Effect of one; an AI SDK `generateText` result or an OpenAI Agents SDK `RunResult` is read natively (answer, trajectory, usage, model)",
   parse: (text) => {
     const rest = text.slice("module:".length)
     const hash = rest.lastIndexOf("#")

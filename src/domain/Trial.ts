@@ -90,7 +90,15 @@ export const TrajectoryStep = Schema.Struct({
   is_error: Schema.optionalKey(Schema.Boolean),
   started_at: Schema.String,
   duration_ms: Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)),
-  usage: Schema.optionalKey(Usage)
+  usage: Schema.optionalKey(Usage),
+  /**
+   * On a step read off an SDK's result (a `module:` agent returning an AI
+   * SDK or OpenAI Agents SDK result): `sdk` when `duration_ms` is the SDK's
+   * own timing (placed from the call's start), `call` when the SDK reports
+   * none for the step and both were measured around the whole agent call
+   * (`started_at` its start, `duration_ms` its length).
+   */
+  timing: Schema.optionalKey(Schema.Literals(["sdk", "call"]))
 })
 export type TrajectoryStep = typeof TrajectoryStep.Type
 
