@@ -29,14 +29,15 @@ export const readers: ReadonlyArray<ResultReader> = [AiSdk.reader, OpenAiAgents.
 
 /**
  * `value` read by the first reader it matches, else `value` itself (a string
- * or an `AgentOutput`, checked as before).
+ * or an `AgentOutput`, checked as before). `call` is asked for only when a
+ * reader matches: a plain answer costs no clock read.
  *
  * @category readers
  * @since 0.10.0
  */
-export const read = (value: unknown, call: CallTiming): unknown => {
+export const read = (value: unknown, call: () => CallTiming): unknown => {
   if (typeof value !== "object" || value === null) return value
-  for (const reader of readers) if (reader.matches(value)) return reader.read(value, call)
+  for (const reader of readers) if (reader.matches(value)) return reader.read(value, call())
   return value
 }
 
@@ -47,22 +48,30 @@ const isPromiseLike = (u: unknown): u is PromiseLike<unknown> =>
 
 /**
  * A user's callable whose SDK results are read (`read`), timed around the
- * call: a value, a Promise of one or an Effect of one, as it returned.
+ * call: a value, a Promise of one or an Effect of one, as it returned. A
+ * Promise's call is timed from when it returned the Promise (the SDKs do
+ * their work after their first await); a value returned at once took no
+ * time.
  *
  * @category combinators
  * @since 0.10.0
  */
 export const reading = <C>(f: Callable<C>): Callable<C> => (task, context) => {
-  const started = nowMs()
   const out = f(task, context)
   if (!(out instanceof Promise) && Effect.isEffect(out)) {
     return Effect.gen(function*() {
       const from = yield* Clock.currentTimeMillis
       const value = yield* (out as Effect.Effect<unknown, unknown, never>)
       const to = yield* Clock.currentTimeMillis
-      return yield* Effect.try({ try: () => read(value, { started_ms: from, ended_ms: to }), catch: (e) => e })
+      return yield* Effect.try({ try: () => read(value, () => ({ started_ms: from, ended_ms: to })), catch: (e) => e })
     })
   }
-  if (isPromiseLike(out)) return Promise.resolve(out).then((value) => read(value, { started_ms: started, ended_ms: nowMs() }))
-  return read(out, { started_ms: started, ended_ms: nowMs() })
+  if (isPromiseLike(out)) {
+    const started = nowMs()
+    return Promise.resolve(out).then((value) => read(value, () => ({ started_ms: started, ended_ms: nowMs() })))
+  }
+  return read(out, () => {
+    const now = nowMs()
+    return { started_ms: now, ended_ms: now }
+  })
 }
