@@ -95,7 +95,12 @@ export const policyConfig = (
     timeoutMs: options.timeout === undefined ? undefined : Duration.toMillis(options.timeout),
     retry: options.retry,
     rate: options.rate === undefined ? undefined : new RateLimiter(options.rate.limit, options.rate.per),
-    adaptive: options.adaptive === true ? new AdaptiveLimit(semaphore, options.parallelism, probe) : undefined,
+    adaptive: options.adaptive === true ? new AdaptiveLimit(
+        semaphore,
+        options.parallelism,
+        probe,
+        Duration.toMillis(options.retry?.retryAfterMax ?? "60 seconds")
+      ) : undefined,
     trialMaxTokens: options.trialMaxTokens
   }
 }

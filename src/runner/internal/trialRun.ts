@@ -276,7 +276,8 @@ export class TrialRun<AE, AR> {
           ? "succeeded"
           : error !== undefined && Policy.isThrottled(error.value)
           ? "throttled"
-          : "failed"
+          : "failed",
+        error?.value
       )
     const retry = config.retry
     // A rate limit's Retry-After is waited out without using up a retry.
