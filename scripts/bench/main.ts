@@ -60,6 +60,12 @@ const usage = `npm run bench -- [options]
                           the time a world adds to each trial (default 200 quick, 2000 full; 0 skips
                           it; skipped by default when the plan is narrowed)
   --world-only            run only the world part (--world N)
+  --adaptive N            --adaptive under rate limits (adaptive.ts): the CLI with openai: against a 20 ms
+                          server refusing 10% with 429 + Retry-After: 1, at fixed parallelism 8, 16, 32, 64
+                          and with --adaptive up to 64, N trials each; target (k) the adaptive wall within
+                          1.3x of the best fixed one (default 600 quick, 3000 full; 0 skips it; skipped by
+                          default when the plan is narrowed)
+  --adaptive-only         run only the adaptive part (--adaptive N)
   --timeout S             per-child timeout in seconds (default 60 quick, 1800 full; CLI runs get 10x)
   --loader bundle|tsx|strip  how the child loads TypeScript: bundle (default) compiles
                           worker + src/ once with esbuild to .bench/worker-HASH.mjs; tsx uses
@@ -129,6 +135,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
       "cache-only": { type: "boolean", default: false },
       world: { type: "string" },
       "world-only": { type: "boolean", default: false },
+      adaptive: { type: "string" },
+      "adaptive-only": { type: "boolean", default: false },
       timeout: { type: "string" },
       loader: { type: "string", default: "bundle" },
       "sample-ms": { type: "string", default: "25" },
@@ -179,7 +187,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   const datasetsOnly = values["datasets-only"]
   const cacheOnly = values["cache-only"]
   const worldOnly = values["world-only"]
-  const partOnly = datasetsOnly || toolsOnly || cacheOnly || worldOnly
+  const adaptiveOnly = values["adaptive-only"]
+  const partOnly = datasetsOnly || toolsOnly || cacheOnly || worldOnly || adaptiveOnly
   const configs = partOnly ? [] : expand(quick ? quickPlan : fullPlan, {
     sizes: numbers("--sizes", values.sizes),
     parallelism: numbers("--parallelism", values.parallelism),
@@ -195,6 +204,9 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   const toolTrials = values.tools === "0" ? 0 : numbers("--tools", values.tools)?.[0] ?? (narrowed && !toolsOnly ? 0 : 1e5)
   const cacheTrials = values.cache === "0" ? 0 : numbers("--cache", values.cache)?.[0] ?? (narrowed && !cacheOnly ? 0 : quick ? 1e4 : 1e5)
   const worldTrials = values.world === "0" ? 0 : numbers("--world", values.world)?.[0] ?? (narrowed && !worldOnly ? 0 : quick ? 200 : 2000)
+  const adaptiveTrials = values.adaptive === "0"
+    ? 0
+    : numbers("--adaptive", values.adaptive)?.[0] ?? (narrowed && !adaptiveOnly ? 0 : quick ? 600 : 3000)
   const readerRows = numbers("--reader-rows", values["reader-rows"])?.[0] ?? 2e5
   const cliOptions = { sampleMs: 50, timeoutMs: childOptions.timeoutMs * 10 }
   const capOf = (a: ApproachName) => caps[a] ?? Infinity
@@ -274,6 +286,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   }
   if (cacheTrials > 0) await runCacheBench(cacheTrials, childOptions.timeoutMs * 10)
   if (worldTrials > 0) await runPart("world", ["--trials", String(worldTrials), ...(quick ? ["--rounds", "1"] : [])], childOptions.timeoutMs * 10)
+  if (adaptiveTrials > 0) await runPart("adaptive", ["--trials", String(adaptiveTrials), "--rounds", quick ? "1" : "2"], childOptions.timeoutMs * 10)
   if (toolTrials > 0) {
     tools = await runToolBench({ trials: toolTrials, cli: cliOptions }, (line) => console.error(line), (bench) => {
       tools = bench
