@@ -8,7 +8,8 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Deferred, Duration, Effect, Exit, Fiber, FileSystem, Layer, PlatformError, References, Scope } from "effect"
+import { Clock, Deferred, Duration, Effect, Exit, Fiber, FileSystem, Layer, PlatformError, References, Scope } from "effect"
+import { TestClock } from "effect/testing"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Results from "../src/results/Results.ts"
@@ -199,6 +200,48 @@ describe("Results.writer: an interrupt at every point of a flush", () => {
         assert.deepStrictEqual([...ids].sort(), Array.from({ length: 8 }, (_, i) => `t-${i}:1`).sort())
       }))
   }
+})
+
+describe("Results.writer: the flush every 200 ms", () => {
+  // What a kill -9 loses, and a resumed run asks again, is what has not
+  // reached the file: the flushes keep their period even when a write is slow.
+  it.effect("by default a flush starts every 200 ms on a fixed period: a write held for 150 ms does not push the next one back", () =>
+    Effect.gen(function*() {
+      const file = path.join(tempDir(), "out.jsonl")
+      const starts: Array<number> = []
+      const layer = controlledFs((n) =>
+        n === 1 ? "ok" : Effect.andThen(Effect.flatMap(Clock.currentTimeMillis, (t) => Effect.sync(() => starts.push(t))), Effect.sleep("150 millis"))
+      )
+      yield* Effect.gen(function*() {
+        const scope = yield* Scope.make()
+        const writer = yield* Results.writer(file, { batchSize: 100 }).pipe(Scope.provide(scope))
+        // The file opened (real I/O) and the first line written before the clock moves.
+        yield* writer.append(trial(0))
+        yield* writer.flush
+        // Steps of 10 ms; after each, the real write it let go of is waited for (bounded).
+        const until = (lines: number) =>
+          Effect.gen(function*() {
+            for (let step = 0; step < 100 && writer.written() < lines; step++) {
+              yield* TestClock.adjust("10 millis")
+              const deadline = Date.now() + 10_000
+              // The write of line `lines` started (its start is starts[lines - 2]) and its hold is over.
+              const held = () => starts.length >= lines - 1 && Clock.currentTimeMillis.pipe(Effect.map((t) => t >= starts[lines - 2]! + 150))
+              while (writer.written() < lines && Date.now() < deadline && (yield* (held() || Effect.succeed(false)))) {
+                yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 1)))
+              }
+            }
+            assert.strictEqual(writer.written(), lines, `${lines} lines not written after 1 s of virtual time`)
+          })
+        yield* writer.append(trial(1))
+        yield* until(2)
+        yield* writer.append(trial(2))
+        yield* until(3)
+        yield* Scope.close(scope, Exit.void)
+      }).pipe(Effect.provide(layer))
+      // A pause of 200 ms after each flush would start the second at 550 ms.
+      assert.deepStrictEqual(starts, [200, 400])
+      assert.deepStrictEqual(readTrials(file).map((t) => t.id), ["t-0:1", "t-1:1", "t-2:1"])
+    }))
 })
 
 describe("Results.prepare --retry-failed: the temporary file", () => {

@@ -11,6 +11,7 @@ import { IdSet } from "../internal/IdSet.ts"
 import { notUtf8, readError, splitLines } from "../internal/lines.ts"
 import { AgentEvalTrial } from "../domain/Trial.ts"
 import * as Line from "./internal/line.ts"
+import { onFixedPeriod } from "./internal/period.ts"
 
 /**
  * The results file cannot be used as asked.
@@ -335,9 +336,9 @@ export const writer = Effect.fn("Results.writer")(function*(
 
   yield* Effect.addFinalizer(() => Effect.andThen(Effect.ignore(flush), Scope.close(fileScope, Exit.void)))
   // A failed background flush stops the writer; the next append reports it.
-  yield* flush.pipe(
-    Effect.delay(options?.flushEvery ?? "200 millis"),
-    Effect.forever,
+  // On a fixed period: a slow write does not stretch the time a finished
+  // trial waits to reach the file (what a kill -9 loses, and a resumed run asks again).
+  yield* onFixedPeriod(flush, options?.flushEvery ?? "200 millis").pipe(
     Effect.ignore,
     Effect.forkScoped
   )
