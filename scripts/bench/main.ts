@@ -63,7 +63,7 @@ const usage = `npm run bench -- [options]
   --adaptive N            --adaptive under rate limits (adaptive.ts): the CLI with openai: against a 20 ms
                           server refusing 10% with 429 + Retry-After: 1, at fixed parallelism 8, 16, 32, 64
                           and with --adaptive up to 64, N trials each; target (k) the adaptive wall within
-                          1.3x of the best fixed one (default 600 quick, 3000 full; 0 skips it; skipped by
+                          1.3x of the best fixed one (default 400 quick, 3000 full; 0 skips it; skipped by
                           default when the plan is narrowed)
   --adaptive-only         run only the adaptive part (--adaptive N)
   --timeout S             per-child timeout in seconds (default 60 quick, 1800 full; CLI runs get 10x)
@@ -206,7 +206,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   const worldTrials = values.world === "0" ? 0 : numbers("--world", values.world)?.[0] ?? (narrowed && !worldOnly ? 0 : quick ? 200 : 2000)
   const adaptiveTrials = values.adaptive === "0"
     ? 0
-    : numbers("--adaptive", values.adaptive)?.[0] ?? (narrowed && !adaptiveOnly ? 0 : quick ? 600 : 3000)
+    : numbers("--adaptive", values.adaptive)?.[0] ?? (narrowed && !adaptiveOnly ? 0 : quick ? 400 : 3000)
   const readerRows = numbers("--reader-rows", values["reader-rows"])?.[0] ?? 2e5
   const cliOptions = { sampleMs: 50, timeoutMs: childOptions.timeoutMs * 10 }
   const capOf = (a: ApproachName) => caps[a] ?? Infinity
