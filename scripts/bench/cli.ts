@@ -102,7 +102,7 @@ const childrenOf = (pid: number): Array<number> => {
   )
 }
 
-const treeOf = (rootPid: number): Array<number> => {
+export const treeOf = (rootPid: number): Array<number> => {
   const seen: Array<number> = []
   const queue = [rootPid]
   while (queue.length > 0) {

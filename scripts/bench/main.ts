@@ -21,6 +21,7 @@ import { chart } from "./svg.ts"
 import { targets } from "./targets.ts"
 import { type DatasetBench, memoryTargets, renderDatasets, runDatasetBench } from "./datasets.ts"
 import { renderTools, runToolBench, type ToolBench, toolTargets } from "./tools.ts"
+import { renderWire, runWireBench, type WireBench, wireTargets } from "./wire.ts"
 
 const usage = `npm run bench -- [options]
   --quick                 the small plan: what each target needs (about 4 minutes on 2 cores)
@@ -66,6 +67,13 @@ const usage = `npm run bench -- [options]
                           1.3x of the best fixed one (default 400 quick, 3000 full; 0 skips it; skipped by
                           default when the plan is narrowed)
   --adaptive-only         run only the adaptive part (--adaptive N)
+  --wire N                the wire (wire.ts): a local OpenAI-compatible server (20 ms, keep-alive), a plain
+                          Node client beside the CLI with openai: and http:// agents, alternating, N trials
+                          each at --wire-parallelism; CPU per trial, share of the ideal wall, peak RSS, and
+                          startup (npm start, npm run trials, the bin) (default 2e4 full, 1e3 quick;
+                          0 skips it; skipped by default when the plan is narrowed)
+  --wire-parallelism 8,64 the wire's parallelisms (default 8,64,256)
+  --wire-only             run only the wire part (--wire N)
   --timeout S             per-child timeout in seconds (default 60 quick, 1800 full; CLI runs get 10x)
   --loader bundle|tsx|strip  how the child loads TypeScript: bundle (default) compiles
                           worker + src/ once with esbuild to .bench/worker-HASH.mjs; tsx uses
@@ -137,6 +145,9 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
       "world-only": { type: "boolean", default: false },
       adaptive: { type: "string" },
       "adaptive-only": { type: "boolean", default: false },
+      wire: { type: "string" },
+      "wire-parallelism": { type: "string" },
+      "wire-only": { type: "boolean", default: false },
       timeout: { type: "string" },
       loader: { type: "string", default: "bundle" },
       "sample-ms": { type: "string", default: "25" },
@@ -156,8 +167,10 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
       cli?: Array<CliRecord>
       datasets?: DatasetBench
       tools?: ToolBench
+      wire?: WireBench
     }
     console.log(render(doc.meta, doc.runs, doc.cli ?? []))
+    if (doc.wire !== undefined) console.log(`\n${renderWire(doc.wire)}`)
     if (doc.datasets !== undefined) console.log(`\n${renderDatasets(doc.datasets)}`)
     if (doc.tools !== undefined) console.log(`\n${renderTools(doc.tools)}`)
     if (values.svg !== undefined) writeFileSync(values.svg, chart(summarise(doc.runs)))
@@ -188,7 +201,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   const cacheOnly = values["cache-only"]
   const worldOnly = values["world-only"]
   const adaptiveOnly = values["adaptive-only"]
-  const partOnly = datasetsOnly || toolsOnly || cacheOnly || worldOnly || adaptiveOnly
+  const wireOnly = values["wire-only"]
+  const partOnly = datasetsOnly || toolsOnly || cacheOnly || worldOnly || adaptiveOnly || wireOnly
   const configs = partOnly ? [] : expand(quick ? quickPlan : fullPlan, {
     sizes: numbers("--sizes", values.sizes),
     parallelism: numbers("--parallelism", values.parallelism),
@@ -207,6 +221,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   const adaptiveTrials = values.adaptive === "0"
     ? 0
     : numbers("--adaptive", values.adaptive)?.[0] ?? (narrowed && !adaptiveOnly ? 0 : quick ? 400 : 3000)
+  const wireTrials = values.wire === "0" ? 0 : numbers("--wire", values.wire)?.[0] ?? (narrowed && !wireOnly ? 0 : quick ? 1e3 : 2e4)
   const readerRows = numbers("--reader-rows", values["reader-rows"])?.[0] ?? 2e5
   const cliOptions = { sampleMs: 50, timeoutMs: childOptions.timeoutMs * 10 }
   const capOf = (a: ApproachName) => caps[a] ?? Infinity
@@ -254,6 +269,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   const cli: Array<CliRecord> = []
   let datasets: DatasetBench | undefined
   let tools: ToolBench | undefined
+  let wire: WireBench | undefined
   const save = (finished: boolean) => {
     if (values.json === undefined) return
     const summary = summarise(runs)
@@ -265,7 +281,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
       runs,
       cli,
       ...(datasets !== undefined && { datasets, datasetTargets: memoryTargets(datasets) }),
-      ...(tools !== undefined && { tools, toolTargets: toolTargets(tools) })
+      ...(tools !== undefined && { tools, toolTargets: toolTargets(tools) }),
+      ...(wire !== undefined && { wire, wireTargets: wireTargets(wire) })
     }
     writeFileSync(values.json, `${JSON.stringify(doc, null, 2)}\n`)
   }
@@ -283,6 +300,25 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
         save(false)
       }
     )
+  }
+  if (wireTrials > 0) {
+    let bin: Bin | Error
+    try {
+      bin = resolveBin()
+    } catch (error) {
+      bin = error instanceof Error ? error : new Error(String(error))
+    }
+    const wireOptions = {
+      trials: wireTrials,
+      rounds: quick ? 1 : Math.min(rounds, 3),
+      parallelisms: numbers("--wire-parallelism", values["wire-parallelism"]) ?? [8, 64, 256],
+      timeoutMs: childOptions.timeoutMs * 10,
+      bin
+    }
+    wire = await runWireBench(wireOptions, (line) => console.error(line), (bench) => {
+      wire = bench
+      save(false)
+    })
   }
   if (cacheTrials > 0) await runCacheBench(cacheTrials, childOptions.timeoutMs * 10)
   if (worldTrials > 0) await runPart("world", ["--trials", String(worldTrials), ...(quick ? ["--rounds", "1"] : [])], childOptions.timeoutMs * 10)
@@ -346,6 +382,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   console.log(render(meta, runs, cli))
   if (datasets !== undefined) console.log(`\n${renderDatasets(datasets)}`)
   if (tools !== undefined) console.log(`\n${renderTools(tools)}`)
+  if (wire !== undefined) console.log(`\n${renderWire(wire)}`)
   if (values.svg !== undefined) writeFileSync(values.svg, chart(summarise(runs)))
   console.error(`bench: done in ${((Date.now() - started.getTime()) / 1000).toFixed(1)} s`)
 }
