@@ -86,7 +86,7 @@ export const make = (url: string, options?: Options): Agent<HttpAgentError, Http
     // Through the response cache when the run provides one (`--cache`).
     return yield* ResponseCache.call(
       { kind: "http", url, body: task, trial },
-      postJson({ url, body: task, headers, scrub }),
+      postJson({ url, body: task, headers, scrub, where }),
       (body) => {
         const exit = decodeOutput(body)
         if (exit._tag === "Success") return Effect.succeed(exit.value)

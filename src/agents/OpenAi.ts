@@ -79,7 +79,7 @@ export const make = (options: Options): Agent<HttpAgentError, HttpClient.HttpCli
     // Through the response cache when the run provides one (`--cache`).
     return yield* ResponseCache.call(
       { kind: "openai", url, model: options.model, body: request, trial },
-      postJson({ url, body: request, bearer, scrub }),
+      postJson({ url, body: request, bearer, scrub, where }),
       (body) => toOutput(body, where, options.model)
     )
   })

@@ -20,6 +20,7 @@ import type { Command } from "effect/cli"
 import { runCli, UsageError } from "./Cli.ts"
 import * as Telemetry from "../runner/Telemetry.ts"
 import { commandLineSecrets } from "../internal/redact.ts"
+import { RawPost } from "../internal/rawPost.ts"
 import * as Redactor from "../runner/Redactor.ts"
 
 // A bad OTEL_* variable is a usage error: one line on stderr, exit 2.
@@ -45,6 +46,42 @@ const exitWhenFlushed: Runtime.Teardown = (exit) =>
     process.stdout.write("", () => process.stderr.write("", () => process.exit(code)))
   })
 
+// The agents' raw POST (internal/rawPost.ts) over the HttpClient's own undici
+// dispatcher: one pool of connections for both.
+const rawPost = Layer.effect(
+  RawPost,
+  Effect.map(Effect.service(NodeHttpClient.Dispatcher), (dispatcher) => (url: URL, headers: Record<string, string>, body: string, signal: AbortSignal) =>
+    dispatcher.request({
+      origin: url.origin,
+      path: url.pathname + url.search,
+      method: "POST",
+      headers,
+      body,
+      signal,
+      // As the HttpClient's: waits are bounded by the run's --timeout, not here.
+      headersTimeout: 60 * 60 * 1000,
+      bodyTimeout: 0
+    }).then(async (answer) => {
+      const retryAfter = answer.headers["retry-after"]
+      return {
+        status: answer.statusCode,
+        retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+        text: await answer.body.text()
+      }
+    }))
+)
+/**
+ * The command's HTTP: undici's `HttpClient` and, over the same dispatcher,
+ * the agents' raw POST (`RawPost`), which they use while no tracer takes
+ * the client spans.
+ *
+ * @category layers
+ * @since 0.9.0
+ */
+export const httpClient: Layer.Layer<HttpClient.HttpClient> = Layer.merge(NodeHttpClient.layerUndiciNoDispatcher, rawPost).pipe(
+  Layer.provide(NodeHttpClient.layerDispatcher)
+)
+
 /**
  * Runs `command` on the process's arguments, as the process's program (the
  * bin runs the root command; a program of one's own may run one made with
@@ -63,7 +100,7 @@ export const runOnNode = <Name extends string, Input, E>(
   const redactor = Redactor.Redactor.layer(commandLineSecrets(process.argv.slice(2), process.env))
   runCli(command).pipe(
     Effect.provide(
-      telemetry.pipe(Layer.provideMerge(Layer.mergeAll(NodeServices.layer, NodeHttpClient.layerUndici, redactor)))
+      telemetry.pipe(Layer.provideMerge(Layer.mergeAll(NodeServices.layer, httpClient, redactor)))
     ),
     runMain({ teardown: exitWhenFlushed })
   )

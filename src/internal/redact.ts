@@ -180,7 +180,9 @@ export const build = (secrets: ReadonlyArray<Secret>): (text: string) => string 
       .join("|"),
     "gu"
   )
-  return (text) => text.replace(pattern, (match) => replacements.get(match) ?? REDACTED)
+  // A text shorter than every form holds none (most keys and values of a body).
+  const shortest = forms.at(-1)!.length
+  return (text) => text.length < shortest ? text : text.replace(pattern, (match) => replacements.get(match) ?? REDACTED)
 }
 
 /**

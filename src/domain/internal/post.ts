@@ -7,13 +7,14 @@
  *
  * @internal
  */
-import { Clock, Effect, type Redacted } from "effect"
+import { Clock, Effect, Redacted, Tracer } from "effect"
 import { HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
 import { InvalidAgentOutput } from "../Errors.ts"
 import { field } from "./fields.ts"
 import { HttpBodyError, HttpStatusError, NetworkError, retryAfterMs } from "../HttpErrors.ts"
 import { encodeJson } from "../../internal/jsonBody.ts"
 import { redactUrl } from "../../internal/redact.ts"
+import { type RawAnswer, RawPost, type RawPostFn } from "../../internal/rawPost.ts"
 import type { Usage } from "../Trial.ts"
 
 /** @internal */
@@ -24,55 +25,113 @@ export interface PostOptions {
   readonly bearer?: Redacted.Redacted<string> | undefined
   /** Removes secrets from any text that may end up in a result or message. */
   readonly scrub: (text: string) => string
+  /** How messages name `url`: `scrub(redactUrl(url))`, made once by an agent rather than per call. */
+  readonly where?: string | undefined
 }
 
 /**
- * The parsed JSON body of a 2xx answer.
+ * The parsed JSON body of a 2xx answer. Through the run's raw POST
+ * (`RawPost`) when its program provides one and no tracer takes the client
+ * spans, else through the `HttpClient`: the same request, the same errors.
  *
  * @internal
  */
 export const postJson = (
   options: PostOptions
 ): Effect.Effect<unknown, HttpStatusError | NetworkError | InvalidAgentOutput | HttpBodyError, HttpClient.HttpClient> =>
-  Effect.gen(function*() {
-    const { scrub, url } = options
-    const where = scrub(redactUrl(url))
-    let request = HttpClientRequest.post(url, { headers: options.headers ?? {}, acceptJson: true })
-    if (options.bearer !== undefined) request = HttpClientRequest.bearerToken(request, options.bearer)
+  Effect.withFiber((fiber): Effect.Effect<unknown, HttpStatusError | NetworkError | InvalidAgentOutput | HttpBodyError, HttpClient.HttpClient> => {
+    const raw = fiber.getRef(RawPost)
+    const where = options.where ?? options.scrub(redactUrl(options.url))
     // Tasks read from files are JSON by construction; a program's own may hold a BigInt or a cycle.
     const encoded = encodeJson(options.body)
     if (typeof encoded !== "string") {
-      return yield* new HttpBodyError({ url: where, problem: scrub(encoded.problem) })
+      return Effect.fail(new HttpBodyError({ url: where, problem: options.scrub(encoded.problem) }))
     }
+    const target = raw === undefined || fiber.getRef(Tracer.Tracer) !== Tracer.nativeTracer ? undefined : parsedUrl(options.url)
+    return target === undefined ? viaClient(options, where, encoded) : viaRaw(options, where, encoded, raw!, target)
+  })
+
+const viaClient = (options: PostOptions, where: string, encoded: string) =>
+  Effect.gen(function*() {
+    const { scrub, url } = options
+    let request = HttpClientRequest.post(url, { headers: options.headers ?? {}, acceptJson: true })
+    if (options.bearer !== undefined) request = HttpClientRequest.bearerToken(request, options.bearer)
     request = HttpClientRequest.bodyText(request, encoded, "application/json")
     const client = yield* HttpClient.HttpClient
     const response = yield* client.execute(request).pipe(Effect.mapError((e) => toNetworkError(e, where, scrub)))
     const raw = yield* response.text.pipe(Effect.mapError((e) => toNetworkError(e, where, scrub)))
+    return yield* settle(response.status, response.headers["retry-after"], raw, where, scrub)
+  })
 
-    if (response.status < 200 || response.status >= 300) {
+// The headers the HttpClient path sends: the caller's, `accept`, the bearer, the body's type.
+const viaRaw = (options: PostOptions, where: string, encoded: string, raw: RawPostFn, target: URL) => {
+  const headers: Record<string, string> = {}
+  if (options.headers !== undefined) for (const name in options.headers) headers[name.toLowerCase()] = options.headers[name]!
+  headers["accept"] = "application/json"
+  if (options.bearer !== undefined) headers["authorization"] = `Bearer ${Redacted.value(options.bearer)}`
+  headers["content-type"] = "application/json"
+  return Effect.flatMap(
+    Effect.callback<RawAnswer, NetworkError>((resume, signal) => {
+      raw(target, headers, encoded, signal).then(
+        (answer) => resume(Effect.succeed(answer)),
+        (cause: unknown) => resume(Effect.fail(networkError(cause, "TransportError", where, options.scrub)))
+      )
+    }),
+    (answer) => settle(answer.status, answer.retryAfter, answer.text, where, options.scrub)
+  )
+}
+
+// A URL parsed once per agent, not per request; an unparsable one goes through the HttpClient (its error).
+const parsedUrls = new Map<string, URL | undefined>()
+const parsedUrl = (url: string): URL | undefined => {
+  let parsed = parsedUrls.get(url)
+  if (parsed === undefined && !parsedUrls.has(url)) {
+    if (parsedUrls.size >= 256) parsedUrls.clear()
+    parsed = URL.canParse(url) ? new URL(url) : undefined
+    parsedUrls.set(url, parsed)
+  }
+  return parsed
+}
+
+// The answer as the agents read it: a non-2xx status is `HttpStatusError`, a body that is not JSON
+// `InvalidAgentOutput`, else the body with every string scrubbed.
+const settle = (
+  status: number,
+  retryAfter: string | undefined,
+  raw: string,
+  where: string,
+  scrub: (text: string) => string
+): Effect.Effect<unknown, HttpStatusError | InvalidAgentOutput> => {
+  if (status < 200 || status >= 300) {
+    return Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const text = scrub(raw)
       const detail = errorMessageOf(text) ?? (text.trim() === "" ? "(empty body)" : preview(text))
-      const delay = retryAfterMs(response.headers["retry-after"], yield* Clock.currentTimeMillis)
-      return yield* new HttpStatusError({
-        status: response.status,
-        message: `HTTP ${response.status} from ${where}: ${detail}`,
-        ...(delay === undefined ? undefined : { retryAfterMs: delay })
-      })
-    }
-    // Parsed first and scrubbed string by string: a secret that looks like a
-    // number or spans a quote cannot break the JSON a trial records.
-    let body: unknown
-    try {
-      body = JSON.parse(raw)
-    } catch {
-      // The reason quotes the text around the fault: take it from the scrubbed text.
-      const text = scrub(raw)
-      return yield* new InvalidAgentOutput({
+      const delay = retryAfterMs(retryAfter, now)
+      return Effect.fail(
+        new HttpStatusError({
+          status,
+          message: `HTTP ${status} from ${where}: ${detail}`,
+          ...(delay === undefined ? undefined : { retryAfterMs: delay })
+        })
+      )
+    })
+  }
+  // Parsed first and scrubbed string by string: a secret that looks like a
+  // number or spans a quote cannot break the JSON a trial records.
+  let body: unknown
+  try {
+    body = JSON.parse(raw)
+  } catch {
+    // The reason quotes the text around the fault: take it from the scrubbed text.
+    const text = scrub(raw)
+    return Effect.fail(
+      new InvalidAgentOutput({
         message: `Response from ${where} is not JSON (${jsonError(text)}): ${preview(text)}`
       })
-    }
-    return scrubJson(body, scrub)
-  })
+    )
+  }
+  return Effect.succeed(scrubJson(body, scrub))
+}
 
 const jsonError = (text: string): string => {
   try {
@@ -83,13 +142,33 @@ const jsonError = (text: string): string => {
   }
 }
 
+// In place: the value was just parsed here and nothing else holds it. Only
+// what changes is written, so a body without secrets is walked, not copied.
 const scrubJson = (value: unknown, scrub: (text: string) => string): unknown => {
   if (typeof value === "string") return scrub(value)
-  if (Array.isArray(value)) return value.map((item) => scrubJson(item, scrub))
   if (typeof value !== "object" || value === null) return value
-  // fromEntries defines own properties, so a "__proto__" key stays data.
-  return Object.fromEntries(Object.entries(value).map(([key, item]) => [scrub(key), scrubJson(item, scrub)]))
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i]
+      const scrubbed = scrubJson(item, scrub)
+      if (scrubbed !== item) value[i] = scrubbed
+    }
+    return value
+  }
+  const record = value as Record<string, unknown>
+  for (const key in record) {
+    // A key that changes, or "__proto__" (an assignment would set the prototype): built anew.
+    if (key === "__proto__" || scrub(key) !== key) return rebuilt(record, scrub)
+    const item = record[key]
+    const scrubbed = scrubJson(item, scrub)
+    if (scrubbed !== item) record[key] = scrubbed
+  }
+  return record
 }
+
+// fromEntries defines own properties, so a "__proto__" key stays data.
+const rebuilt = (record: Record<string, unknown>, scrub: (text: string) => string): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(record).map(([key, item]) => [scrub(key), scrubJson(item, scrub)]))
 
 /**
  * At most 200 characters of `text` on one line.
@@ -112,11 +191,11 @@ const errorMessageOf = (text: string): string | undefined => {
   }
 }
 
-const toNetworkError = (error: HttpClientError.HttpClientError, where: string, scrub: (text: string) => string) => {
-  const cause: unknown = error.reason.cause
-  const detail = cause instanceof Error ? describeCause(cause) : error.reason._tag
-  return new NetworkError({ url: where, problem: scrub(detail) })
-}
+const toNetworkError = (error: HttpClientError.HttpClientError, where: string, scrub: (text: string) => string) =>
+  networkError(error.reason.cause, error.reason._tag, where, scrub)
+
+const networkError = (cause: unknown, tag: string, where: string, scrub: (text: string) => string) =>
+  new NetworkError({ url: where, problem: scrub(cause instanceof Error ? describeCause(cause) : tag) })
 
 // undici reports "fetch failed"-style wrappers; the useful words (ECONNREFUSED,
 // "other side closed") are on the innermost cause.
