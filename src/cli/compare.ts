@@ -7,7 +7,6 @@ import { Effect, Option } from "effect"
 import { Argument, Command } from "effect/cli"
 import * as CompareOptions from "../programs/config/Compare.ts"
 import * as Kinds from "../programs/Kinds.ts"
-import * as Compare from "../programs/compare/Compare.ts"
 import { exitFor, reportErrors } from "./errors.ts"
 import { configFlag, givenFlagsOf, readConfig, valuesOf } from "./flags.ts"
 
@@ -37,6 +36,8 @@ export const makeCompareCommand = (kinds: Kinds.Kinds) => Command.make(
     // The keys a config file may hold: the kinds' (their outputs' flags) when a root command gave them.
     const keys = Option.getOrElse(yield* Effect.serviceOption(Kinds.Registry), () => kinds)
     const file = yield* readConfig(keys, config)
+    // Loaded by the command that uses it: other commands start without it.
+    const Compare = yield* Effect.promise(() => import("../programs/compare/Compare.ts"))
     yield* Compare.run({
       base,
       new: after,

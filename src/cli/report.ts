@@ -7,7 +7,6 @@ import { Console, Effect, Option } from "effect"
 import { Argument, Command } from "effect/cli"
 import * as ReportOptions from "../programs/config/Report.ts"
 import * as Kinds from "../programs/Kinds.ts"
-import * as Report from "../programs/Report.ts"
 import { exitFor, reportErrors } from "./errors.ts"
 import { configFlag, givenFlagsOf, readConfig, valuesOf } from "./flags.ts"
 
@@ -30,6 +29,8 @@ export const reportCommand = Command.make(
     // The keys a config file may hold: the kinds' (their outputs' flags) when a root command gave them.
     const kinds = Option.getOrElse(yield* Effect.serviceOption(Kinds.Registry), () => Kinds.builtIn)
     const file = yield* readConfig(kinds, config)
+    // Loaded by the command that uses it: other commands start without it.
+    const Report = yield* Effect.promise(() => import("../programs/Report.ts"))
     const written = yield* Report.report({ results, ...yield* valuesOf(ReportOptions.options, given, file) }).pipe(
       Effect.mapError(exitFor)
     )

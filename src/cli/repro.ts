@@ -5,7 +5,6 @@
  */
 import { Console, Effect } from "effect"
 import { Command, Flag } from "effect/cli"
-import { formatReport, reproduce } from "../programs/Repro.ts"
 import { BoundsViolated, reportErrors, UsageError } from "./errors.ts"
 
 /**
@@ -34,6 +33,8 @@ export const reproCommand = Command.make(
     if (!Number.isSafeInteger(tasks) || tasks < 0) {
       return yield* new UsageError({ message: `--tasks must be an integer >= 0, got ${tasks}` })
     }
+    // Loaded by the command that uses it: other commands start without it.
+    const { formatReport, reproduce } = yield* Effect.promise(() => import("../programs/Repro.ts"))
     const report = yield* reproduce({ tasks, parallelism }).pipe(
       Effect.mapError((e) => new UsageError({ message: e.message.replace("parallelism", "--parallelism") }))
     )

@@ -8,7 +8,6 @@ import { Argument, Command } from "effect/cli"
 import * as OpenAiAgent from "../agents/OpenAi.ts"
 import * as Kinds from "../programs/Kinds.ts"
 import * as ScoreOptions from "../programs/config/Score.ts"
-import * as Rescore from "../programs/Rescore.ts"
 import { exitFor, reportErrors } from "./errors.ts"
 import { configFlag, givenFlagsOf, readConfig, valuesOf } from "./flags.ts"
 
@@ -35,6 +34,8 @@ export const makeScoreCommand = (kinds: Kinds.Kinds) =>
       const apiKey = yield* OpenAiAgent.keyFromConfig.pipe(Effect.orElseSucceed(() => undefined))
       const { config, outputs: givenOutputs, results, ...given } = flags
       const file = yield* readConfig(kinds, config)
+      // Loaded by the command that uses it: other commands start without it.
+      const Rescore = yield* Effect.promise(() => import("../programs/Rescore.ts"))
       yield* Rescore.score({
         ...yield* valuesOf(ScoreOptions.options(kinds), given, file),
         outputs: yield* valuesOf(ScoreOptions.outputs(kinds), givenOutputs, file),

@@ -5,7 +5,6 @@
  */
 import { Effect } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import * as View from "../view/Server.ts"
 import { exitFor, reportErrors } from "./errors.ts"
 
 /**
@@ -30,6 +29,8 @@ export const viewCommand = Command.make(
     )
   },
   Effect.fn("Cli.view")(function*({ dir, host, port }) {
+    // Loaded by the command that uses it: other commands start without the HTTP server.
+    const View = yield* Effect.promise(() => import("../view/Server.ts"))
     return yield* View.serve({ dir, host, port }).pipe(Effect.mapError(exitFor))
   }, reportErrors)
 ).pipe(Command.withDescription(

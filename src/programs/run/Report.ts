@@ -5,7 +5,8 @@
  */
 import { Effect } from "effect"
 import { type OutputFormat, OutputWriteError } from "../Output.ts"
-import * as Report from "../Report.ts"
+// Loaded when a run asks for its report: a run without --report never reads the report code.
+const loadReport = Effect.promise(() => import("../Report.ts"))
 
 /**
  * The output format. The report reads the file the run wrote, with the run's
@@ -23,14 +24,15 @@ export const format: OutputFormat = {
   doc: "The HTML report of the run, as [`agent-trials report`](#the-report-agent-trials-report) makes it",
   readsResults: true,
   write: (path, context) =>
-    Report.write({
+    Effect.flatMap(loadReport, (Report) =>
+      Report.write({
       results: context.out,
       html: path,
       flag: "--report",
       maxRows: Report.DEFAULT_MAX_ROWS,
       summary: context.summary,
       tasks: context.tasks
-    }).pipe(
+    })).pipe(
       Effect.flatMap((written) => context.say(`report: ${written.html}`)),
       Effect.mapError((e) =>
         new OutputWriteError({
