@@ -166,9 +166,9 @@ export interface Bin {
  * lead edits src/ and has not run `npm run build`), the same `tsc -p
  * tsconfig.build.json` compiles src/ into .bench/cli-HASH/ instead, so the bin
  * measured is the current code; dist/ itself is left alone (others may be
- * using it).
+ * using it). With `build` false (`--quick`), a bin that would need building is an error.
  */
-export const resolveBin = (): Bin => {
+export const resolveBin = (build = true): Bin => {
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { bin?: string | Record<string, string> }
   const declared = typeof pkg.bin === "string" ? pkg.bin : pkg.bin?.["agent-trials"] ?? Object.values(pkg.bin ?? {})[0]
   if (declared === undefined) throw new Error("package.json has no bin to measure")
@@ -189,6 +189,9 @@ export const resolveBin = (): Bin => {
   const built = join(outDir, relative("dist", binRel))
   const marker = join(outDir, ".complete")
   let typeErrors = ""
+  if (!existsSync(marker) && !build) {
+    throw new Error(`${binRel} is older than src/ and this run does not build it (--quick): run npm run build first`)
+  }
   if (!existsSync(marker)) {
     try {
       execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json", "--outDir", outDir], {

@@ -24,7 +24,8 @@ import { renderTools, runToolBench, type ToolBench, toolTargets } from "./tools.
 import { renderWire, runWireBench, type WireBench, wireTargets } from "./wire.ts"
 
 const usage = `npm run bench -- [options]
-  --quick                 the small plan: what each target needs (about 4 minutes on 2 cores)
+  --quick                 a smoke of every target at small sizes, one round (under 2 minutes on 2 quiet
+                          cores; the bin is measured only when already built: npm run build)
   --rounds N              rounds per configuration (default 3)
   --only a,b              approaches: unordered, bare, scored, ordered, raw, pmap, plimit, eager
   --agents a,b            agents: noop, tick, sleep1ms
@@ -58,7 +59,7 @@ const usage = `npm run bench -- [options]
   --world N               a world per trial (world.ts): the CLI over N tasks at parallelism 8 with
                           nothing, --workspace, --setup, --sandbox bwrap, and an openai: agent with
                           --tools exec and a check: scorer, against the same run without the world;
-                          the time a world adds to each trial (default 200 quick, 2000 full; 0 skips
+                          the time a world adds to each trial (default 100 quick, 2000 full; 0 skips
                           it; skipped by default when the plan is narrowed)
   --world-only            run only the world part (--world N)
   --adaptive N            --adaptive under rate limits (adaptive.ts): the CLI with openai: against a 20 ms
@@ -177,8 +178,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
     return
   }
   const quick = values.quick
-  // Three rounds in quick mode too: the targets are medians of per-round ratios with 1.1x-1.2x limits.
-  const rounds = numbers("--rounds", values.rounds)?.[0] ?? 3
+  // One round in quick mode (a smoke); the full plan's targets are medians of three or more.
+  const rounds = numbers("--rounds", values.rounds)?.[0] ?? (quick ? 1 : 3)
   // A group's own minimum (quick's sleep1ms) holds unless --rounds says otherwise.
   const roundsFor = (config: Config) => configRounds(config, rounds, values.rounds !== undefined)
   const caps: Partial<Record<ApproachName, number>> = {
@@ -212,17 +213,17 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   const narrowed = partOnly || [values.only, values.agents, values.sizes, values.parallelism].some((v) => v !== undefined)
   const cliTrials = values["cli-rss"] === "0"
     ? 0
-    : numbers("--cli-rss", values["cli-rss"])?.[0] ?? (narrowed ? 0 : quick ? 1e6 : 1e7)
+    : numbers("--cli-rss", values["cli-rss"])?.[0] ?? (narrowed ? 0 : quick ? 2e4 : 1e7)
   const cliWays: ReadonlyArray<CliVia> = cliTrials === 0 ? [] : names<CliVia>("--cli-via", values["cli-via"], isCliVia) ?? cliVias
-  const datasetRows = values.datasets === "0" ? 0 : numbers("--datasets", values.datasets)?.[0] ?? (narrowed && !datasetsOnly ? 0 : 1e6)
-  const toolTrials = values.tools === "0" ? 0 : numbers("--tools", values.tools)?.[0] ?? (narrowed && !toolsOnly ? 0 : 1e5)
-  const cacheTrials = values.cache === "0" ? 0 : numbers("--cache", values.cache)?.[0] ?? (narrowed && !cacheOnly ? 0 : quick ? 1e4 : 1e5)
-  const worldTrials = values.world === "0" ? 0 : numbers("--world", values.world)?.[0] ?? (narrowed && !worldOnly ? 0 : quick ? 200 : 2000)
+  const datasetRows = values.datasets === "0" ? 0 : numbers("--datasets", values.datasets)?.[0] ?? (narrowed && !datasetsOnly ? 0 : quick ? 2e4 : 1e6)
+  const toolTrials = values.tools === "0" ? 0 : numbers("--tools", values.tools)?.[0] ?? (narrowed && !toolsOnly ? 0 : quick ? 2e3 : 1e5)
+  const cacheTrials = values.cache === "0" ? 0 : numbers("--cache", values.cache)?.[0] ?? (narrowed && !cacheOnly ? 0 : quick ? 1e3 : 1e5)
+  const worldTrials = values.world === "0" ? 0 : numbers("--world", values.world)?.[0] ?? (narrowed && !worldOnly ? 0 : quick ? 100 : 2000)
   const adaptiveTrials = values.adaptive === "0"
     ? 0
     : numbers("--adaptive", values.adaptive)?.[0] ?? (narrowed && !adaptiveOnly ? 0 : quick ? 400 : 3000)
-  const wireTrials = values.wire === "0" ? 0 : numbers("--wire", values.wire)?.[0] ?? (narrowed && !wireOnly ? 0 : quick ? 1e3 : 2e4)
-  const readerRows = numbers("--reader-rows", values["reader-rows"])?.[0] ?? 2e5
+  const wireTrials = values.wire === "0" ? 0 : numbers("--wire", values.wire)?.[0] ?? (narrowed && !wireOnly ? 0 : quick ? 500 : 2e4)
+  const readerRows = numbers("--reader-rows", values["reader-rows"])?.[0] ?? (quick ? 2e4 : 2e5)
   const cliOptions = { sampleMs: 50, timeoutMs: childOptions.timeoutMs * 10 }
   const capOf = (a: ApproachName) => caps[a] ?? Infinity
   // The quadratic eager runner costs seconds per run for a contrast that does not need a median.
@@ -304,7 +305,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   if (wireTrials > 0) {
     let bin: Bin | Error
     try {
-      bin = resolveBin()
+      bin = resolveBin(!quick)
     } catch (error) {
       bin = error instanceof Error ? error : new Error(String(error))
     }
@@ -320,7 +321,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
       save(false)
     })
   }
-  if (cacheTrials > 0) await runCacheBench(cacheTrials, childOptions.timeoutMs * 10)
+  if (cacheTrials > 0) await runCacheBench(cacheTrials, quick ? 1e4 : 1e6, childOptions.timeoutMs * 10)
   if (worldTrials > 0) await runPart("world", ["--trials", String(worldTrials), ...(quick ? ["--rounds", "1"] : [])], childOptions.timeoutMs * 10)
   if (adaptiveTrials > 0) await runPart("adaptive", ["--trials", String(adaptiveTrials), "--rounds", quick ? "1" : "2"], childOptions.timeoutMs * 10)
   if (toolTrials > 0) {
@@ -361,7 +362,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   async function runCliWays(): Promise<void> {
     let bin: Bin | Error | undefined
     try {
-      bin = cliWays.includes("bin") ? resolveBin() : undefined
+      bin = cliWays.includes("bin") ? resolveBin(!quick) : undefined
     } catch (error) {
       bin = error instanceof Error ? error : new Error(String(error))
     }
@@ -397,11 +398,11 @@ const base = (config: Config, approach: ApproachName, round: number) => ({
 
 // The response cache's part: scripts/bench/cache.ts in a child on this Node (with tsx), its
 // lines passed through; it prints targets (i) and (j) with PASS or FAIL.
-const runCacheBench = (trials: number, timeoutMs: number): Promise<void> =>
+const runCacheBench = (trials: number, entries: number, timeoutMs: number): Promise<void> =>
   new Promise((resolve, reject) => {
     const script = fileURLToPath(new URL("./cache.ts", import.meta.url))
-    const args = ["--import", "tsx", script, "--entries", "1e6", "--calls", String(trials), "--trials", String(trials)]
-    console.error(`bench: the response cache, ${fmtCount(trials)} calls and trials at 1e6 entries`)
+    const args = ["--import", "tsx", script, "--entries", String(entries), "--calls", String(trials), "--trials", String(trials)]
+    console.error(`bench: the response cache, ${fmtCount(trials)} calls and trials at ${fmtCount(entries)} entries`)
     const child = spawn(process.execPath, args, { stdio: ["ignore", "inherit", "inherit"] })
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
     child.on("error", reject)
