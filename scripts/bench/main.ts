@@ -24,8 +24,8 @@ import { renderTools, runToolBench, type ToolBench, toolTargets } from "./tools.
 import { renderWire, runWireBench, type WireBench, wireTargets } from "./wire.ts"
 
 const usage = `npm run bench -- [options]
-  --quick                 a smoke of every target at small sizes, one round (under 2 minutes on 2 quiet
-                          cores; the bin is measured only when already built: npm run build)
+  --quick                 a smoke of every target at small sizes, one round (221 s measured at a load
+                          average of 9-16; the bin is measured only when already built: npm run build)
   --rounds N              rounds per configuration (default 3)
   --only a,b              approaches: unordered, bare, scored, ordered, raw, pmap, plimit, eager
   --agents a,b            agents: noop, tick, sleep1ms
