@@ -1,5 +1,5 @@
 /**
- * The agents' raw POST (internal/rawPost.ts, provided by the command's
+ * The agents' raw POST (domain/internal/rawPost.ts, provided by the command's
  * `httpClient` layer) against the `HttpClient` path it stands in for: the same
  * server, the same tasks, the same records and errors, word for word, and the
  * same request headers; and it is the path taken only while no tracer takes
@@ -13,7 +13,7 @@ import type { Agent } from "../src/domain/Agent.ts"
 import * as HttpAgent from "../src/agents/Http.ts"
 import * as OpenAiAgent from "../src/agents/OpenAi.ts"
 import { httpClient } from "../src/cli/node.ts"
-import { RawPost } from "../src/internal/rawPost.ts"
+import { RawPost } from "../src/domain/internal/rawPost.ts"
 import { runTrials } from "../src/runner/Runner.ts"
 import type { AgentEvalTask, AgentEvalTrial } from "../src/domain/Trial.ts"
 import { closedPort, type Handler, json, serve } from "./http-server.ts"

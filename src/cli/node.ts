@@ -20,7 +20,7 @@ import type { Command } from "effect/cli"
 import { runCli, UsageError } from "./Cli.ts"
 import * as Telemetry from "../runner/Telemetry.ts"
 import { commandLineSecrets } from "../internal/redact.ts"
-import { RawPost } from "../internal/rawPost.ts"
+import { RawPost } from "../domain/internal/rawPost.ts"
 import * as Redactor from "../runner/Redactor.ts"
 
 // A bad OTEL_* variable is a usage error: one line on stderr, exit 2.
@@ -46,7 +46,7 @@ const exitWhenFlushed: Runtime.Teardown = (exit) =>
     process.stdout.write("", () => process.stderr.write("", () => process.exit(code)))
   })
 
-// The agents' raw POST (internal/rawPost.ts) over the HttpClient's own undici
+// The agents' raw POST (domain/internal/rawPost.ts) over the HttpClient's own undici
 // dispatcher: one pool of connections for both.
 const rawPost = Layer.effect(
   RawPost,

@@ -14,7 +14,7 @@ import { field } from "./fields.ts"
 import { HttpBodyError, HttpStatusError, NetworkError, retryAfterMs } from "../HttpErrors.ts"
 import { encodeJson } from "../../internal/jsonBody.ts"
 import { redactUrl } from "../../internal/redact.ts"
-import { type RawAnswer, RawPost, type RawPostFn } from "../../internal/rawPost.ts"
+import { type RawAnswer, RawPost, type RawPostFn } from "./rawPost.ts"
 import type { Usage } from "../Trial.ts"
 
 /** @internal */
