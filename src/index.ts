@@ -24,11 +24,7 @@ export * as Agent from "./domain/Agent.ts"
  */
 export * as AgentKinds from "./agents/AgentKinds.ts"
 
-/**
- * Where tasks come from: a JSONL file (or stdin) read lazily, or generated
- * synthetic tasks.
- * @since 0.1.0
- */
+/** Where tasks come from: a JSONL file (or stdin) read lazily, or synthetic tasks. @since 0.1.0 */
 export * as Dataset from "./datasets/Dataset.ts"
 
 /**
@@ -42,11 +38,7 @@ export * as DatasetFormats from "./datasets/DatasetFormats.ts"
 /** Typed errors of the runner and the agent adapters. @since 0.1.0 */
 export * as Errors from "./domain/Errors.ts"
 
-/**
- * An agent behind an HTTP endpoint: the task goes out as JSON, an
- * `AgentOutput` comes back as JSON.
- * @since 0.1.0
- */
+/** An agent behind an HTTP endpoint: the task out as JSON, an `AgentOutput` back. @since 0.1.0 */
 export * as HttpAgent from "./agents/Http.ts"
 
 /** Failures of the HTTP agents, and the `Retry-After` reader. @since 0.1.0 */
@@ -57,6 +49,12 @@ export * as ModuleAgent from "./agents/Module.ts"
 
 /** An agent that is one call to an OpenAI-compatible chat completions endpoint. @since 0.1.0 */
 export * as OpenAiAgent from "./agents/OpenAi.ts"
+
+/** An agent that is one call to Anthropic's Messages API (`anthropic:`). @since 0.10.0 */
+export * as AnthropicAgent from "./agents/Anthropic.ts"
+
+/** What a model request carries besides its messages: system prompt, temperature, limits, headers. @since 0.10.0 */
+export * as Request from "./domain/Request.ts"
 
 /**
  * The run options that arrive as text (a flag, an environment variable), each
@@ -297,6 +295,9 @@ export * as Telemetry from "./runner/Telemetry.ts"
  * @since 0.5.0
  */
 export * as ChatModel from "./agents/ChatModel.ts"
+
+/** An `effect/ai` `LanguageModel` over Anthropic's Messages API, on `LanguageModel.make`. @since 0.10.0 */
+export * as MessagesModel from "./agents/MessagesModel.ts"
 
 /**
  * `effect-ai:PATH[#export]`: the tool loop over a user's own `LanguageModel` layer.

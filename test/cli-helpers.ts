@@ -41,7 +41,7 @@ const live = new Set<Running>()
 const childEnv = (extra: Record<string, string>): NodeJS.ProcessEnv => {
   const env: NodeJS.ProcessEnv = {}
   for (const [key, value] of Object.entries(process.env)) {
-    if (key.startsWith("AGENT_TRIALS_") || key.startsWith("HF_") || key === "OPENAI_API_KEY") continue
+    if (key.startsWith("AGENT_TRIALS_") || key.startsWith("HF_") || key === "OPENAI_API_KEY" || key === "ANTHROPIC_API_KEY") continue
     env[key] = value
   }
   env["PATH"] = `${bin}${path.delimiter}${process.env["PATH"] ?? ""}`

@@ -433,7 +433,7 @@ describe("simulated users, from the CLI", () => {
       [["--user", "ftp://example.com/u"], "--user ftp://example.com/u: unknown user scheme \"ftp:\" (expected openai:BASE_URL or module:PATH[#export])"],
       [["--agent", "openai:http://127.0.0.1:9/v1", "--model", "m", "--user", "openai:http://127.0.0.1:9/v1"], "--user openai:http://127.0.0.1:9/v1 needs --user-model NAME"],
       [["--user-model", "user-m"], "--user-model needs --user (it is about the simulated user)"],
-      [["--user", "module:user.mjs"], "--user needs an agent that takes part in a conversation (module:PATH[#export] or openai:BASE_URL), not sim"],
+      [["--user", "module:user.mjs"], "--user needs an agent that takes part in a conversation (module:PATH[#export] or openai:BASE_URL or anthropic:BASE_URL), not sim"],
       [["--agent", "module:x.mjs", "--user", "module:missing-user.mjs"], "--user module:missing-user.mjs: cannot load user module missing-user.mjs"],
       [["--cluster", "postgres://127.0.0.1:1/db", "--user", "module:x.mjs"], "--user cannot be used with --cluster: the workers call their own agent"]
     ]

@@ -124,7 +124,7 @@ describe("the ports fail with tagged errors of their own", () => {
         AgentKinds.build(sim as AgentKinds.Spec, { model: undefined, apiKey: undefined, cwd: ".", tools: [tools as ToolSources.Spec] })
       )
       assert.strictEqual(noLoop._tag, "AgentBuildError")
-      assert.match(noLoop.message, /^--tools needs an agent that runs a tool loop \(openai:BASE_URL or effect-ai:PATH\[#export\]\), not sim/)
+      assert.match(noLoop.message, /^--tools needs an agent that runs a tool loop \(openai:BASE_URL or anthropic:BASE_URL or effect-ai:PATH\[#export\]\), not sim/)
 
       const openai = AgentKinds.parse("openai:https://user:secret@api.example.com/v1")
       const noModel = yield* Effect.flip(AgentKinds.build(openai as AgentKinds.Spec, { model: undefined, apiKey: undefined, cwd: "." }))

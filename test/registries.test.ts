@@ -35,7 +35,7 @@ describe("the registries", () => {
     const result = await run(["--help"], { script })
     assert.strictEqual(result.code, 0, describeResult(result))
     const help = result.stdout
-    assert.include(help, "| openai:BASE_URL | effect-ai:PATH[#export] | echo[:upper] (default sim)")
+    assert.include(help, "| openai:BASE_URL | anthropic:BASE_URL | effect-ai:PATH[#export] | echo[:upper] (default sim)")
     assert.include(
       help,
       "The --tasks file's format: jsonl (.jsonl, .ndjson, any other name), json (.json), csv (.csv), tsv (.tsv, .tab), " +
@@ -100,7 +100,7 @@ describe("the registries", () => {
     assert.strictEqual(unknown.code, 2, describeResult(unknown))
     assert.include(
       unknown.stderr,
-      `unknown agent scheme "nope:" (expected sim[:...], module:PATH[#export], http(s)://URL, openai:BASE_URL, effect-ai:PATH[#export] or echo[:upper])`
+      `unknown agent scheme "nope:" (expected sim[:...], module:PATH[#export], http(s)://URL, openai:BASE_URL, anthropic:BASE_URL, effect-ai:PATH[#export] or echo[:upper])`
     )
     const scorer = await run(["--score", "length:max=x", "--synthetic", "1", "--no-progress"], { script })
     assert.strictEqual(scorer.code, 2, describeResult(scorer))

@@ -151,6 +151,19 @@ describe("Pricing", () => {
     assert.strictEqual(Pricing.cost({ input: 0.15, output: 0.6 }, usage), 0.00027)
   })
 
+  it("cost: tokens written to a prompt cache at cache_write_input, else as input; Usage.add sums them", () => {
+    // Anthropic's shape: 100 uncached, 300 read from the cache, 600 written to it.
+    const usage = use(1000, 200, { cached_input_tokens: 300, cache_write_input_tokens: 600 })
+    // 100 * 3 + 300 * 0.3 + 600 * 3.75 + 200 * 15 = 300 + 90 + 2250 + 3000 = 5640 per million
+    assert.strictEqual(Pricing.cost({ input: 3, output: 15, cached_input: 0.3, cache_write_input: 3.75 }, usage), 0.00564)
+    // Without the price: 700 * 3 + 300 * 0.3 + 200 * 15 = 2100 + 90 + 3000 = 5190 per million
+    assert.strictEqual(Pricing.cost({ input: 3, output: 15, cached_input: 0.3 }, usage), 0.00519)
+    assert.deepStrictEqual(
+      Usages.add(usage, use(10, 1, { cache_write_input_tokens: 5 })),
+      use(1010, 201, { cached_input_tokens: 300, cache_write_input_tokens: 605 })
+    )
+  })
+
   it("an unlisted model costs 0 and is named once", () => {
     const heard: Array<string> = []
     const pricing = Pricing.make("p.yaml", { models: { m: price } }, (model) => heard.push(model))

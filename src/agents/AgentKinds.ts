@@ -10,6 +10,7 @@ import { Effect } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Agent } from "../domain/Agent.ts"
 import { redactUrl } from "../internal/redact.ts"
+import * as AnthropicAgent from "./Anthropic.ts"
 import * as EffectAiAgent from "./EffectAi.ts"
 import * as HttpAgent from "./Http.ts"
 import { type AgentKind, AgentBuildError, type BuildOptions, type Spec } from "./Kind.ts"
@@ -26,7 +27,7 @@ export { AgentBuildError, type AgentKind, type BuildOptions, type Spec } from ".
  * @category registry
  * @since 0.3.0
  */
-export const builtIn: ReadonlyArray<AgentKind> = [SimAgent.kind, ModuleAgent.kind, HttpAgent.kind, OpenAiAgent.kind, EffectAiAgent.kind]
+export const builtIn: ReadonlyArray<AgentKind> = [SimAgent.kind, ModuleAgent.kind, HttpAgent.kind, OpenAiAgent.kind, AnthropicAgent.kind, EffectAiAgent.kind]
 
 /**
  * The spec type of a kind.
@@ -47,6 +48,7 @@ export type BuiltInSpec =
   | SpecOf<typeof ModuleAgent.kind>
   | SpecOf<typeof HttpAgent.kind>
   | SpecOf<typeof OpenAiAgent.kind>
+  | SpecOf<typeof AnthropicAgent.kind>
   | SpecOf<typeof EffectAiAgent.kind>
 
 /**

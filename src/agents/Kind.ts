@@ -9,6 +9,7 @@
 import { type Duration, type Effect, type Redacted, Schema } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Agent } from "../domain/Agent.ts"
+import type * as Request from "../domain/Request.ts"
 import type { RetryPolicy } from "../runner/Policy.ts"
 import type { Setting } from "../sandbox/Setting.ts"
 import type { McpServerFailed, Requirements, Spec as ToolSpec, ToolConnectError } from "./tools/Source.ts"
@@ -57,6 +58,8 @@ export interface BuildOptions {
   readonly apiKey: Redacted.Redacted<string> | undefined
   /** Where a path in the spec is resolved from. */
   readonly cwd: string
+  /** `--system`, `--temperature`, `--max-output-tokens`, `--model-seed`, `--header`, `--request`, for kinds that ask a model. */
+  readonly request?: Request.Options | undefined
   /** `--tools`: the sources of the tools an agent that acts may call. */
   readonly tools?: ReadonlyArray<ToolSpec> | undefined
   /** `--max-turns`: a tool loop's model turns at most (default 10). */

@@ -1,7 +1,8 @@
 /**
  * The key of a cached response: a sha256 over the canonical JSON (object
  * keys sorted) of what decides the answer: the agent kind, the URL without
- * its credentials, the model, the whole request body and the trial's epoch.
+ * its credentials, the model, the whole request body, the trial's epoch
+ * and the caller's own headers.
  * The epoch is in it so that K epochs are K independent samples the first
  * time and the same K samples the next time.
  *
@@ -27,6 +28,8 @@ export interface Request {
   readonly body: unknown
   /** The trial's epoch; undefined outside an epoch run. */
   readonly epoch?: number | undefined
+  /** The caller's own headers (`--header`), which may change the answer; none when undefined. */
+  readonly headers?: Readonly<Record<string, string>> | undefined
 }
 
 /**
@@ -50,7 +53,9 @@ export const of = (request: Request): string =>
     urlOf(request.url),
     request.model ?? null,
     request.epoch ?? null,
-    request.body
+    request.body,
+    // Only when given: the keys of calls without headers stay as they were.
+    ...(request.headers === undefined ? [] : [request.headers])
   ])).digest("hex")
 
 // An agent calls one URL: parsing it once spares a URL parse per call.

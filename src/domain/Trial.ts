@@ -33,6 +33,7 @@ const usageFields = {
   output_tokens: TokenCount,
   total_tokens: TokenCount,
   cached_input_tokens: Schema.optionalKey(TokenCount),
+  cache_write_input_tokens: Schema.optionalKey(TokenCount),
   reasoning_tokens: Schema.optionalKey(TokenCount),
   model: Schema.optionalKey(Schema.String),
   cost_usd: Schema.optionalKey(Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)))
@@ -50,7 +51,9 @@ export type ModelUsage = typeof ModelUsage.Type
 
 /**
  * The tokens a call (or a trial's attempts together) spent, as OpenAI's API
- * counts them: `input_tokens` include the `cached_input_tokens`, and
+ * counts them: `input_tokens` include the `cached_input_tokens` (read
+ * from a prompt cache) and the `cache_write_input_tokens` (written to one,
+ * as Anthropic's API reports them), and
  * `output_tokens` include the `reasoning_tokens`. `model` is the model
  * priced (the one the request named); `cost_usd` is added by a run with
  * `--pricing`, computed from the counts and the model's prices. `user`, on

@@ -42,6 +42,7 @@ const addCounts = (a: ModelUsage, b: ModelUsage): ModelUsage => {
     output_tokens: number
     total_tokens: number
     cached_input_tokens?: number
+    cache_write_input_tokens?: number
     reasoning_tokens?: number
     model?: string
     cost_usd?: number
@@ -52,6 +53,9 @@ const addCounts = (a: ModelUsage, b: ModelUsage): ModelUsage => {
   }
   if (a.cached_input_tokens !== undefined || b.cached_input_tokens !== undefined) {
     sum.cached_input_tokens = (a.cached_input_tokens ?? 0) + (b.cached_input_tokens ?? 0)
+  }
+  if (a.cache_write_input_tokens !== undefined || b.cache_write_input_tokens !== undefined) {
+    sum.cache_write_input_tokens = (a.cache_write_input_tokens ?? 0) + (b.cache_write_input_tokens ?? 0)
   }
   if (a.reasoning_tokens !== undefined || b.reasoning_tokens !== undefined) {
     sum.reasoning_tokens = (a.reasoning_tokens ?? 0) + (b.reasoning_tokens ?? 0)

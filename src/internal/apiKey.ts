@@ -35,3 +35,18 @@ export const userKeyFromConfig: Effect.Effect<Redacted.Redacted<string> | undefi
     Effect.map(Option.filter((key) => Redacted.value(key) !== "")),
     Effect.map(Option.getOrUndefined)
   )
+
+/**
+ * The key of the `anthropic:` agents and judges: `ANTHROPIC_API_KEY` when
+ * it is set and not empty.
+ *
+ * @category config
+ * @since 0.10.0
+ */
+export const anthropicKeyFromConfig: Effect.Effect<Redacted.Redacted<string> | undefined, Config.ConfigError> = Config
+  .Redacted("ANTHROPIC_API_KEY")
+  .pipe(
+    Config.option,
+    Effect.map(Option.filter((key) => Redacted.value(key) !== "")),
+    Effect.map(Option.getOrUndefined)
+  )

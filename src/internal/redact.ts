@@ -85,6 +85,7 @@ export const redactText = (text: string): string => {
 /**
  * The secrets a command line brings, for the command's `Redactor` before it
  * runs: `OPENAI_API_KEY` (the `openai:` agents' and the judges' key),
+ * `ANTHROPIC_API_KEY` (the `anthropic:` ones'),
  * `HF_TOKEN`, and the credentials of every URL in the arguments and in the
  * `AGENT_TRIALS_*` variables that stand for them (`--agent`, `--tools
  * mcp:URL`, `--score judge:URL`, `--cluster`): `urlCredentials`, not the
@@ -101,6 +102,7 @@ export const commandLineSecrets = (
   const texts = [...argv, ...Object.entries(env).flatMap(([name, value]) => name.startsWith("AGENT_TRIALS_") && value ? [value] : [])]
   return [
     ...keySecrets(env["OPENAI_API_KEY"] ?? ""),
+    ...keySecrets(env["ANTHROPIC_API_KEY"] ?? ""),
     ...keySecrets(env["HF_TOKEN"]?.trim() ?? ""),
     ...texts.flatMap(urlsIn).flatMap(urlCredentials)
   ]

@@ -104,7 +104,8 @@ export const defaultRetry: RetryPolicy = {
 }
 
 /**
- * Whether a failure is a rate limit: an HTTP 429, a 503 with `Retry-After`,
+ * Whether a failure is a rate limit: an HTTP 429, a 503 or 529 (Anthropic's
+ * overloaded) with `Retry-After`,
  * or an `effect/ai` `AiError` whose reason is a `RateLimitError`.
  *
  * @category retry
@@ -113,7 +114,7 @@ export const defaultRetry: RetryPolicy = {
 export const isRateLimit = (error: unknown): boolean => {
   if (typeof error !== "object" || error === null) return false
   const e = error as { readonly _tag?: unknown; readonly status?: unknown; readonly retryAfterMs?: unknown; readonly reason?: unknown }
-  if (e._tag === "HttpStatusError") return e.status === 429 || (e.status === 503 && typeof e.retryAfterMs === "number")
+  if (e._tag === "HttpStatusError") return e.status === 429 || ((e.status === 503 || e.status === 529) && typeof e.retryAfterMs === "number")
   if (e._tag === "AiError") return (e.reason as { readonly _tag?: unknown } | undefined)?._tag === "RateLimitError"
   return e._tag === "RateLimited"
 }
@@ -184,7 +185,7 @@ export const isRetryable = (error: unknown): boolean => {
 
 /**
  * How long to wait before retry `attempt` (1 = the first retry) after `error`:
- * the `Retry-After` of a 429 or 503 when it has one (capped), else the
+ * the `Retry-After` of a 429, 503 or 529 when it has one (capped), else the
  * jittered exponential backoff.
  *
  * @category retry
@@ -193,7 +194,7 @@ export const isRetryable = (error: unknown): boolean => {
 export const retryDelayMs = (policy: RetryPolicy, attempt: number, error: unknown, jitter: number): number => {
   const e = error as { readonly status?: unknown; readonly retryAfterMs?: unknown; readonly retryAfter?: unknown } | undefined
   if (
-    e !== undefined && (e.status === 429 || e.status === 503) &&
+    e !== undefined && (e.status === 429 || e.status === 503 || e.status === 529) &&
     typeof e.retryAfterMs === "number" && e.retryAfterMs >= 0
   ) {
     return Math.min(e.retryAfterMs, Duration.toMillis(policy.retryAfterMax ?? "60 seconds"))

@@ -30,7 +30,8 @@ const Price = Schema.Finite.check(nonNegative, atMostMax)
 
 /**
  * A model's prices in USD per million tokens. Without `cached_input`, cached
- * input tokens are charged as input.
+ * input tokens are charged as input; without `cache_write_input`, so are
+ * the input tokens written to a prompt cache.
  *
  * @category schemas
  * @since 0.4.0
@@ -38,7 +39,8 @@ const Price = Schema.Finite.check(nonNegative, atMostMax)
 export const ModelPrice = Schema.Struct({
   input: Price,
   output: Price,
-  cached_input: Schema.optionalKey(Price)
+  cached_input: Schema.optionalKey(Price),
+  cache_write_input: Schema.optionalKey(Price)
 })
 export type ModelPrice = typeof ModelPrice.Type
 
@@ -71,9 +73,10 @@ export class InvalidPricing extends Schema.TaggedError<InvalidPricing>()("Invali
 
 /**
  * The cost in USD of `usage` at `price`:
- * `(input - cached) * input + cached * cached_input + output * output`, per
- * million tokens (input counts include cached ones, output counts include
- * reasoning ones, as OpenAI's API reports them).
+ * `(input - cached - written) * input + cached * cached_input + written *
+ * cache_write_input + output * output`, per million tokens (input counts
+ * include cached and cache-written ones, output counts include reasoning
+ * ones).
  *
  * **Example** (1,000 input tokens, 400 of them cached, and 200 output tokens)
  *
@@ -91,8 +94,9 @@ export class InvalidPricing extends Schema.TaggedError<InvalidPricing>()("Invali
  */
 export const cost = (price: ModelPrice, usage: Usage): number => {
   const cached = Math.min(usage.cached_input_tokens ?? 0, usage.input_tokens)
-  const micro = (usage.input_tokens - cached) * price.input + cached * (price.cached_input ?? price.input) +
-    usage.output_tokens * price.output
+  const written = Math.min(usage.cache_write_input_tokens ?? 0, usage.input_tokens - cached)
+  const micro = (usage.input_tokens - cached - written) * price.input + cached * (price.cached_input ?? price.input) +
+    written * (price.cache_write_input ?? price.input) + usage.output_tokens * price.output
   // Rounded to 1e-12 USD: the sums of float products carry noise below it.
   return Math.round(micro * 1e6) / 1e12
 }

@@ -355,6 +355,7 @@ const usageOf = (usage: Response.Usage, model: string | undefined): Usage | unde
     total_tokens: (input ?? 0) + (output ?? 0)
   }
   if (usage.inputTokens.cacheRead !== undefined) counted.cached_input_tokens = usage.inputTokens.cacheRead
+  if (usage.inputTokens.cacheWrite !== undefined) counted.cache_write_input_tokens = usage.inputTokens.cacheWrite
   if (usage.outputTokens.reasoning !== undefined) counted.reasoning_tokens = usage.outputTokens.reasoning
   if (model !== undefined) counted.model = model
   return counted
