@@ -16,8 +16,9 @@ import * as AnthropicAgent from "../src/agents/Anthropic.ts"
 import * as MessagesModel from "../src/agents/MessagesModel.ts"
 import * as ToolAgent from "../src/agents/tools/Agent.ts"
 import * as ModuleTools from "../src/agents/tools/Module.ts"
-import type { AgentEvalTask } from "../src/domain/Trial.ts"
+import type { AgentEvalTask, AgentEvalTrial } from "../src/domain/Trial.ts"
 import { runTrials } from "../src/runner/Runner.ts"
+import * as Scorers from "../src/scoring/Scorers.ts"
 import * as Pricing from "../src/summary/Pricing.ts"
 import { answer, error, type MessagesBody, messagesServer, usage, useTools } from "./messages-server.ts"
 
@@ -323,5 +324,56 @@ describe("anthropic: agents", () => {
       assert.strictEqual((noModel as { exitCode?: number }).exitCode, 2)
       const seeded = yield* Effect.flip(build("http://127.0.0.1:9", { request: { seed: 1 } }))
       assert.include(seeded.message, "the Messages API takes no seed")
+    })))
+})
+
+describe("judge:anthropic:URL", () => {
+  const graded: AgentEvalTask = { id: "j1", inputs: { instruction: "What is 2 + 2?" }, reference: "4" }
+  const trialOf = (answerText: string): AgentEvalTrial => ({
+    id: "j1:1",
+    task_id: "j1",
+    status: "completed",
+    output: { output_text: answerText },
+    metadata: { started_at: "1970-01-01T00:00:00.000Z", finished_at: "1970-01-01T00:00:00.000Z", latency_ms: 0 }
+  })
+
+  it.effect("grades through the Messages API: x-api-key, the judge's request options in the body, its usage on the score", () =>
+    live(Effect.gen(function*() {
+      const server = yield* messagesServer(() => answer("Correct.\nGRADE: C", usage(40, 5, { cache_read_input_tokens: 10 })))
+      const scorer = yield* Scorers.fromSpec(`judge:anthropic:${server.base}`, {
+        cwd: process.cwd(),
+        judgeModel: "claude-judge",
+        judgeRequest: { system: "Be strict.", temperature: 0, maxOutputTokens: 300, headers: [{ name: "X-Team", value: "evals" }] }
+      }).pipe(Effect.provide(withKey(KEY)))
+      const score = yield* scorer.score(graded, trialOf("4"))
+      assert.isTrue(score.passed)
+      assert.deepStrictEqual(score.usage, {
+        input_tokens: 50,
+        output_tokens: 5,
+        total_tokens: 55,
+        cached_input_tokens: 10,
+        model: "claude-judge"
+      })
+      const [sent] = server.received
+      assert.strictEqual(sent!.path, "/v1/messages")
+      assert.strictEqual(sent!.headers["x-api-key"], KEY)
+      assert.strictEqual(sent!.headers["anthropic-version"], "2023-06-01")
+      assert.strictEqual(sent!.headers["x-team"], "evals")
+      const body = JSON.parse(sent!.body) as MessagesBody
+      assert.deepStrictEqual(Object.keys(body).sort(), ["max_tokens", "messages", "model", "system", "temperature"])
+      assert.strictEqual(body["system"], "Be strict.")
+      assert.strictEqual(body["max_tokens"], 300)
+      assert.strictEqual(body["temperature"], 0)
+      assert.strictEqual(body.messages.length, 1)
+      assert.strictEqual(body.messages[0]!.role, "user")
+      assert.include(String(body.messages[0]!.content), "[Reference answer]\n4")
+    })))
+
+  it.effect("without ANTHROPIC_API_KEY: refused naming it", () =>
+    live(Effect.gen(function*() {
+      const refused = yield* Effect.flip(
+        Scorers.fromSpec("judge:anthropic:http://127.0.0.1:9", { cwd: process.cwd(), judgeModel: "m" }).pipe(Effect.provide(withKey(null)))
+      )
+      assert.include(refused.message, "--score judge:anthropic:http://127.0.0.1:9 needs ANTHROPIC_API_KEY (sent as x-api-key); it is not set")
     })))
 })

@@ -17,6 +17,15 @@ import { Duration, Effect, Redacted, Schema } from "effect"
 import type { HttpClient } from "effect/http"
 import { InvalidAgentOutput } from "../domain/Errors.ts"
 import { chatCompletionsUrl, chatUsage, postJson, preview } from "../domain/internal/post.ts"
+import {
+  DEFAULT_MAX_TOKENS,
+  messagesHeaders,
+  messagesText,
+  messagesTrouble,
+  messagesUrl,
+  messagesUsage
+} from "../domain/internal/messages.ts"
+import * as Request from "../domain/Request.ts"
 import { keySecrets, redactUrl, scrubber, urlCredentials, urlSecrets } from "../internal/redact.ts"
 import * as Redactor from "../runner/Redactor.ts"
 import * as ResponseCache from "../cache/ResponseCache.ts"
@@ -40,8 +49,15 @@ export interface Options {
   /** e.g. `https://api.openai.com/v1`; `/chat/completions` is appended to its path. */
   readonly baseUrl: string
   readonly model: string
-  /** Sent as `Authorization: Bearer <key>`; no header when undefined or empty. */
+  /** Sent as `Authorization: Bearer <key>` (`x-api-key` to the Messages API); no header when undefined or empty. */
   readonly apiKey: Redacted.Redacted<string> | undefined
+  /**
+   * The API the endpoint speaks: `chat` (chat completions, the default) or
+   * `messages` (Anthropic's Messages API, `BASE_URL/v1/messages`).
+   */
+  readonly api?: "chat" | "messages" | undefined
+  /** The judge's system prompt, temperature, output limit, seed, headers and body fields (`--judge-*`). */
+  readonly request?: Request.Options | undefined
   /** Per attempt. Default 60 seconds. */
   readonly timeout?: Duration.Input | undefined
   /** Default `Policy.defaultRetry` (2 retries from 500 ms); `{ retries: 0, ... }` for none. */
@@ -118,11 +134,14 @@ export interface Judge extends Scorer.Scorer<HttpClient.HttpClient> {
  * @since 0.1.0
  */
 export const make = (options: Options): Judge => {
-  const url = chatCompletionsUrl(options.baseUrl)
+  const messages = options.api === "messages"
+  const url = messages ? messagesUrl(options.baseUrl) : chatCompletionsUrl(options.baseUrl)
   const key = options.apiKey === undefined ? "" : Redacted.value(options.apiKey)
-  const bearer = key === "" ? undefined : options.apiKey
-  // Its key and credentials: what the run loses from its records and last error (`Redactor`).
-  const everywhere = [...keySecrets(key), ...urlCredentials(url)]
+  const bearer = key === "" || messages ? undefined : options.apiKey
+  const own = Request.headersOf(options.request)
+  const headers = messages ? messagesHeaders(key === "" ? undefined : options.apiKey, own) : own
+  // Its key, credentials and headers: what the run loses from its records and last error (`Redactor`).
+  const everywhere = [...keySecrets(key), ...urlCredentials(url), ...(options.request?.headers ?? []).flatMap((h) => keySecrets(h.value))]
   const scrub = scrubber(everywhere, urlSecrets(url))
   const where = scrub(redactUrl(url))
   const timeoutMs = Duration.toMillis(options.timeout ?? "60 seconds")
@@ -134,17 +153,18 @@ export const make = (options: Options): Judge => {
     Effect.suspend(() => {
       counts.attempts++
       counts.active++
-      const body = { model: options.model, messages: [{ role: "user", content }] }
+      const asked = { model: options.model, messages: [{ role: "user", content }] }
+      const body = messages ? Request.messagesBody(asked, options.request, DEFAULT_MAX_TOKENS) : Request.chatBody(asked, options.request)
       // Through the response cache when the run provides one (`--cache`).
       const call = ResponseCache.call(
-        { kind: "judge", url, model: options.model, body, trial },
-        postJson({ url, body, bearer, scrub }),
+        { kind: messages ? "judge-messages" : "judge", url, model: options.model, body, trial, headers: own },
+        postJson({ url, body, bearer, headers, scrub }),
         (answer) => {
-          const usage = chatUsage(answer, options.model)
+          const usage = messages ? messagesUsage(answer, options.model) : chatUsage(answer, options.model)
           if (usage !== undefined) spent.usage = Usages.add(spent.usage, usage)
-          return answerOf(answer, where, spent)
+          return messages ? messageAnswerOf(answer, where, spent) : answerOf(answer, where, spent)
         },
-        (answer) => troubleOf(answer) === undefined
+        (answer) => (messages ? messagesTrouble(answer) : troubleOf(answer)) === undefined
       ).pipe(Effect.mapError((e) => e instanceof InvalidAgentOutput ? new InvalidJudgeResponse({ message: e.message }) : e))
       return Effect.ensuring(
         Effect.timeoutOrElse(call, {
@@ -277,6 +297,19 @@ const answerOf = (body: unknown, where: string, spent: Spent): Effect.Effect<str
     : Effect.fail(
       new InvalidJudgeResponse({
         message: `chat completion from ${where} has no string at choices[0].message.content: ${preview(JSON.stringify(body) ?? "")}`,
+        ...(spent.usage === undefined ? undefined : { usage: spent.usage })
+      })
+    )
+}
+
+const messageAnswerOf = (body: unknown, where: string, spent: Spent): Effect.Effect<string, InvalidJudgeResponse> => {
+  const trouble = messagesTrouble(body)
+  const content = field(body, "content")
+  return trouble === undefined && Array.isArray(content) && content.some((block) => field(block, "type") === "text")
+    ? Effect.succeed(messagesText(body))
+    : Effect.fail(
+      new InvalidJudgeResponse({
+        message: `message from ${where} ${trouble?.detail ?? `has no text block in content: ${preview(JSON.stringify(body) ?? "")}`}`,
         ...(spent.usage === undefined ? undefined : { usage: spent.usage })
       })
     )

@@ -10,6 +10,7 @@
 import { type Duration, type Effect, type Redacted, Schema } from "effect"
 import type { HttpClient } from "effect/http"
 import type { Scorer } from "../domain/Scorer.ts"
+import type * as Request from "../domain/Request.ts"
 import type { AgentEvalTask, AgentEvalTrial } from "../domain/Trial.ts"
 import type * as Policy from "../runner/Policy.ts"
 import type { Setting } from "../sandbox/Setting.ts"
@@ -85,6 +86,8 @@ export interface BuildOptions {
   readonly cwd: string
   /** The model a `judge:` asks (the CLI's `--judge-model`). */
   readonly judgeModel?: string | undefined
+  /** `--judge-system`, `--judge-temperature`, ...: what a judge's requests carry besides its prompt. */
+  readonly judgeRequest?: Request.Options | undefined
   /** The judge's key; `OPENAI_API_KEY` (when set and not empty) when undefined. */
   readonly apiKey?: Redacted.Redacted<string> | undefined
   /** Per judge attempt (default 60 s) and per `module:` call (default none). */
