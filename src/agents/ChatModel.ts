@@ -20,6 +20,7 @@ import { keySecrets, redactUrl, scrubber, urlCredentials, urlSecrets } from "../
 import * as Redactor from "../runner/Redactor.ts"
 import * as ResponseCache from "../cache/ResponseCache.ts"
 import * as ModelTrouble from "./internal/modelTrouble.ts"
+import * as Request from "../domain/Request.ts"
 
 /**
  * Where the model is and which one to ask.
@@ -33,6 +34,8 @@ export interface Options {
   readonly model: string
   /** Sent as `Authorization: Bearer <key>`; no header when undefined or empty. */
   readonly apiKey: Redacted.Redacted<string> | undefined
+  /** The system prompt, temperature, output limit, seed, headers and body fields a team sets. */
+  readonly request?: Request.Options | undefined
 }
 
 /**
@@ -71,21 +74,22 @@ export const make = (options: Options): Effect.Effect<LanguageModel.LanguageMode
     const url = chatCompletionsUrl(options.baseUrl)
     const key = options.apiKey === undefined ? "" : Redacted.value(options.apiKey)
     const bearer = key === "" ? undefined : options.apiKey
-    // Its key and credentials: every record of the run loses them (`Redactor`).
-    const everywhere = [...keySecrets(key), ...urlCredentials(url)]
+    const headers = Request.headersOf(options.request)
+    // Its key, credentials and headers: every record of the run loses them (`Redactor`).
+    const everywhere = [...keySecrets(key), ...urlCredentials(url), ...(options.request?.headers ?? []).flatMap((h) => keySecrets(h.value))]
     const scrub = scrubber(everywhere, urlSecrets(url))
     const where = scrub(redactUrl(url))
     const client = yield* Effect.context<HttpClient.HttpClient>()
     return yield* LanguageModel.make({
       generateText: (request) => {
-        const body = requestBody(options.model, request)
+        const body = Request.chatBody(requestBody(options.model, request) as { messages: ReadonlyArray<unknown> }, options.request)
         // Added in the caller's context (the trial's): the post runs in the client's.
         return Redactor.remember(everywhere).pipe(
           // Each turn through the response cache when the run provides one
           // (`--cache`); the tool agent says which trial it is for.
           Effect.andThen(ResponseCache.call(
-            { kind: "openai", url, model: options.model, body },
-            postJson({ url, body, bearer, scrub }).pipe(
+            { kind: "openai", url, model: options.model, body, headers },
+            postJson({ url, body, bearer, headers, scrub }).pipe(
               Effect.provideContext(client),
               Effect.mapError((error) => toAiError(error, where))
             ),

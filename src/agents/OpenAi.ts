@@ -18,6 +18,7 @@ import { chatCompletionsUrl, chatUsage, postJson, preview } from "../domain/inte
 import { keySecrets, redactUrl, scrubber, urlCredentials, urlSecrets } from "../internal/redact.ts"
 import * as Redactor from "../runner/Redactor.ts"
 import * as ResponseCache from "../cache/ResponseCache.ts"
+import * as Request from "../domain/Request.ts"
 import { userContent } from "./internal/prompt.ts"
 import * as ChatModel from "./ChatModel.ts"
 import { AgentBuildError, type AgentKind } from "./Kind.ts"
@@ -38,6 +39,8 @@ export interface Options {
   readonly model: string
   /** Sent as `Authorization: Bearer <key>`; no header when undefined or empty. */
   readonly apiKey: Redacted.Redacted<string> | undefined
+  /** The system prompt, temperature, output limit, seed, headers and body fields a team sets. */
+  readonly request?: Request.Options | undefined
 }
 
 /**
@@ -68,18 +71,22 @@ export const make = (options: Options): Agent<HttpAgentError, HttpClient.HttpCli
   const url = chatCompletionsUrl(options.baseUrl)
   const key = options.apiKey === undefined ? "" : Redacted.value(options.apiKey)
   const bearer = key === "" ? undefined : options.apiKey
-  // Its key and credentials: every record of the run loses them (`Redactor`).
-  const everywhere = [...keySecrets(key), ...urlCredentials(url)]
+  const headers = Request.headersOf(options.request)
+  // Its key, credentials and headers: every record of the run loses them (`Redactor`).
+  const everywhere = [...keySecrets(key), ...urlCredentials(url), ...(options.request?.headers ?? []).flatMap((h) => keySecrets(h.value))]
   const scrub = scrubber(everywhere, urlSecrets(url))
   const where = scrub(redactUrl(url))
   return Effect.fn("OpenAiAgent.call")(function*(task: AgentEvalTask, trial?: TrialContext) {
     yield* Redactor.remember(everywhere)
     // With a simulated user (`--user`), the whole conversation so far: the cache keys on all of it.
-    const request = { model: options.model, messages: trial?.conversation ?? [{ role: "user", content: userContent(task) }] }
+    const request = Request.chatBody(
+      { model: options.model, messages: trial?.conversation ?? [{ role: "user", content: userContent(task) }] },
+      options.request
+    )
     // Through the response cache when the run provides one (`--cache`).
     return yield* ResponseCache.call(
-      { kind: "openai", url, model: options.model, body: request, trial },
-      postJson({ url, body: request, bearer, scrub, where }),
+      { kind: "openai", url, model: options.model, body: request, trial, headers },
+      postJson({ url, body: request, bearer, headers, scrub, where }),
       (body) => toOutput(body, where, options.model)
     )
   })
@@ -157,7 +164,7 @@ export const kind: AgentKind<{ readonly _tag: "OpenAi"; readonly baseUrl: string
     if (model === undefined || model === "") {
       return Effect.fail(new AgentBuildError({ problem: `--agent openai:${redactUrl(spec.baseUrl)} needs --model NAME` }))
     }
-    const chat = { baseUrl: spec.baseUrl, model, apiKey: options.apiKey }
+    const chat = { baseUrl: spec.baseUrl, model, apiKey: options.apiKey, request: options.request }
     // With --tools, the tool loop over the same endpoint; else one call.
     return options.tools === undefined || options.tools.length === 0
       ? Effect.succeed(make(chat))

@@ -18,7 +18,7 @@ import { withoutCredentials } from "../internal/redact.ts"
  * @since 0.8.0
  */
 export interface Request {
-  /** `openai`, `chat` (a tool loop's turn), `http` or `judge`. */
+  /** `openai`, `anthropic`, `chat` (a tool loop's turn), `http`, `judge` or `judge-messages`. */
   readonly kind: string
   /** The URL called; its userinfo and credential-named query parameters are left out of the key. */
   readonly url: string

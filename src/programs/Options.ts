@@ -33,6 +33,7 @@ export {
   TokenCount,
   Usd
 } from "../internal/options.ts"
+export { Header, RequestBody, Seed, Temperature } from "../internal/requestOptions.ts"
 export { ToolSpec } from "../agents/tools/SpecOption.ts"
 export { MappingFromString as Mapping } from "../datasets/Mapping.ts"
 export { PassK, StderrCluster, TaskPass, TaskPath } from "../summary/Options.ts"

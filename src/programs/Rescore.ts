@@ -33,6 +33,8 @@ import * as Written from "../summary/Written.ts"
 import { Registry } from "./internal/kinds.ts"
 import * as Recorded from "./Recorded.ts"
 import { whereFields, whereOf } from "../domain/internal/where.ts"
+import type * as Request from "../domain/Request.ts"
+import * as RequestOptions from "./internal/request.ts"
 
 /**
  * What `score` needs, after flags are read.
@@ -54,6 +56,13 @@ export interface ScoreConfig extends Recorded.TasksRead {
   readonly resume: boolean
   readonly parallelism: number
   readonly judgeModel: string | undefined
+  /** `--judge-system`, `--judge-temperature`, ...: what the judges' requests carry besides their prompt. */
+  readonly judgeSystem?: string | undefined
+  readonly judgeTemperature?: number | undefined
+  readonly judgeMaxOutputTokens?: number | undefined
+  readonly judgeSeed?: number | undefined
+  readonly judgeHeaders?: ReadonlyArray<Request.Header> | undefined
+  readonly judgeRequestJson?: Readonly<Record<string, unknown>> | undefined
   /** `--expected-tools`: where a `tool-calls` scorer reads a task's expected calls. */
   readonly expectedTools?: string | undefined
   readonly judgeParallelism: number | undefined
@@ -169,9 +178,13 @@ export const score = Effect.fn("Rescore.score")(function*(options: ScoreConfig) 
     ],
     cwd: config.cwd
   }).pipe(Effect.mapError(ScoreInputError.from))
+  const judgeRequest = yield* RequestOptions.resolve(RequestOptions.judgeGiven(config), "judge-", config.cwd).pipe(
+    Effect.mapError(ScoreInputError.from)
+  )
   const scorers = yield* Scorers.fromSpecs(specs, {
     cwd: config.cwd,
     judgeModel: config.judgeModel,
+    judgeRequest,
     expectedTools: config.expectedTools,
     apiKey: config.apiKey,
     kinds: config.scorerKinds

@@ -60,6 +60,7 @@ export const options = (kinds: Kinds.Kinds) => ({
   // No default here: `run --cluster` refuses an agent however it is given.
   agent: Option.withPath(Shared.agent(kinds, undefined), "spec"),
   model: Shared.model,
+  ...Shared.request,
   parallelism: Option.value(
     "parallelism",
     "N",
@@ -311,6 +312,7 @@ export const options = (kinds: Kinds.Kinds) => ({
     "Trials being scored at most (an integer >= 1; default --parallelism)"
   ),
   judgeModel: Shared.judgeModel,
+  ...Shared.judgeRequest,
   expectedTools: Shared.expectedTools,
   judgeParallelism: Option.value(
     "judge-parallelism",
@@ -334,7 +336,7 @@ export const options = (kinds: Kinds.Kinds) => ({
       "true|DURATION|refresh",
       Options.Cache,
       undefined,
-      "Serve repeated model calls (openai:, http(s)://, judge:) from <cache-dir>/responses.sqlite, the same --cache-dir as hf: " +
+      "Serve repeated model calls (openai:, anthropic:, http(s)://, judge:) from <cache-dir>/responses.sqlite, the same --cache-dir as hf: " +
         "downloads: bare or =true keeps answers 7 days, =DURATION (7d, 12h) that long, =refresh asks again and overwrites; off by default"
     ),
     "true"

@@ -37,6 +37,7 @@ export const options = (kinds: Kinds.Kinds) => ({
     "Trials being scored at most (an integer >= 1, default 8)"
   ),
   judgeModel: Shared.judgeModel,
+  ...Shared.judgeRequest,
   expectedTools: Shared.expectedTools,
   judgeParallelism: Option.value(
     "judge-parallelism",

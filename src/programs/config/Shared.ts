@@ -156,3 +156,79 @@ export const model = Option.text(
  * @since 0.8.0
  */
 export const pass = Option.text("pass", "The scorer whose verdict decides whether a trial passed (default: every scorer must pass)")
+
+/**
+ * What the agent's model requests carry besides the task (`openai:` and
+ * `anthropic:` agents): `--system`, `--temperature`, `--max-output-tokens`,
+ * `--model-seed`, `--header`, `--request`.
+ *
+ * @category options
+ * @since 0.10.0
+ */
+export const request = {
+  system: Option.text(
+    "system",
+    "The system prompt of the agent's model (openai: and anthropic: agents); @FILE reads it from FILE"
+  ),
+  temperature: Option.value("temperature", "T", Options.Temperature, undefined, "The agent model's temperature, 0 to 2 (the API's default when not given)"),
+  maxOutputTokens: Option.value(
+    "max-output-tokens",
+    "N",
+    Options.TokenCount,
+    undefined,
+    "The agent model's output tokens at most, sent as max_tokens (anthropic: sends 4096 when not given: its API requires one)"
+  ),
+  modelSeed: Option.value(
+    "model-seed",
+    "N",
+    Options.Seed,
+    undefined,
+    "The seed sent to the agent's model (openai: only: the Messages API has none); --seed chooses rows, not this"
+  ),
+  headers: Option.list(
+    "header",
+    "NAME=VALUE",
+    Options.Header,
+    "A header sent with each of the agent model's requests, repeatable; its value is scrubbed from records like a key and never recorded"
+  ),
+  requestJson: Option.value(
+    "request",
+    "JSON",
+    Options.RequestBody,
+    undefined,
+    "A JSON object merged into each of the agent model's request bodies, its fields last (e.g. {\"top_p\": 0.9})"
+  )
+}
+
+/**
+ * A judge's `--judge-*` twins of `request`: a judge is its own model, set
+ * apart from the agent's.
+ *
+ * @category options
+ * @since 0.10.0
+ */
+export const judgeRequest = {
+  judgeSystem: Option.text("judge-system", "A system prompt for judge: scorers' requests; @FILE reads it from FILE"),
+  judgeTemperature: Option.value("judge-temperature", "T", Options.Temperature, undefined, "The judge model's temperature, 0 to 2"),
+  judgeMaxOutputTokens: Option.value(
+    "judge-max-output-tokens",
+    "N",
+    Options.TokenCount,
+    undefined,
+    "The judge model's output tokens at most, sent as max_tokens (judge:anthropic: sends 4096 when not given)"
+  ),
+  judgeSeed: Option.value("judge-seed", "N", Options.Seed, undefined, "The seed sent to the judge's model (not judge:anthropic:)"),
+  judgeHeaders: Option.list(
+    "judge-header",
+    "NAME=VALUE",
+    Options.Header,
+    "A header sent with each judge request, repeatable; its value is scrubbed from records like a key and never recorded"
+  ),
+  judgeRequestJson: Option.value(
+    "judge-request",
+    "JSON",
+    Options.RequestBody,
+    undefined,
+    "A JSON object merged into each judge request body, its fields last"
+  )
+}

@@ -16,6 +16,7 @@ import * as ToolSources from "../../agents/tools/Sources.ts"
 import type * as RunOptions from "../config/Run.ts"
 import * as Policy from "../../runner/Policy.ts"
 import { type Remote, type RemoteConfig, RunInputError } from "../../runner/Remote.ts"
+import { agentGiven, givenAgentFlags } from "../internal/request.ts"
 
 // The options whose value the config holds as given (undefined when not
 // given), as they were before options were derived: the rest are optional.
@@ -183,6 +184,17 @@ export const validate = (config: KindedConfig): RunInputError | undefined => {
   }
   if (config.execTimeout !== undefined && config.tools?.some((spec) => spec._tag === "Exec") !== true) {
     return bad("--exec-timeout needs --tools exec (it bounds the exec tool's commands)", "--exec-timeout")
+  }
+  const requested = givenAgentFlags(agentGiven(config))
+  if (requested.length > 0) {
+    if (config.remote !== undefined || config.cluster !== undefined) {
+      return bad(`${requested[0]} cannot be used with --cluster: the workers call their own agent`, requested[0])
+    }
+    const kind = AgentKinds.kindOf(config.agent, config.kinds.agents)
+    if (kind.usesModel !== true) {
+      const asking = config.kinds.agents.filter((k) => k.usesModel === true).map((k) => k.usage).join(" or ")
+      return bad(`${requested[0]} is about the agent's model requests: it needs an agent that asks a model (${asking}), not ${kind.usage}`, requested[0])
+    }
   }
   const user = userProblem(config)
   if (user !== undefined) return bad(user.message, user.flag)

@@ -20,6 +20,7 @@ import * as ScorerSpec from "../../scoring/Spec.ts"
 import { worldOf, type WorldInput } from "./internal/world.ts"
 import { changedModules, differences, fingerprint, JSONL_AS_IS, modulesOf, same, shortSha, sourceOf } from "./internal/definition.ts"
 import { UserRecorded, userOf } from "./internal/definition.ts"
+import * as Request from "../../domain/Request.ts"
 
 
 /**
@@ -108,7 +109,14 @@ export const RunDefinition = Schema.Struct({
    */
   world: Schema.optionalKey(Schema.Array(Schema.String)),
   /** The simulated user and its flags (`--user`); absent for a run without one. */
-  user: Schema.optionalKey(UserRecorded)
+  user: Schema.optionalKey(UserRecorded),
+  /**
+   * What the agent's model requests carry (`--system "..."`, `--temperature 0`, `--header NAME=<redacted>`,
+   * ...), as flags; absent when none is given (and from older definitions).
+   */
+  request: Schema.optionalKey(Schema.Array(Schema.String)),
+  /** The judges' (`--judge-system`, ...), when a `judge:` scorer is used; absent when none is given. */
+  judge_request: Schema.optionalKey(Schema.Array(Schema.String))
 })
 export type RunDefinition = typeof RunDefinition.Type
 
@@ -153,6 +161,10 @@ export interface Input extends WorldInput {
   readonly userModel?: string | undefined
   readonly userInstruction?: string | undefined
   readonly maxUserTurns?: number | undefined
+  /** The agent's request options (`--system`, `--temperature`, ...), its `--system @FILE` read. */
+  readonly request?: Request.Options | undefined
+  /** The judges' (`--judge-system`, ...). */
+  readonly judgeRequest?: Request.Options | undefined
 }
 
 /**
@@ -181,6 +193,16 @@ const agentText = (kind: AgentKinds.AgentKind, spec: AgentKinds.Spec, cwd: strin
 const scorerText = (spec: string, kinds: ReadonlyArray<ScorerKinds.ScorerKind>, input: Input, path: Path.Path): string => {
   const parsed = ScorerSpec.parse(spec, kinds)
   return typeof parsed === "string" ? spec : ScorerKinds.recorded(parsed, (file) => path.resolve(input.cwd, file), kinds, input)
+}
+
+// Recorded only where they are sent, and only when given: a run without them defines what it did before.
+const requestsOf = (input: Input, agentAsks: boolean, judged: boolean) => {
+  const request = input.cluster === undefined && agentAsks ? Request.flags(input.request) : []
+  const judge = judged ? Request.flags(input.judgeRequest, "judge-") : []
+  return {
+    ...(request.length === 0 ? undefined : { request }),
+    ...(judge.length === 0 ? undefined : { judge_request: judge })
+  }
 }
 
 const isJudge = (spec: string, kinds: ReadonlyArray<ScorerKinds.ScorerKind>) => {
@@ -222,7 +244,8 @@ export const make = Effect.fn("RunDefinition.make")(function*(input: Input, runI
     pricing: input.pricing === undefined ? null : (yield* fingerprint("--pricing", path.resolve(input.cwd, input.pricing))) ?? null,
     modules: yield* modulesOf(input, agentKind, scorerKinds, path),
     world: worldOf(input, (file) => path.resolve(input.cwd, file)),
-    ...(input.user === undefined ? undefined : { user: userOf(input, input.user, path) })
+    ...(input.user === undefined ? undefined : { user: userOf(input, input.user, path) }),
+    ...requestsOf(input, agentKind.usesModel === true, input.scorers.some((spec) => isJudge(spec, scorerKinds)))
   }
   return definition
 })

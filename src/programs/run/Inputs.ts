@@ -16,19 +16,22 @@ import * as Policy from "../../runner/Policy.ts"
 import { RunInputError } from "../../runner/Remote.ts"
 import { pushEpochs, type TrialUnit } from "../../runner/Runner.ts"
 import type { World } from "../../scoring/Kind.ts"
+import type * as Request from "../../domain/Request.ts"
 import * as Scorers from "../../scoring/Scorers.ts"
 import { DEFAULT_SYNTHETIC, type KindedConfig, type RunConfig, scoreSpecs } from "./Config.ts"
 
 /** The scorers of the run's `--score` specs, `--pass` checked against their names; `world` is what a `check:` runs in. */
 export const buildScorers = (
   config: KindedConfig,
-  world?: World | undefined
+  world?: World | undefined,
+  judgeRequest?: Request.Options | undefined
 ): Effect.Effect<ReadonlyArray<Scorer<HttpClient.HttpClient>>, RunInputError> =>
   Effect.gen(function*() {
     const specs = scoreSpecs(config)
     const scorers = yield* Scorers.fromSpecs(specs, {
       cwd: config.cwd,
       judgeModel: config.judgeModel,
+      judgeRequest,
       expectedTools: config.expectedTools,
       apiKey: config.apiKey,
       // The run's retry flags, --retries 0 included (the judge's own default retries otherwise).

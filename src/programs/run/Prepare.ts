@@ -41,6 +41,7 @@ import * as Labels from "../../summary/Labels.ts"
 import * as Summary from "../../summary/Summary.ts"
 import * as End from "./End.ts"
 import { MutableCounts } from "./internal/counts.ts"
+import * as RequestOptions from "../internal/request.ts"
 import * as Workspaces from "./stages/Workspaces.ts"
 
 /**
@@ -156,11 +157,14 @@ export const prepare = Effect.fnUntraced(function*(
     cwd: config.cwd
   }).pipe(Effect.mapError(input))
 
+  // What the agent's and the judges' model requests carry (`--system @FILE` read here).
+  const request = yield* RequestOptions.resolve(RequestOptions.agentGiven(config), "", config.cwd).pipe(Effect.mapError(input))
+  const judgeRequest = yield* RequestOptions.resolve(RequestOptions.judgeGiven(config), "judge-", config.cwd).pipe(Effect.mapError(input))
   // A --cluster run's agent is the workers' own.
   const built: Agent<unknown, HttpClient.HttpClient> = config.remote === undefined
     ? yield* AgentKinds.build(
       config.agent,
-      { ...config, retry: Policy.retryOf(config), sandboxSetting: config.workspace === true ? sandbox : undefined },
+      { ...config, request, retry: Policy.retryOf(config), sandboxSetting: config.workspace === true ? sandbox : undefined },
       kinds.agents
     )
       .pipe(Effect.catchTags({
@@ -184,7 +188,7 @@ export const prepare = Effect.fnUntraced(function*(
   })
   // Built before the resume check names the run: a `check:` reads the run's id when it scores a trial.
   let runIdOnceKnown: string | undefined
-  const scorers = yield* buildScorers(config, Workspaces.world(config, sandbox, () => runIdOnceKnown))
+  const scorers = yield* buildScorers(config, Workspaces.world(config, sandbox, () => runIdOnceKnown), judgeRequest)
   const pricing = config.pricing === undefined ? undefined : Pricing.make(
     config.pricing,
     yield* Pricing.load(path.resolve(config.cwd, config.pricing)).pipe(Effect.mapError(input)),
@@ -235,7 +239,9 @@ export const prepare = Effect.fnUntraced(function*(
     scorers: scoreSpecs(config),
     synthetic: config.synthetic ?? DEFAULT_SYNTHETIC,
     read,
-    rows
+    rows,
+    request,
+    judgeRequest
   }, newRunId)
   const checked = yield* RunDefinition.check(out, definition, config.resume).pipe(Effect.mapError(input))
   // A resume continues its run: the summary names the run the file belongs to.

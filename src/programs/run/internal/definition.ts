@@ -160,6 +160,11 @@ export const differences = (
   }
   // Another simulated user (or none where there was one) is another run.
   if (!same(recorded.user ?? null, now.user ?? null)) out.push([userText(recorded.user), userText(now.user)])
+  // Another request (a temperature, a system prompt, a header) is another run.
+  if (!same(recorded.request ?? [], now.request ?? [])) out.push([requestText(recorded.request, ""), requestText(now.request, "")])
+  if (!same(recorded.judge_request ?? [], now.judge_request ?? [])) {
+    out.push([requestText(recorded.judge_request, "judge-"), requestText(now.judge_request, "judge-")])
+  }
   // A `module:` that resolves to another file is another agent, tool or scorer.
   if (recorded.modules !== undefined && now.modules !== undefined && !same(modulePaths(recorded.modules), modulePaths(now.modules))) {
     out.push([modulesText(recorded.modules), modulesText(now.modules)])
@@ -169,6 +174,9 @@ export const differences = (
   }
   return out
 }
+
+const requestText = (flags: ReadonlyArray<string> | undefined, prefix: string) =>
+  flags === undefined || flags.length === 0 ? `no --${prefix}system, --${prefix}temperature, ... (the API's defaults)` : flags.join(" ")
 
 /** A tasks file is told apart by its size and a hash of its first MiB: cheap on any size. */
 const HASHED_BYTES = 1 << 20
