@@ -19,6 +19,8 @@ import * as ModuleTools from "../src/agents/tools/Module.ts"
 import type { AgentEvalTask, AgentEvalTrial } from "../src/domain/Trial.ts"
 import { runTrials } from "../src/runner/Runner.ts"
 import * as Scorers from "../src/scoring/Scorers.ts"
+import * as ModelUser from "../src/agents/users/Model.ts"
+import * as Users from "../src/agents/users/Users.ts"
 import * as Pricing from "../src/summary/Pricing.ts"
 import { answer, error, type MessagesBody, messagesServer, usage, useTools } from "./messages-server.ts"
 
@@ -375,5 +377,54 @@ describe("judge:anthropic:URL", () => {
         Scorers.fromSpec("judge:anthropic:http://127.0.0.1:9", { cwd: process.cwd(), judgeModel: "m" }).pipe(Effect.provide(withKey(null)))
       )
       assert.include(refused.message, "--score judge:anthropic:http://127.0.0.1:9 needs ANTHROPIC_API_KEY (sent as x-api-key); it is not set")
+    })))
+})
+
+describe("--user anthropic:URL", () => {
+  it.effect("plays the user on the Messages API: the instruction as system, the greeting first, the roles mirrored, its usage", () =>
+    live(Effect.gen(function*() {
+      const server = yield* messagesServer((turn) =>
+        turn === 1 ? answer("I need a refund.", usage(30, 4)) : answer(`Thanks. ${ModelUser.STOP}`, usage(50, 3))
+      )
+      const spec = Users.parse(`anthropic:${server.base}`)
+      assert.notStrictEqual(typeof spec, "string")
+      const user = yield* Users.build(spec as Users.Spec, { model: "claude-user", apiKey: undefined, cwd: process.cwd() }).pipe(
+        Effect.provide(withKey(KEY))
+      )
+      const base = { task: task("t1", "x"), instruction: "You want a refund.", trial: undefined }
+      const first = yield* user({ ...base, conversation: [], turn: 1 })
+      assert.deepStrictEqual(first, {
+        text: "I need a refund.",
+        ends: false,
+        usage: { input_tokens: 30, output_tokens: 4, total_tokens: 34, model: "claude-user" }
+      })
+      const second = yield* user({
+        ...base,
+        conversation: [{ role: "user", content: "I need a refund." }, { role: "assistant", content: "Done." }],
+        turn: 2
+      })
+      assert.isTrue(second.ends)
+      const [one, two] = bodies(server.received)
+      assert.strictEqual(server.received[0]!.headers["x-api-key"], KEY)
+      assert.deepStrictEqual(one, {
+        model: "claude-user",
+        system: ModelUser.systemPrompt("You want a refund."),
+        messages: [{ role: "user", content: ModelUser.GREETING }],
+        max_tokens: 4096
+      })
+      assert.deepStrictEqual(two!.messages, [
+        { role: "user", content: ModelUser.GREETING },
+        { role: "assistant", content: "I need a refund." },
+        { role: "user", content: "Done." }
+      ])
+    })))
+
+  it.effect("without a key: refused naming ANTHROPIC_API_KEY", () =>
+    live(Effect.gen(function*() {
+      const spec = Users.parse("anthropic:http://127.0.0.1:9") as Users.Spec
+      const refused = yield* Effect.flip(
+        Users.build(spec, { model: "m", apiKey: undefined, cwd: process.cwd() }).pipe(Effect.provide(withKey(null)))
+      )
+      assert.include(refused.message, "--user anthropic:http://127.0.0.1:9 needs ANTHROPIC_API_KEY (or AGENT_TRIALS_USER_API_KEY)")
     })))
 })

@@ -430,7 +430,7 @@ describe("simulated users, from the CLI", () => {
     const tasks = orders(dir)
     fs.writeFileSync(path.join(dir, "x.mjs"), "export default () => 'x'\n")
     const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
-      [["--user", "ftp://example.com/u"], "--user ftp://example.com/u: unknown user scheme \"ftp:\" (expected openai:BASE_URL or module:PATH[#export])"],
+      [["--user", "ftp://example.com/u"], "--user ftp://example.com/u: unknown user scheme \"ftp:\" (expected openai:BASE_URL or anthropic:BASE_URL or module:PATH[#export])"],
       [["--agent", "openai:http://127.0.0.1:9/v1", "--model", "m", "--user", "openai:http://127.0.0.1:9/v1"], "--user openai:http://127.0.0.1:9/v1 needs --user-model NAME"],
       [["--user-model", "user-m"], "--user-model needs --user (it is about the simulated user)"],
       [["--user", "module:user.mjs"], "--user needs an agent that takes part in a conversation (module:PATH[#export] or openai:BASE_URL or anthropic:BASE_URL), not sim"],

@@ -16,6 +16,14 @@ import { InvalidAgentOutput } from "../../domain/Errors.ts"
 import { troubleOf } from "../../domain/internal/completion.ts"
 import { at, field } from "../../domain/internal/fields.ts"
 import { chatCompletionsUrl, chatUsage, postJson, preview } from "../../domain/internal/post.ts"
+import {
+  DEFAULT_MAX_TOKENS,
+  messagesHeaders,
+  messagesText,
+  messagesTrouble,
+  messagesUrl,
+  messagesUsage
+} from "../../domain/internal/messages.ts"
 import type { ModelUsage } from "../../domain/Trial.ts"
 import * as Usages from "../../domain/Usage.ts"
 import { keySecrets, redactUrl, scrubber, urlCredentials, urlSecrets } from "../../internal/redact.ts"
@@ -61,6 +69,12 @@ export interface Options {
   readonly apiKey: Redacted.Redacted<string> | undefined
   /** Each call's retries (the run's policy); none when undefined. */
   readonly retry?: Policy.RetryPolicy | undefined
+  /**
+   * The API the endpoint speaks: `chat` (chat completions, the default) or
+   * `messages` (Anthropic's Messages API: the instruction as `system`, and
+   * the greeting first, so the messages start with the user role).
+   */
+  readonly api?: "chat" | "messages" | undefined
 }
 
 /**
@@ -106,9 +120,11 @@ export const mirrored = (instruction: string, conversation: ReadonlyArray<Messag
  * @since 0.9.0
  */
 export const make = (options: Options): SimulatedUser => {
-  const url = chatCompletionsUrl(options.baseUrl)
+  const messages = options.api === "messages"
+  const url = messages ? messagesUrl(options.baseUrl) : chatCompletionsUrl(options.baseUrl)
   const key = options.apiKey === undefined ? "" : Redacted.value(options.apiKey)
-  const bearer = key === "" ? undefined : options.apiKey
+  const bearer = key === "" || messages ? undefined : options.apiKey
+  const headers = messages ? messagesHeaders(key === "" ? undefined : options.apiKey, undefined) : undefined
   const everywhere = [...keySecrets(key), ...urlCredentials(url)]
   const scrub = scrubber(everywhere, urlSecrets(url))
   const where = scrub(redactUrl(url))
@@ -116,18 +132,20 @@ export const make = (options: Options): SimulatedUser => {
   return (turn) =>
     Effect.gen(function*() {
       yield* Redactor.remember(everywhere)
-      const body = { model: options.model, messages: mirrored(turn.instruction, turn.conversation) }
+      const body = messages
+        ? messagesBodyOf(options.model, turn.instruction, turn.conversation)
+        : { model: options.model, messages: mirrored(turn.instruction, turn.conversation) }
       let spent: ModelUsage | undefined
       const attempt = ResponseCache.call(
-        { kind: "user", url, model: options.model, body, trial: turn.trial },
-        postJson({ url, body, bearer, scrub }),
+        { kind: messages ? "user-messages" : "user", url, model: options.model, body, trial: turn.trial },
+        postJson({ url, body, bearer, headers, scrub }),
         (answer) => {
           // Every attempt's usage counts, a retried one's too.
-          const usage = chatUsage(answer, options.model)
+          const usage = messages ? messagesUsage(answer, options.model) : chatUsage(answer, options.model)
           if (usage !== undefined) spent = Usages.add(spent, usage)
-          return answerOf(answer, where)
+          return messages ? messageAnswerOf(answer, where) : answerOf(answer, where)
         },
-        (answer) => troubleOf(answer) === undefined
+        (answer) => (messages ? messagesTrouble(answer) : troubleOf(answer)) === undefined
       ).pipe(
         Effect.timeoutOrElse({
           duration: timeoutMs,
@@ -167,6 +185,31 @@ const answerOf = (body: unknown, where: string): Effect.Effect<string, InvalidAg
         message: `Chat completion from ${where} has no string at choices[0].message.content: ${preview(JSON.stringify(body) ?? "")}`
       })
     )
+}
+
+// The Messages API takes the instruction as `system`, and its messages
+// start with the user role: the greeting the user answered comes first.
+const messagesBodyOf = (model: string, instruction: string, conversation: ReadonlyArray<Message>) => {
+  const [, ...said] = mirrored(instruction, conversation)
+  return {
+    model,
+    system: systemPrompt(instruction),
+    messages: conversation.length === 0 ? said : [{ role: "user", content: GREETING }, ...said],
+    max_tokens: DEFAULT_MAX_TOKENS
+  }
+}
+
+const messageAnswerOf = (body: unknown, where: string): Effect.Effect<string, InvalidAgentOutput> => {
+  const trouble = messagesTrouble(body)
+  if (trouble !== undefined) {
+    return Effect.fail(
+      new InvalidAgentOutput({ message: `Message from ${where} ${trouble.detail}`, ...(trouble.retryable ? { retryable: true } : undefined) })
+    )
+  }
+  const content = field(body, "content") as ReadonlyArray<unknown>
+  return content.some((block) => field(block, "type") === "text")
+    ? Effect.succeed(messagesText(body))
+    : Effect.fail(new InvalidAgentOutput({ message: `Message from ${where} has no text block in content: ${preview(JSON.stringify(body) ?? "")}` }))
 }
 
 type ModelSpec = { readonly _tag: "OpenAi"; readonly baseUrl: string }

@@ -9,6 +9,7 @@
 import { Effect, Result, Schema } from "effect"
 import { fromString } from "../../internal/options.ts"
 import { redactUrl } from "../../internal/redact.ts"
+import * as AnthropicUser from "./Anthropic.ts"
 import * as ModelUser from "./Model.ts"
 import * as ModuleUser from "./Module.ts"
 import type { BuildOptions, SimulatedUser, Spec, UserBuildError, UserKind } from "./User.ts"
@@ -21,7 +22,7 @@ export { type BuildOptions, type SimulatedUser, type Spec, UserBuildError, UserE
  * @category registry
  * @since 0.9.0
  */
-export const builtIn: ReadonlyArray<UserKind> = [ModelUser.kind, ModuleUser.kind]
+export const builtIn: ReadonlyArray<UserKind> = [ModelUser.kind, AnthropicUser.kind, ModuleUser.kind]
 
 /**
  * The spec of `text`, by the first kind that matches it; a string is the

@@ -216,8 +216,9 @@ export const options = (kinds: Kinds.Kinds) => ({
       "SPEC",
       Users.UserSpec,
       undefined,
-      "A simulated user who talks with the agent (openai: or module: agents): openai:BASE_URL (a model plays it: --user-model; " +
-        "the key from AGENT_TRIALS_USER_API_KEY, else OPENAI_API_KEY) or module:PATH[#export]; it is told the task's " +
+      "A simulated user who talks with the agent (openai:, anthropic: or module: agents): openai:BASE_URL or anthropic:BASE_URL " +
+        "(a model plays it: --user-model; the key from AGENT_TRIALS_USER_API_KEY, else OPENAI_API_KEY or ANTHROPIC_API_KEY) " +
+        "or module:PATH[#export]; it is told the task's " +
         "--user-instruction, speaks first, and ends the conversation (###STOP###, or null), else --max-user-turns does"
     ),
     "spec"
