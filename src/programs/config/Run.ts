@@ -104,7 +104,7 @@ export const options = (kinds: Kinds.Kinds) => ({
     "N",
     Options.Count,
     2,
-    "Retries of retryable failures: timeouts, network errors, HTTP 408/429/5xx (default 2); waiting out a Retry-After of a 429 or 503 uses none"
+    "Retries of retryable failures: timeouts, network errors, HTTP 408/429/5xx (default 2); waiting out a Retry-After of a 429, 503 or 529 uses none"
   ),
   backoff: Option.value(
     "backoff",
@@ -119,14 +119,14 @@ export const options = (kinds: Kinds.Kinds) => ({
     "DURATION",
     Options.Duration,
     Duration.seconds(60),
-    "Longest wait a Retry-After header of a 429 or 503 may impose (default 60s)"
+    "Longest wait a Retry-After header of a 429, 503 or 529 may impose (default 60s)"
   ),
   rateLimitWaitMax: Option.value(
     "rate-limit-wait-max",
     "DURATION",
     Options.Duration,
     Duration.minutes(10),
-    "Longest a trial waits in all on rate limits (429, or 503 with Retry-After); these waits use no --retries (default 10m)"
+    "Longest a trial waits in all on rate limits (429, or 503 or 529 with Retry-After); these waits use no --retries (default 10m)"
   ),
   rate: Option.value(
     "rate",

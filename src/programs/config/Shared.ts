@@ -122,7 +122,10 @@ export const agent = <const D>(kinds: Kinds.Kinds, fallback: D) =>
  * @category options
  * @since 0.8.0
  */
-export const judgeModel = Option.text("judge-model", "Model a judge: scorer asks (the key comes from OPENAI_API_KEY)")
+export const judgeModel = Option.text(
+  "judge-model",
+  "Model a judge: scorer asks (the key comes from OPENAI_API_KEY, or ANTHROPIC_API_KEY for judge:anthropic:)"
+)
 
 /**
  * `--expected-tools`.
@@ -146,7 +149,7 @@ export const expectedTools = Option.value(
  */
 export const model = Option.text(
   "model",
-  "Model name for openai: agents (required there; the key comes from OPENAI_API_KEY)"
+  "Model name for openai: and anthropic: agents (required there; the key comes from OPENAI_API_KEY, or ANTHROPIC_API_KEY)"
 )
 
 /**
