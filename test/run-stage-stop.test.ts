@@ -47,4 +47,24 @@ describe("Stop.stop", () => {
       assert.strictEqual(spent.tokens, 20)
       assert.strictEqual(spent.trials, 2)
     }))
+
+  it.effect("a budget's stop reports the agent calls running then, not the trials past their call still to be counted", () =>
+    Effect.gen(function*() {
+      // 70 trials admitted and 2 settled below: 68 not yet counted, of which the runner says 5 are calls running.
+      const active = 5
+      const spent = new Budget.Spent(() => active)
+      spent.admitted = 70
+      const trials = Stream.make(trialOf("a", { usage: usageOf(10) }), trialOf("b", { usage: usageOf(10) }))
+      const { error } = yield* drain(trials.pipe(Stop.stop({ deadServer: false, budget: { budgets: { maxTokens: 15 }, spent } })))
+      assert.strictEqual(error?._tag, "BudgetExceeded")
+      assert.strictEqual(spent.inFlight, 68)
+      assert.strictEqual(spent.inFlightAtStop, 5)
+      // Without the runner's count, what the reserve counts.
+      const alone = new Budget.Spent()
+      alone.admitted = 70
+      yield* drain(Stream.make(trialOf("a", { usage: usageOf(10) }), trialOf("b", { usage: usageOf(10) })).pipe(
+        Stop.stop({ deadServer: false, budget: { budgets: { maxTokens: 15 }, spent: alone } })
+      ))
+      assert.strictEqual(alone.inFlightAtStop, 68)
+    }))
 })

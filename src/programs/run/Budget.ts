@@ -57,6 +57,14 @@ export interface Budgets {
  * @since 0.4.0
  */
 export class Spent {
+  /**
+   * The agent calls running now (the runner's probe), for `inFlightAtStop`;
+   * without it, the trials admitted and not yet counted, as the reserve.
+   */
+  private readonly activeCalls: (() => number) | undefined
+  constructor(activeCalls?: () => number) {
+    this.activeCalls = activeCalls
+  }
   tokens = 0
   cost = 0
   /** Trials counted (those recorded before a resume too): the means' divisor. */
@@ -64,7 +72,11 @@ export class Spent {
   /** This run's trials admitted, and counted: the difference is in flight. */
   admitted = 0
   settled = 0
-  /** Set when a budget stopped admission or the run: the calls in flight then. */
+  /**
+   * Set when a budget stopped admission or the run: the agent calls in flight
+   * then (the trials past their call and not yet counted are reserved for,
+   * but are no calls).
+   */
   inFlightAtStop: number | undefined = undefined
   // Set when admission stopped on the reserve, before any record reached a budget.
   closed: BudgetExceeded | undefined = undefined
@@ -73,6 +85,11 @@ export class Spent {
 
   get inFlight(): number {
     return this.admitted - this.settled
+  }
+
+  /** The agent calls running now, when the probe is known; else `inFlight`. */
+  get callsInFlight(): number {
+    return this.activeCalls === undefined ? this.inFlight : Math.min(this.activeCalls(), this.inFlight)
   }
 
   add(trial: AgentEvalTrial): void {
@@ -122,7 +139,7 @@ export class Spent {
     const closed = this.over(budgets, this.inFlight)
     if (closed === undefined) return true
     this.closed = closed
-    this.inFlightAtStop = this.inFlight
+    this.inFlightAtStop = this.callsInFlight
     return false
   }
 
@@ -211,7 +228,7 @@ export const stopOnBudget = <E, R, A = AgentEvalTrial>(
       spent.settled++
       const reached = spent.reached(budgets)
       // Admission may have stopped first, with more calls in flight: that is the figure kept.
-      if (reached !== undefined) spent.inFlightAtStop ??= spent.inFlight
+      if (reached !== undefined) spent.inFlightAtStop ??= spent.callsInFlight
       return reached
     }).pipe(Stream.concat(Stream.suspend(() => spent.closed === undefined ? Stream.empty : Stream.fail(spent.closed))))
   })

@@ -202,7 +202,8 @@ export const prepare = Effect.fnUntraced(function*(
   )
   const budgets: Budget.Budgets = { maxCost: config.maxCost, maxTokens: config.maxTokens }
   const budgeted = budgets.maxCost !== undefined || budgets.maxTokens !== undefined
-  const spent = new Budget.Spent()
+  // What it reports as in flight at a stop is the runner's agent calls then.
+  const spent = new Budget.Spent(() => counts.probe.active)
   const gates = config.failUnder ?? []
   yield* Effect.fromResult(Gates.check(gates, scorers.map((s) => s.name))).pipe(Effect.mapError(input))
   const newRunId = yield* newRunIdOf
