@@ -179,18 +179,7 @@ export const kind: AgentKind<{ readonly _tag: "Anthropic"; readonly baseUrl: str
       const messages: Options = { baseUrl: spec.baseUrl, model, apiKey, request: options.request }
       return options.tools === undefined || options.tools.length === 0
         ? Effect.succeed(make(messages))
-        : ToolAgent.make(MessagesModel.layer(messages), {
-          tools: options.tools,
-          maxTurns: options.maxTurns ?? ToolAgent.defaults.maxTurns,
-          toolParallelism: options.toolParallelism ?? ToolAgent.defaults.toolParallelism,
-          mcpPerTrial: options.mcpPerTrial,
-          mcpTimeout: options.mcpTimeout,
-          sandbox: options.sandboxSetting,
-          execTimeout: options.execTimeout,
-          retry: options.retry,
-          model,
-          cwd: options.cwd
-        })
+        : ToolAgent.make(MessagesModel.layer(messages), ToolAgent.optionsOf(options, model))
     })
   }
 }

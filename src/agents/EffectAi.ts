@@ -55,18 +55,7 @@ export const kind: AgentKind<EffectAiSpec> = {
           : Effect.fail(new AgentBuildError({ where, problem: `export "${spec.exportName ?? "default"}" is a ${typeof value}, not a Layer that provides LanguageModel` }))
       ),
       Effect.flatMap((layer) =>
-        ToolAgent.make(layer, {
-          tools: options.tools ?? [],
-          maxTurns: options.maxTurns ?? ToolAgent.defaults.maxTurns,
-          toolParallelism: options.toolParallelism ?? ToolAgent.defaults.toolParallelism,
-          mcpPerTrial: options.mcpPerTrial,
-          mcpTimeout: options.mcpTimeout,
-          sandbox: options.sandboxSetting,
-          execTimeout: options.execTimeout,
-          retry: options.retry,
-          model: options.model,
-          cwd: options.cwd
-        }).pipe(
+        ToolAgent.make(layer, ToolAgent.optionsOf(options, options.model)).pipe(
           // The tool loop's problems are worded under the spec too.
           Effect.catchTags({
             AgentBuildError: (e) => Effect.fail(new AgentBuildError({ where, problem: e.message })),

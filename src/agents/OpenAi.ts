@@ -168,17 +168,6 @@ export const kind: AgentKind<{ readonly _tag: "OpenAi"; readonly baseUrl: string
     // With --tools, the tool loop over the same endpoint; else one call.
     return options.tools === undefined || options.tools.length === 0
       ? Effect.succeed(make(chat))
-      : ToolAgent.make(ChatModel.layer(chat), {
-        tools: options.tools,
-        maxTurns: options.maxTurns ?? ToolAgent.defaults.maxTurns,
-        toolParallelism: options.toolParallelism ?? ToolAgent.defaults.toolParallelism,
-        mcpPerTrial: options.mcpPerTrial,
-        mcpTimeout: options.mcpTimeout,
-        sandbox: options.sandboxSetting,
-        execTimeout: options.execTimeout,
-        retry: options.retry,
-        model,
-        cwd: options.cwd
-      })
+      : ToolAgent.make(ChatModel.layer(chat), ToolAgent.optionsOf(options, model))
   }
 }

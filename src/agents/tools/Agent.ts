@@ -10,7 +10,7 @@
 import { Context, type Duration, Effect, Layer, Schema } from "effect"
 import type { LanguageModel } from "effect/ai"
 import type { Agent, TrialContext } from "../../domain/Agent.ts"
-import { AgentBuildError } from "../Kind.ts"
+import { AgentBuildError, type BuildOptions } from "../Kind.ts"
 import type { RetryPolicy } from "../../runner/Policy.ts"
 import type { Setting } from "../../sandbox/Setting.ts"
 import { DEFAULT_TIMEOUT } from "./internal/mcp.ts"
@@ -69,6 +69,26 @@ export interface Options {
  * @since 0.5.0
  */
 export const defaults = { maxTurns: 10, toolParallelism: 4, mcpTimeout: DEFAULT_TIMEOUT } as const
+
+/**
+ * The loop's options from an agent kind's build options (its flags), the
+ * defaults where they are silent; `model` is the model the usage is priced as.
+ *
+ * @category constructors
+ * @since 0.10.0
+ */
+export const optionsOf = (build: BuildOptions, model: string | undefined): Options => ({
+  tools: build.tools ?? [],
+  maxTurns: build.maxTurns ?? defaults.maxTurns,
+  toolParallelism: build.toolParallelism ?? defaults.toolParallelism,
+  mcpPerTrial: build.mcpPerTrial,
+  mcpTimeout: build.mcpTimeout,
+  sandbox: build.sandboxSetting,
+  execTimeout: build.execTimeout,
+  retry: build.retry,
+  model,
+  cwd: build.cwd
+})
 
 /**
  * The agent, built in the current scope (the run's): the model's layer built
