@@ -92,14 +92,15 @@ export const make = (options: Options): Effect.Effect<LanguageModel.LanguageMode
     const everywhere = secretsOf(url, options.apiKey, options.request)
     const scrub = scrubber(everywhere, urlSecrets(url))
     const where = scrub(redactUrl(url))
-    const headers = messagesHeaders(options.apiKey, Request.headersOf(options.request))
+    const own = Request.headersOf(options.request)
+    const headers = messagesHeaders(options.apiKey, own)
     const client = yield* Effect.context<HttpClient.HttpClient>()
     return yield* LanguageModel.make({
       generateText: (request) => {
         const body = requestBody(options, request)
         return Redactor.remember(everywhere).pipe(
           Effect.andThen(ResponseCache.call(
-            { kind: "anthropic", url, model: options.model, body, headers: Request.headersOf(options.request) },
+            { kind: "anthropic", url, model: options.model, body, headers: own },
             postJson({ url, body, headers, scrub }).pipe(
               Effect.provideContext(client),
               Effect.mapError((error) => toAiError(error, where))

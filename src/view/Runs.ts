@@ -167,7 +167,8 @@ export const definitionOf = (file: string): Effect.Effect<Definition | undefined
   )
 
 const entryOf = (key: string, index: FileIndex, now: number): Effect.Effect<RunEntry> =>
-  Effect.map(Effect.all([definitionOf(index.file), endOf(index.file)]), ([d, end]) => {
+  Effect.map(Effect.all([definitionOf(index.file), End.read(index.file)]), ([d, marker]) => {
+    const end = endMatching(marker, d)
     const f = index.figures()
     const total = totalOf(d)
     const idle = now - index.modifiedMs > IDLE_MS
@@ -199,12 +200,15 @@ const entryOf = (key: string, index: FileIndex, now: number): Effect.Effect<RunE
  * @since 0.9.0
  */
 export const endOf = (file: string): Effect.Effect<End.RunEnd | undefined> =>
-  Effect.map(Effect.all([End.read(file), definitionOf(file)]), ([end, d]) =>
-    // Our own outcomes are snake_case words: anything else in such a file is not shown.
-    end !== undefined && /^[a-z_]{1,40}$/.test(end.outcome) &&
-      (d === undefined || text(d.run_id) === null || text(d.run_id) === end.run_id)
-      ? end
-      : undefined)
+  Effect.map(Effect.all([End.read(file), definitionOf(file)]), ([end, d]) => endMatching(end, d))
+
+// The marker when it is the run's that the definition names (and its outcome one of ours).
+const endMatching = (end: End.RunEnd | undefined, d: Definition | undefined): End.RunEnd | undefined =>
+  // Our own outcomes are snake_case words: anything else in such a file is not shown.
+  end !== undefined && /^[a-z_]{1,40}$/.test(end.outcome) &&
+    (d === undefined || text(d.run_id) === null || text(d.run_id) === end.run_id)
+    ? end
+    : undefined
 
 /**
  * A run's status: as its end marker says when it has one (`finished`, else
