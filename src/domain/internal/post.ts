@@ -7,7 +7,7 @@
  *
  * @internal
  */
-import { Clock, Effect, Redacted, Tracer } from "effect"
+import { Clock, Effect, Exit, Redacted, Tracer } from "effect"
 import { HttpClient, HttpClientError, HttpClientRequest } from "effect/http"
 import { InvalidAgentOutput } from "../Errors.ts"
 import { field } from "./fields.ts"
@@ -64,12 +64,17 @@ const viaClient = (options: PostOptions, where: string, encoded: string) =>
   })
 
 // The headers the HttpClient path sends: the caller's, `accept`, the bearer, the body's type.
-const viaRaw = (options: PostOptions, where: string, encoded: string, raw: RawPostFn, target: URL) => {
+const rawHeaders = (options: PostOptions): Record<string, string> => {
   const headers: Record<string, string> = {}
   if (options.headers !== undefined) for (const name in options.headers) headers[name.toLowerCase()] = options.headers[name]!
   headers["accept"] = "application/json"
   if (options.bearer !== undefined) headers["authorization"] = `Bearer ${Redacted.value(options.bearer)}`
   headers["content-type"] = "application/json"
+  return headers
+}
+
+const viaRaw = (options: PostOptions, where: string, encoded: string, raw: RawPostFn, target: URL) => {
+  const headers = rawHeaders(options)
   return Effect.flatMap(
     Effect.callback<RawAnswer, NetworkError>((resume, signal) => {
       raw(target, headers, encoded, signal).then(
@@ -116,21 +121,25 @@ const settle = (
       )
     })
   }
-  // Parsed first and scrubbed string by string: a secret that looks like a
-  // number or spans a quote cannot break the JSON a trial records.
+  return bodyOf(raw, where, scrub)
+}
+
+// A 2xx body parsed first and scrubbed string by string: a secret that looks
+// like a number or spans a quote cannot break the JSON a trial records.
+const bodyOf = (raw: string, where: string, scrub: (text: string) => string): Exit.Exit<unknown, InvalidAgentOutput> => {
   let body: unknown
   try {
     body = JSON.parse(raw)
   } catch {
     // The reason quotes the text around the fault: take it from the scrubbed text.
     const text = scrub(raw)
-    return Effect.fail(
+    return Exit.fail(
       new InvalidAgentOutput({
         message: `Response from ${where} is not JSON (${jsonError(text)}): ${preview(text)}`
       })
     )
   }
-  return Effect.succeed(scrubJson(body, scrub))
+  return Exit.succeed(scrubJson(body, scrub))
 }
 
 const jsonError = (text: string): string => {
