@@ -16,6 +16,7 @@ import { redactUrl, type Secret, scrubber, urlCredentials, urlSecrets } from "..
 import * as Redactor from "../runner/Redactor.ts"
 import * as ResponseCache from "../cache/ResponseCache.ts"
 import type { AgentKind } from "./Kind.ts"
+import { leanPost } from "./internal/lean.ts"
 
 /**
  * Options of an HTTP agent.
@@ -80,26 +81,33 @@ export const make = (url: string, options?: Options): Agent<HttpAgentError, Http
     }
     return built
   }
-  return Effect.fn("HttpAgent.call")(function*(task: AgentEvalTask, trial?: TrialContext) {
+  const decode = (where: string) => (body: unknown) => {
+    const exit = decodeOutput(body)
+    if (exit._tag === "Success") return Effect.succeed(exit.value)
+    return Effect.fail(
+      new InvalidAgentOutput({
+        message: `Response from ${where} is not { output_text: string, response?, metadata?: object }: ${
+          preview(JSON.stringify(body) ?? String(body))
+        }`
+      })
+    )
+  }
+  const full = Effect.fn("HttpAgent.call")(function*(task: AgentEvalTask, trial?: TrialContext) {
     const { everywhere, scrub, where } = scrubFor(yield* Headers.CurrentRedactedNames)
     yield* Redactor.remember(everywhere)
     // Through the response cache when the run provides one (`--cache`).
     return yield* ResponseCache.call(
       { kind: "http", url, body: task, trial },
       postJson({ url, body: task, headers, scrub, where }),
-      (body) => {
-        const exit = decodeOutput(body)
-        if (exit._tag === "Success") return Effect.succeed(exit.value)
-        return Effect.fail(
-          new InvalidAgentOutput({
-            message: `Response from ${where} is not { output_text: string, response?, metadata?: object }: ${
-              preview(JSON.stringify(body) ?? String(body))
-            }`
-          })
-        )
-      }
+      decode(where)
     )
   })
+  // Without a tracer or a cache, the lean path (`internal/lean.ts`).
+  return (task, trial) =>
+    Effect.withFiber((fiber) => {
+      const { everywhere, scrub, where } = scrubFor(fiber.getRef(Headers.CurrentRedactedNames))
+      return leanPost(fiber, everywhere, { url, body: task, headers, scrub, where }, decode(where)) ?? full(task, trial)
+    })
 }
 
 // Values of the headers Effect treats as secret, and for `Scheme token` values

@@ -20,6 +20,7 @@ import * as Redactor from "../runner/Redactor.ts"
 import * as ResponseCache from "../cache/ResponseCache.ts"
 import * as Request from "../domain/Request.ts"
 import { userContent } from "./internal/prompt.ts"
+import { leanPost } from "./internal/lean.ts"
 import * as ChatModel from "./ChatModel.ts"
 import { AgentBuildError, type AgentKind } from "./Kind.ts"
 import * as ToolAgent from "./tools/Agent.ts"
@@ -76,20 +77,29 @@ export const make = (options: Options): Agent<HttpAgentError, HttpClient.HttpCli
   const everywhere = [...keySecrets(key), ...urlCredentials(url), ...(options.request?.headers ?? []).flatMap((h) => keySecrets(h.value))]
   const scrub = scrubber(everywhere, urlSecrets(url))
   const where = scrub(redactUrl(url))
-  return Effect.fn("OpenAiAgent.call")(function*(task: AgentEvalTask, trial?: TrialContext) {
-    yield* Redactor.remember(everywhere)
-    // With a simulated user (`--user`), the whole conversation so far: the cache keys on all of it.
-    const request = Request.chatBody(
+  // With a simulated user (`--user`), the whole conversation so far: the cache keys on all of it.
+  const requestOf = (task: AgentEvalTask, trial: TrialContext | undefined) =>
+    Request.chatBody(
       { model: options.model, messages: trial?.conversation ?? [{ role: "user", content: userContent(task) }] },
       options.request
     )
+  const decode = (body: unknown) => toOutput(body, where, options.model)
+  const full = Effect.fn("OpenAiAgent.call")(function*(task: AgentEvalTask, trial?: TrialContext) {
+    yield* Redactor.remember(everywhere)
+    const request = requestOf(task, trial)
     // Through the response cache when the run provides one (`--cache`).
     return yield* ResponseCache.call(
       { kind: "openai", url, model: options.model, body: request, trial, headers },
       postJson({ url, body: request, bearer, headers, scrub, where }),
-      (body) => toOutput(body, where, options.model)
+      decode
     )
   })
+  // Without a tracer or a cache, the lean path (`internal/lean.ts`).
+  return (task, trial) =>
+    Effect.withFiber((fiber) =>
+      leanPost(fiber, everywhere, { url, body: requestOf(task, trial), bearer, headers, scrub, where }, decode) ??
+        full(task, trial)
+    )
 }
 
 export { keyFromConfig } from "../internal/apiKey.ts"

@@ -86,6 +86,40 @@ const viaRaw = (options: PostOptions, where: string, encoded: string, raw: RawPo
   )
 }
 
+/**
+ * `postJson` through the run's raw POST, its 2xx body handed straight to
+ * `decode`: one callback per call and no step between the answer and the
+ * agent's output. For a caller that has checked the raw path applies
+ * (`RawPost` provided, no tracer); `undefined` when the URL does not parse
+ * (the `HttpClient` path then gives its error).
+ *
+ * @internal
+ */
+export const postRawThen = <A, E>(
+  raw: RawPostFn,
+  options: PostOptions & { readonly where: string },
+  decode: (body: unknown) => Effect.Effect<A, E>
+): Effect.Effect<A, E | HttpStatusError | NetworkError | InvalidAgentOutput | HttpBodyError> | undefined => {
+  const target = parsedUrl(options.url)
+  if (target === undefined) return undefined
+  const { scrub, where } = options
+  const encoded = encodeJson(options.body)
+  if (typeof encoded !== "string") return Effect.fail(new HttpBodyError({ url: where, problem: scrub(encoded.problem) }))
+  const headers = rawHeaders(options)
+  return Effect.callback<A, E | HttpStatusError | NetworkError | InvalidAgentOutput>((resume, signal) => {
+    raw(target, headers, encoded, signal).then(
+      (answer) => {
+        if (answer.status < 200 || answer.status >= 300) {
+          return resume(Effect.flatMap(settle(answer.status, answer.retryAfter, answer.text, where, scrub), decode))
+        }
+        const body = bodyOf(answer.text, where, scrub)
+        resume(body._tag === "Success" ? decode(body.value) : Exit.failCause(body.cause))
+      },
+      (cause: unknown) => resume(Effect.fail(networkError(cause, "TransportError", where, scrub)))
+    )
+  })
+}
+
 // A URL parsed once per agent, not per request; an unparsable one goes through the HttpClient (its error).
 const parsedUrls = new Map<string, URL | undefined>()
 const parsedUrl = (url: string): URL | undefined => {
