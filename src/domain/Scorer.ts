@@ -148,6 +148,33 @@ export const make = <E, R>(
   }
 })
 
+// Scorers made by `makeLocal`, and negations of them.
+const locals = new WeakSet<Scorer<any>>()
+
+/**
+ * `make` for a scorer whose score is computed in place, with no call outside
+ * and no wait (`exact`, `includes`, `regex`, `numeric`, `json`, the path
+ * scorers): a scoring stage whose scorers are all such runs them in its own
+ * fiber, one trial after another, rather than forking a fiber per trial.
+ *
+ * @internal
+ */
+export const makeLocal = <E>(
+  name: string,
+  f: (task: AgentEvalTask, output: string, trial: AgentEvalTrial) => Effect.Effect<Score, E>
+): Scorer => {
+  const scorer = make(name, f)
+  locals.add(scorer)
+  return scorer
+}
+
+/**
+ * Whether `scorer` was made by `makeLocal` (or negates one that was).
+ *
+ * @internal
+ */
+export const isLocal = (scorer: Scorer<any>): boolean => locals.has(scorer)
+
 /**
  * The opposite of a scorer: value `1 - v`, `passed` flipped, named `not-`
  * and the scorer's name unless `name` is given. A score with an `error`
@@ -167,7 +194,13 @@ export const make = <E, R>(
  * @category combinators
  * @since 0.2.0
  */
-export const negate = <R>(scorer: Scorer<R>, name: string = `not-${scorer.name}`): Scorer<R> => ({
+export const negate = <R>(scorer: Scorer<R>, name: string = `not-${scorer.name}`): Scorer<R> => {
+  const negated = negation(scorer, name)
+  if (isLocal(scorer)) locals.add(negated)
+  return negated
+}
+
+const negation = <R>(scorer: Scorer<R>, name: string): Scorer<R> => ({
   name,
   score: (task, trial) =>
     Effect.flatMap(scorer.score(task, trial), (s): Effect.Effect<Score> => {

@@ -16,7 +16,7 @@
 import { Effect, Schema } from "effect"
 import type { AgentEvalTask, Score } from "../domain/Trial.ts"
 import * as Levenshtein from "./Levenshtein.ts"
-import { InvalidReference, make, type MissingReference, reference, type Scorer, verdict } from "../domain/Scorer.ts"
+import { InvalidReference, makeLocal as make, type MissingReference, reference, type Scorer, verdict } from "../domain/Scorer.ts"
 
 /**
  * How texts are prepared before they are compared: `trim` (default true)

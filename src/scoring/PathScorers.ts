@@ -8,7 +8,7 @@
  * @since 0.5.0
  */
 import { Effect, Schema } from "effect"
-import { InvalidReference, make, MissingReference, type Scorer, verdict } from "../domain/Scorer.ts"
+import { InvalidReference, makeLocal as make, MissingReference, type Scorer, verdict } from "../domain/Scorer.ts"
 import * as Trajectories from "../domain/Trajectory.ts"
 import type { AgentEvalTask, AgentEvalTrial, Score, Trajectory, TrajectoryStep } from "../domain/Trial.ts"
 import { preview } from "./Match.ts"

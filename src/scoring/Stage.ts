@@ -18,7 +18,7 @@ import { trackStreamFibers, unwrapAtStart } from "../runner/internal/bounded.ts"
 import { type MutableProbe, toMutable } from "../runner/internal/probe.ts"
 import type * as Probe from "../runner/Probe.ts"
 import type { AgentEvalTask, AgentEvalTrial, Score } from "../domain/Trial.ts"
-import type { Scorer } from "../domain/Scorer.ts"
+import { isLocal, type Scorer } from "../domain/Scorer.ts"
 
 /**
  * A finished trial with the task it was run on (the scorers read its
@@ -176,8 +176,11 @@ const scoring = <F extends Finished, B, E, R, SR>(
         return undefined
       })
     }
+    // Scorers that only compute (`Scorer.makeLocal`) finish as they start: scored
+    // in the stage's own fiber, one trial after another, with no fiber per trial.
+    const inPlace = lists.every((list) => list.every(isLocal))
     return items.pipe(
-      Stream.mapEffect(scoreOne, { concurrency: options.parallelism, unordered: true }),
+      Stream.mapEffect(scoreOne, { concurrency: inPlace ? 1 : options.parallelism, unordered: true }),
       trackStreamFibers(probe)
     )
   }))

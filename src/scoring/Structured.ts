@@ -8,7 +8,7 @@
 import { Effect } from "effect"
 import type { AgentEvalTask, Score } from "../domain/Trial.ts"
 import { preview, quote } from "./Match.ts"
-import { InvalidReference, make, type MissingReference, reference, type Scorer, verdict } from "../domain/Scorer.ts"
+import { InvalidReference, makeLocal as make, type MissingReference, reference, type Scorer, verdict } from "../domain/Scorer.ts"
 
 /**
  * How far from the reference a number may be: `Absolute` (`|x - ref| <=
