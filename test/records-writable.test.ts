@@ -251,3 +251,31 @@ describe("prices too large to make a finite cost", () => {
     assert.isTrue(Number.isFinite(cost * 1e7))
   })
 })
+
+describe("the in-place check (writable.ts)", () => {
+  it("an API answer nested 8 deep with nothing to scrub is kept as it is, not copied; a wide self-reference is still a cycle named by its path", async () => {
+    const { writable } = await import("../src/internal/writable.ts")
+    const body = { choices: [{ message: { content: "42", tool_calls: [{ function: { arguments: { a: [1, { b: "c" }] } } }] } }] }
+    const output = { output_text: "42", response: body }
+    const kept = writable(output, "output", (s) => s)
+    assert.strictEqual(kept._tag, "Writable")
+    assert.strictEqual(kept._tag === "Writable" && kept.value, output)
+    // A scrub that changes nothing keeps it too; a secret in a deep string is removed from a copy.
+    const scrubbed = writable(output, "output", (s) => s.replaceAll("secret", "[x]"))
+    assert.strictEqual(scrubbed._tag === "Writable" && scrubbed.value, output)
+    const withSecret = { output_text: "42", response: { choices: [{ message: { tool_calls: [{ function: { arguments: { a: [1, { b: "secret" }] } } }] } }] } }
+    const copied = writable(withSecret, "output", (s) => s.replaceAll("secret", "[x]"))
+    assert.deepStrictEqual(copied, {
+      _tag: "Writable",
+      value: { output_text: "42", response: { choices: [{ message: { tool_calls: [{ function: { arguments: { a: [1, { b: "[x]" }] } } }] } }] } }
+    })
+    // Each key refers back to the object: 2^64 paths if every one were followed.
+    const wide: Record<string, unknown> = { x: 1 }
+    for (let i = 0; i < 8; i++) wide[`k${i}`] = wide
+    assert.deepStrictEqual(writable({ output_text: "x", response: wide }, "output", (s) => s), {
+      _tag: "Unwritable",
+      at: "output.response.k0",
+      why: "refers back to output.response (a cycle)"
+    })
+  })
+})

@@ -46,6 +46,7 @@ export const writable = (value: unknown, at: string, scrub: ((text: string) => s
     // break between two keys is an edge as the end of a string is. Without
     // a scrub (no secret to remove) nothing is gathered.
     const keys: Array<string> | undefined = scrub === undefined ? undefined : []
+    budget = CLEAN_BUDGET
     if (clean(value, scrub, 0, keys) && (keys === undefined || keys.length === 0 || scrubbedAlike(keys, scrub!))) {
       return { _tag: "Writable", value }
     }
@@ -64,8 +65,17 @@ export const writable = (value: unknown, at: string, scrub: ((text: string) => s
   }
 }
 
+// The values `clean` looks at before it leaves a value to the walk: a body
+// of a few hundred fields (an API's answer, up to 64 levels deep) is
+// checked in place, while a value that refers back to itself, or a shared
+// one met along many paths, costs no more than this.
+const CLEAN_BUDGET = 4096
+const CLEAN_DEPTH = 64
+let budget = 0
+
 // Whether `value` is written as it is, strings unchanged by `scrub`; `false`
-// when unsure (deep, or a `toJSON`), which leaves it to the walk.
+// when unsure (too deep or too many values for the budget, or a `toJSON`),
+// which leaves it to the walk.
 const clean = (
   value: unknown,
   scrub: ((text: string) => string) | undefined,
@@ -82,7 +92,7 @@ const clean = (
       return true
     case "object": {
       if (value === null) return true
-      if (depth >= 4) return false
+      if (depth >= CLEAN_DEPTH || --budget < 0) return false
       if (Array.isArray(value)) {
         for (let i = 0; i < value.length; i++) if (!clean(value[i], scrub, depth + 1, keys)) return false
         return true
