@@ -259,7 +259,6 @@ export const writer = Effect.fn("Results.writer")(function*(
   const fs = yield* FileSystem.FileSystem
   const batchSize = options?.batchSize ?? 64
   const onWritten = options?.onWritten
-  const encoder = new TextEncoder()
   const lock = yield* Semaphore.make(1)
   // The file lives in a scope of its own, closed after the final flush.
   const fileScope = yield* Scope.make()
@@ -290,19 +289,25 @@ export const writer = Effect.fn("Results.writer")(function*(
         file = opened.success
       }
       const ends: Array<number> = []
-      let text = ""
       let end = 0
       // A record JSON cannot write is replaced by its failed record (`Line.of`), the one `onWritten` sees.
       const records: Array<AgentEvalTrial> = []
+      const texts: Array<string> = []
+      let most = 0
       for (const trial of batch) {
         const encoded = Line.of(trial)
-        const line = encoded.text + "\n"
         records.push(encoded.trial)
-        text += line
-        end += Buffer.byteLength(line)
+        texts.push(encoded.text)
+        most += encoded.text.length * 3 + 1
+      }
+      // Each line encoded once, into the bytes written (UTF-8: at most 3 bytes a UTF-16 unit).
+      const buffer = Buffer.allocUnsafe(most)
+      for (const text of texts) {
+        end += buffer.write(text, end, "utf8")
+        buffer[end++] = 10
         ends.push(end)
       }
-      const bytes = encoder.encode(text)
+      const bytes = buffer.subarray(0, end)
       let offset = 0
       let line = 0
       const settle = (upTo: number) => {
