@@ -13,7 +13,7 @@ import type { Agent } from "../src/domain/Agent.ts"
 import * as HttpAgent from "../src/agents/Http.ts"
 import * as OpenAiAgent from "../src/agents/OpenAi.ts"
 import { httpClient } from "../src/cli/node.ts"
-import { RawPost } from "../src/domain/internal/rawPost.ts"
+import { RawPost, type RawPostFn } from "../src/domain/internal/rawPost.ts"
 import { runTrials } from "../src/runner/Runner.ts"
 import type { AgentEvalTask, AgentEvalTrial } from "../src/domain/Trial.ts"
 import { closedPort, type Handler, json, serve } from "./http-server.ts"
@@ -63,10 +63,10 @@ const counted = () => {
   const layer = Layer.effect(
     RawPost,
     Effect.map(Effect.service(RawPost), (raw) =>
-      raw === undefined ? undefined : (url: URL, headers: Record<string, string>, body: string, signal: AbortSignal) => {
+      raw === undefined ? undefined : ((url, headers, body, done) => {
         calls.n++
-        return raw(url, headers, body, signal)
-      })
+        return raw(url, headers, body, done)
+      }) satisfies RawPostFn)
   ).pipe(Layer.provideMerge(httpClient))
   return { calls, layer }
 }
@@ -124,5 +124,24 @@ describe("the raw POST", () => {
       assert.strictEqual(calls.n, 0)
       // The client span, named by its method (Effect's default `SpanNameGenerator`).
       assert.isTrue(spans.includes("POST"))
+    })))
+
+  it.live("an interrupted call aborts its request: a timeout closes the connection the server holds, and the trial fails with Timeout", () =>
+    Effect.scoped(Effect.gen(function*() {
+      let closed = 0
+      // Never answers; counts the requests whose connection the client closed.
+      const server = yield* serve((_request, res) => {
+        res.on("close", () => closed++)
+      })
+      const { calls, layer } = counted()
+      const trials = yield* runTrials(Stream.fromIterable(tasks.slice(0, 2)), HttpAgent.make(`${server.base}/agent`), {
+        parallelism: 2,
+        timeout: "200 millis"
+      }).pipe(Stream.runCollect, Effect.provide(layer))
+      assert.strictEqual(calls.n, 2)
+      assert.deepStrictEqual(trials.map((t) => t.error?.type), ["Timeout", "Timeout"])
+      // The abort reaches the socket in the loop's next turns: wait for it, bounded by the test's timeout.
+      while (closed < 2) yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+      assert.strictEqual(closed, 2)
     })))
 })

@@ -12,6 +12,7 @@
  * @since 0.3.0
  */
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import type { Dispatcher } from "@effect/platform-node/Undici"
 import { runMain } from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Console, Effect, Layer, Runtime } from "effect"
@@ -20,7 +21,7 @@ import type { Command } from "effect/cli"
 import { runCli, UsageError } from "./Cli.ts"
 import * as Telemetry from "../runner/Telemetry.ts"
 import { commandLineSecrets } from "../internal/redact.ts"
-import { RawPost } from "../domain/internal/rawPost.ts"
+import { type RawAnswer, RawPost, type RawPostFn } from "../domain/internal/rawPost.ts"
 import * as Redactor from "../runner/Redactor.ts"
 
 // A bad OTEL_* variable is a usage error: one line on stderr, exit 2.
@@ -47,29 +48,73 @@ const exitWhenFlushed: Runtime.Teardown = (exit) =>
   })
 
 // The agents' raw POST (domain/internal/rawPost.ts) over the HttpClient's own undici
-// dispatcher: one pool of connections for both.
+// dispatcher: one pool of connections for both. A dispatch handler of its own
+// gathers the body's chunks: no Readable stream, promise or abort listener per
+// request, as `dispatcher.request` makes.
 const rawPost = Layer.effect(
   RawPost,
-  Effect.map(Effect.service(NodeHttpClient.Dispatcher), (dispatcher) => (url: URL, headers: Record<string, string>, body: string, signal: AbortSignal) =>
-    dispatcher.request({
+  Effect.map(Effect.service(NodeHttpClient.Dispatcher), (dispatcher): RawPostFn => (url, headers, body, done) => {
+    const answer = new RawAnswering(done)
+    dispatcher.dispatch({
       origin: url.origin,
       path: url.pathname + url.search,
       method: "POST",
       headers,
       body,
-      signal,
       // As the HttpClient's: waits are bounded by the run's --timeout, not here.
       headersTimeout: 60 * 60 * 1000,
       bodyTimeout: 0
-    }).then(async (answer) => {
-      const retryAfter = answer.headers["retry-after"]
-      return {
-        status: answer.statusCode,
-        retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
-        text: await answer.body.text()
-      }
-    }))
+    }, answer)
+    return answer.abort
+  })
 )
+
+// One request's handler: the status, `retry-after` and the body's chunks, then
+// `done` once. An abort before the request starts is applied when it does.
+class RawAnswering implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined = undefined
+  private aborted = false
+  private ended = false
+  private status = 0
+  private retryAfter: string | undefined = undefined
+  private chunks: Array<Buffer> = []
+  private readonly done: (answer: RawAnswer | undefined, error?: unknown) => void
+  constructor(done: (answer: RawAnswer | undefined, error?: unknown) => void) {
+    this.done = done
+  }
+  readonly abort = (): void => {
+    this.aborted = true
+    this.controller?.abort(new Error("the request was aborted"))
+  }
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller
+    if (this.aborted) controller.abort(new Error("the request was aborted"))
+  }
+  onResponseStart(_: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | Array<string> | undefined>): void {
+    // An informational answer (1xx) is followed by the real one.
+    if (statusCode < 200) return
+    this.status = statusCode
+    const retryAfter = headers["retry-after"]
+    this.retryAfter = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter
+  }
+  onResponseData(_: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.chunks.push(chunk)
+  }
+  onResponseEnd(): void {
+    if (this.ended) return
+    this.ended = true
+    const { chunks } = this
+    const text = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")
+    // As undici's `body.text()`: a byte order mark is not part of the text.
+    this.done({ status: this.status, retryAfter: this.retryAfter, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text })
+  }
+  onResponseError(_: Dispatcher.DispatchController, error: Error): void {
+    if (this.ended) return
+    this.ended = true
+    this.done(undefined, error)
+  }
+}
+
 /**
  * The command's HTTP: undici's `HttpClient` and, over the same dispatcher,
  * the agents' raw POST (`RawPost`), which they use while no tracer takes

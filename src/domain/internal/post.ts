@@ -76,11 +76,12 @@ const rawHeaders = (options: PostOptions): Record<string, string> => {
 const viaRaw = (options: PostOptions, where: string, encoded: string, raw: RawPostFn, target: URL) => {
   const headers = rawHeaders(options)
   return Effect.flatMap(
-    Effect.callback<RawAnswer, NetworkError>((resume, signal) => {
-      raw(target, headers, encoded, signal).then(
-        (answer) => resume(Effect.succeed(answer)),
-        (cause: unknown) => resume(Effect.fail(networkError(cause, "TransportError", where, options.scrub)))
-      )
+    Effect.callback<RawAnswer, NetworkError>((resume) => {
+      const abort = raw(target, headers, encoded, (answer, cause) =>
+        resume(
+          answer === undefined ? Effect.fail(networkError(cause, "TransportError", where, options.scrub)) : Effect.succeed(answer)
+        ))
+      return Effect.sync(abort)
     }),
     (answer) => settle(answer.status, answer.retryAfter, answer.text, where, options.scrub)
   )
@@ -106,17 +107,16 @@ export const postRawThen = <A, E>(
   const encoded = encodeJson(options.body)
   if (typeof encoded !== "string") return Effect.fail(new HttpBodyError({ url: where, problem: scrub(encoded.problem) }))
   const headers = rawHeaders(options)
-  return Effect.callback<A, E | HttpStatusError | NetworkError | InvalidAgentOutput>((resume, signal) => {
-    raw(target, headers, encoded, signal).then(
-      (answer) => {
-        if (answer.status < 200 || answer.status >= 300) {
-          return resume(Effect.flatMap(settle(answer.status, answer.retryAfter, answer.text, where, scrub), decode))
-        }
-        const body = bodyOf(answer.text, where, scrub)
-        resume(body._tag === "Success" ? decode(body.value) : Exit.failCause(body.cause))
-      },
-      (cause: unknown) => resume(Effect.fail(networkError(cause, "TransportError", where, scrub)))
-    )
+  return Effect.callback<A, E | HttpStatusError | NetworkError | InvalidAgentOutput>((resume) => {
+    const abort = raw(target, headers, encoded, (answer, cause) => {
+      if (answer === undefined) return resume(Effect.fail(networkError(cause, "TransportError", where, scrub)))
+      if (answer.status < 200 || answer.status >= 300) {
+        return resume(Effect.flatMap(settle(answer.status, answer.retryAfter, answer.text, where, scrub), decode))
+      }
+      const body = bodyOf(answer.text, where, scrub)
+      resume(body._tag === "Success" ? decode(body.value) : Exit.failCause(body.cause))
+    })
+    return Effect.sync(abort)
   })
 }
 

@@ -26,8 +26,11 @@ export interface RawAnswer {
 }
 
 /**
- * Sends `body` to `url` with `headers` (lower-case names) and resolves with
- * the answer; rejects with the transport's error. `signal` aborts it.
+ * Sends `body` to `url` with `headers` (lower-case names) and calls `done`
+ * once, with the answer or with the transport's error; the function it
+ * returns aborts the request (after which `done` may still be called, and is
+ * ignored by the caller that aborted). A callback rather than a Promise and
+ * an `AbortSignal`: no promise, signal or listener per request.
  *
  * @internal
  */
@@ -35,8 +38,8 @@ export type RawPostFn = (
   url: URL,
   headers: Record<string, string>,
   body: string,
-  signal: AbortSignal
-) => Promise<RawAnswer>
+  done: (answer: RawAnswer | undefined, error?: unknown) => void
+) => () => void
 
 /**
  * The raw POST of the run, when its program provides one.
