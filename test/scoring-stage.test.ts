@@ -11,6 +11,7 @@ import { MutableProbe } from "../src/runner/internal/probe.ts"
 import { runTrials } from "../src/runner/Runner.ts"
 import type { Scorer } from "../src/domain/Scorer.ts"
 import * as Scorers from "../src/domain/Scorer.ts"
+import * as Match from "../src/scoring/Match.ts"
 import * as Stage from "../src/scoring/Stage.ts"
 import type { AgentEvalTrial, AgentOutput } from "../src/domain/Trial.ts"
 import { tasksStream } from "./fixtures.ts"
@@ -157,5 +158,27 @@ describe("scoring stage", () => {
     Effect.gen(function*() {
       const error = yield* Stage.scoreTrials(Stream.empty, { scorers: [] as Array<Scorer>, parallelism: 0 }).pipe(Stream.runDrain, Effect.flip)
       assert.strictEqual(error._tag, "InvalidParallelism")
+    }))
+
+  it.effect("scorers that only compute (exact, not-exact) are run in the stage's own fiber: no fiber per trial, every trial scored", () =>
+    Effect.gen(function*() {
+      const probe = new MutableProbe()
+      const scored = yield* Stage.scoreTrials(
+        finished(runTrials(tasksStream(1000), instantAgent, { parallelism: 1 })),
+        { scorers: [Match.exact(), Scorers.negate(Match.exact())], parallelism: 8, probe }
+      ).pipe(Stream.runCollect)
+      assert.strictEqual(scored.length, 1000)
+      assert.isTrue(scored.every((t) => t.scores?.["exact"] !== undefined && t.scores["not-exact"] !== undefined))
+      assert.strictEqual(probe.peakLiveFibers, 0)
+      assert.strictEqual(probe.peakOutstanding, 1)
+      // A scorer that may wait (made by `make`) keeps the stage's parallelism, a fiber per trial.
+      const waiting = new MutableProbe()
+      yield* Stage.scoreTrials(
+        finished(runTrials(tasksStream(100), instantAgent, { parallelism: 1 })),
+        { scorers: [Match.exact(), Scorers.make("later", () => Effect.as(Effect.sleep("1 second"), Scorers.verdict(true)))], parallelism: 8, probe: waiting }
+      ).pipe(Stream.runDrain, Effect.forkChild)
+      yield* settle
+      assert.strictEqual(waiting.outstanding, 8)
+      assert.isAtLeast(waiting.liveFibers, 8)
     }))
 })
