@@ -11,6 +11,7 @@ import type { Agent, TrialContext } from "../domain/Agent.ts"
 import { InvalidAgentOutput } from "../domain/Errors.ts"
 import { AgentOutput, type AgentEvalTask } from "../domain/Trial.ts"
 import type { HttpAgentError } from "../domain/HttpErrors.ts"
+import { isPlainOutput } from "../domain/internal/agent.ts"
 import { postJson, preview } from "../domain/internal/post.ts"
 import { redactUrl, type Secret, scrubber, urlCredentials, urlSecrets } from "../internal/redact.ts"
 import * as Redactor from "../runner/Redactor.ts"
@@ -82,6 +83,8 @@ export const make = (url: string, options?: Options): Agent<HttpAgentError, Http
     return built
   }
   const decode = (where: string) => (body: unknown) => {
+    // The common shape without the Schema's decoder; anything else through it.
+    if (isPlainOutput(body)) return Effect.succeed(body)
     const exit = decodeOutput(body)
     if (exit._tag === "Success") return Effect.succeed(exit.value)
     return Effect.fail(

@@ -144,9 +144,13 @@ const withoutUndefined = (value: unknown): unknown => {
   return copy
 }
 
-// The common shape, checked without the Schema machinery: a string output and,
-// if present, a plain-object metadata. Anything else takes the Schema path.
-const isPlainOutput = (value: unknown): value is AgentOutput => {
+/**
+ * The common shape, checked without the Schema machinery: a string output and,
+ * if present, a plain-object metadata. Anything else takes the Schema path.
+ *
+ * @internal
+ */
+export const isPlainOutput = (value: unknown): value is AgentOutput => {
   if (typeof value !== "object" || value === null) return false
   const o = value as { readonly output_text?: unknown; readonly metadata?: unknown }
   if (typeof o.output_text !== "string") return false
