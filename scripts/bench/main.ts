@@ -188,11 +188,14 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   }
   const loader = loaders.find((l) => l === values.loader)
   if (loader === undefined) throw new Error(`Expected --loader to be one of ${loaders.join(", ")}, got ${values.loader}`)
+  const prepared = performance.now()
+  const workerPath = await prepareWorker(loader)
+  console.error(`bench: the children's script ready in ${((performance.now() - prepared) / 1000).toFixed(1)} s (${loader})`)
   const childOptions: ChildOptions = {
     maxOldSpaceMb: numbers("--max-old-space", values["max-old-space"])![0]!,
     timeoutMs: (numbers("--timeout", values.timeout)?.[0] ?? (quick ? 60 : 1800)) * 1000,
     loader,
-    workerPath: await prepareWorker(loader),
+    workerPath,
     cpuProfDir: values["cpu-prof"]
   }
   const sampleMs = numbers("--sample-ms", values["sample-ms"])![0]!
@@ -289,10 +292,19 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   }
 
   console.error(`bench: ${meta.mode}, ${configs.length} configurations, ${total} child runs (${cliWays.length} of the CLI), ${rounds} rounds, node ${meta.node}`)
+  // Each part's elapsed time and the load it ran under, so where a run's seconds go can be read off its log.
+  const part = async (name: string, body: () => Promise<unknown>): Promise<void> => {
+    const t0 = performance.now()
+    const load = os.loadavg()[0]!
+    await body()
+    console.error(`bench: part ${name} took ${((performance.now() - t0) / 1000).toFixed(1)} s (1-min load ${load.toFixed(1)} to ${os.loadavg()[0]!.toFixed(1)})`)
+  }
   let done = 0
-  for (const config of configs) await runConfig(config)
-  if (cliWays.length > 0) await runCliWays()
-  if (datasetRows > 0) {
+  if (configs.length > 0) await part("approaches", async () => {
+    for (const config of configs) await runConfig(config)
+  })
+  if (cliWays.length > 0) await part("cli-rss", runCliWays)
+  if (datasetRows > 0) await part("datasets", async () => {
     datasets = await runDatasetBench(
       { readerRows, memoryRows: datasetRows, rounds: Math.min(rounds, 3), cli: cliOptions },
       (line) => console.error(line),
@@ -301,8 +313,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
         save(false)
       }
     )
-  }
-  if (wireTrials > 0) {
+  })
+  if (wireTrials > 0) await part("wire", async () => {
     let bin: Bin | Error
     try {
       bin = resolveBin(!quick)
@@ -320,16 +332,20 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
       wire = bench
       save(false)
     })
+  })
+  if (cacheTrials > 0) await part("cache", () => runCacheBench(cacheTrials, quick ? 1e4 : 1e6, childOptions.timeoutMs * 10))
+  if (worldTrials > 0) {
+    await part("world", () => runPart("world", ["--trials", String(worldTrials), ...(quick ? ["--rounds", "1"] : [])], childOptions.timeoutMs * 10))
   }
-  if (cacheTrials > 0) await runCacheBench(cacheTrials, quick ? 1e4 : 1e6, childOptions.timeoutMs * 10)
-  if (worldTrials > 0) await runPart("world", ["--trials", String(worldTrials), ...(quick ? ["--rounds", "1"] : [])], childOptions.timeoutMs * 10)
-  if (adaptiveTrials > 0) await runPart("adaptive", ["--trials", String(adaptiveTrials), "--rounds", quick ? "1" : "2"], childOptions.timeoutMs * 10)
-  if (toolTrials > 0) {
+  if (adaptiveTrials > 0) {
+    await part("adaptive", () => runPart("adaptive", ["--trials", String(adaptiveTrials), "--rounds", quick ? "1" : "2"], childOptions.timeoutMs * 10))
+  }
+  if (toolTrials > 0) await part("tools", async () => {
     tools = await runToolBench({ trials: toolTrials, cli: cliOptions }, (line) => console.error(line), (bench) => {
       tools = bench
       save(false)
     })
-  }
+  })
   save(true)
 
   async function runConfig(config: Config): Promise<void> {
