@@ -14,7 +14,7 @@ import { type AgentName, isAgentName } from "./agents.ts"
 import { type ApproachName, catalog, isApproachName } from "./catalog.ts"
 import { type ChildOptions, loaders, prepareWorker, runChild } from "./child.ts"
 import { type Bin, type CliRecord, type CliVia, cliVias, isCliVia, resolveBin, runCli } from "./cli.ts"
-import { approachRounds, type Config, configRounds, contextApproaches, expand, fullPlan, quickPlan } from "./plan.ts"
+import { approachRounds, type Config, configRounds, contextApproaches, expand, fullParts, fullPlan, quickParts, quickPlan } from "./plan.ts"
 import { type Meta, render } from "./report.ts"
 import { fmtCount, type RunRecord, summarise } from "./summary.ts"
 import { chart } from "./svg.ts"
@@ -178,6 +178,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
     return
   }
   const quick = values.quick
+  const partSizes = quick ? quickParts : fullParts
   // One round in quick mode (a smoke); the full plan's targets are medians of three or more.
   const rounds = numbers("--rounds", values.rounds)?.[0] ?? (quick ? 1 : 3)
   // A group's own minimum (quick's sleep1ms) holds unless --rounds says otherwise.
@@ -193,7 +194,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   console.error(`bench: the children's script ready in ${((performance.now() - prepared) / 1000).toFixed(1)} s (${loader})`)
   const childOptions: ChildOptions = {
     maxOldSpaceMb: numbers("--max-old-space", values["max-old-space"])![0]!,
-    timeoutMs: (numbers("--timeout", values.timeout)?.[0] ?? (quick ? 60 : 1800)) * 1000,
+    timeoutMs: (numbers("--timeout", values.timeout)?.[0] ?? partSizes.timeoutS) * 1000,
     loader,
     workerPath,
     cpuProfDir: values["cpu-prof"]
@@ -216,17 +217,17 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   const narrowed = partOnly || [values.only, values.agents, values.sizes, values.parallelism].some((v) => v !== undefined)
   const cliTrials = values["cli-rss"] === "0"
     ? 0
-    : numbers("--cli-rss", values["cli-rss"])?.[0] ?? (narrowed ? 0 : quick ? 2e4 : 1e7)
+    : numbers("--cli-rss", values["cli-rss"])?.[0] ?? (narrowed ? 0 : partSizes.cliRss)
   const cliWays: ReadonlyArray<CliVia> = cliTrials === 0 ? [] : names<CliVia>("--cli-via", values["cli-via"], isCliVia) ?? cliVias
-  const datasetRows = values.datasets === "0" ? 0 : numbers("--datasets", values.datasets)?.[0] ?? (narrowed && !datasetsOnly ? 0 : quick ? 2e4 : 1e6)
-  const toolTrials = values.tools === "0" ? 0 : numbers("--tools", values.tools)?.[0] ?? (narrowed && !toolsOnly ? 0 : quick ? 2e3 : 1e5)
-  const cacheTrials = values.cache === "0" ? 0 : numbers("--cache", values.cache)?.[0] ?? (narrowed && !cacheOnly ? 0 : quick ? 1e3 : 1e5)
-  const worldTrials = values.world === "0" ? 0 : numbers("--world", values.world)?.[0] ?? (narrowed && !worldOnly ? 0 : quick ? 100 : 2000)
+  const datasetRows = values.datasets === "0" ? 0 : numbers("--datasets", values.datasets)?.[0] ?? (narrowed && !datasetsOnly ? 0 : partSizes.datasets)
+  const toolTrials = values.tools === "0" ? 0 : numbers("--tools", values.tools)?.[0] ?? (narrowed && !toolsOnly ? 0 : partSizes.tools)
+  const cacheTrials = values.cache === "0" ? 0 : numbers("--cache", values.cache)?.[0] ?? (narrowed && !cacheOnly ? 0 : partSizes.cache)
+  const worldTrials = values.world === "0" ? 0 : numbers("--world", values.world)?.[0] ?? (narrowed && !worldOnly ? 0 : partSizes.world)
   const adaptiveTrials = values.adaptive === "0"
     ? 0
-    : numbers("--adaptive", values.adaptive)?.[0] ?? (narrowed && !adaptiveOnly ? 0 : quick ? 400 : 3000)
-  const wireTrials = values.wire === "0" ? 0 : numbers("--wire", values.wire)?.[0] ?? (narrowed && !wireOnly ? 0 : quick ? 500 : 2e4)
-  const readerRows = numbers("--reader-rows", values["reader-rows"])?.[0] ?? (quick ? 2e4 : 2e5)
+    : numbers("--adaptive", values.adaptive)?.[0] ?? (narrowed && !adaptiveOnly ? 0 : partSizes.adaptive)
+  const wireTrials = values.wire === "0" ? 0 : numbers("--wire", values.wire)?.[0] ?? (narrowed && !wireOnly ? 0 : partSizes.wire)
+  const readerRows = numbers("--reader-rows", values["reader-rows"])?.[0] ?? partSizes.readerRows
   const cliOptions = { sampleMs: 50, timeoutMs: childOptions.timeoutMs * 10 }
   const capOf = (a: ApproachName) => caps[a] ?? Infinity
   // The quadratic eager runner costs seconds per run for a contrast that does not need a median.
@@ -324,7 +325,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
     const wireOptions = {
       trials: wireTrials,
       rounds: quick ? 1 : Math.min(rounds, 3),
-      parallelisms: numbers("--wire-parallelism", values["wire-parallelism"]) ?? [8, 64, 256],
+      parallelisms: numbers("--wire-parallelism", values["wire-parallelism"]) ?? partSizes.wireParallelism,
       timeoutMs: childOptions.timeoutMs * 10,
       bin
     }
@@ -333,12 +334,12 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
       save(false)
     })
   })
-  if (cacheTrials > 0) await part("cache", () => runCacheBench(cacheTrials, quick ? 1e4 : 1e6, childOptions.timeoutMs * 10))
+  if (cacheTrials > 0) await part("cache", () => runCacheBench(cacheTrials, partSizes.cacheEntries, childOptions.timeoutMs * 10))
   if (worldTrials > 0) {
-    await part("world", () => runPart("world", ["--trials", String(worldTrials), ...(quick ? ["--rounds", "1"] : [])], childOptions.timeoutMs * 10))
+    await part("world", () => runPart("world", ["--trials", String(worldTrials), ...(partSizes.worldRounds === undefined ? [] : ["--rounds", String(partSizes.worldRounds)])], childOptions.timeoutMs * 10))
   }
   if (adaptiveTrials > 0) {
-    await part("adaptive", () => runPart("adaptive", ["--trials", String(adaptiveTrials), "--rounds", quick ? "1" : "2"], childOptions.timeoutMs * 10))
+    await part("adaptive", () => runPart("adaptive", ["--trials", String(adaptiveTrials), "--rounds", String(partSizes.adaptiveRounds)], childOptions.timeoutMs * 10))
   }
   if (toolTrials > 0) await part("tools", async () => {
     tools = await runToolBench({ trials: toolTrials, cli: cliOptions }, (line) => console.error(line), (bench) => {

@@ -77,6 +77,67 @@ export const fullPlan: ReadonlyArray<Group> = [
   { purpose: "already-resolved agent", agent: "noop", trials: [1e4, 1e5, 1e6], parallelism: [64], approaches: unscored }
 ]
 
+/**
+ * The sizes of the parts that follow the approaches, by plan (`--quick` or
+ * the full bench); each part's flag replaces its figure, and a narrowed run
+ * (`--only`, `--agents`, `--sizes`, `--parallelism`, or another part's
+ * `--X-only`) leaves the part out unless its flag is given.
+ */
+export interface PartSizes {
+  /** The CLI's simulated trials for target (e) (`--cli-rss`). */
+  readonly cliRss: number
+  /** Rows of the CLI's dataset runs, target (f) (`--datasets`), and of each reader (`--reader-rows`). */
+  readonly datasets: number
+  readonly readerRows: number
+  /** Trials of the tool loop at N, targets (g) and (h) (`--tools`). */
+  readonly tools: number
+  /** Calls and trials of the response cache, targets (i) and (j) (`--cache`), at this many stored entries. */
+  readonly cache: number
+  readonly cacheEntries: number
+  /** Tasks of each world run (`--world`), and its rounds (absent: world.ts's own default, 3). */
+  readonly world: number
+  readonly worldRounds?: number
+  /** Trials of each adaptive case, target (k) (`--adaptive`), and its rounds. */
+  readonly adaptive: number
+  readonly adaptiveRounds: number
+  /** Trials of each wire run (`--wire`) and its parallelisms (`--wire-parallelism`). */
+  readonly wire: number
+  readonly wireParallelism: ReadonlyArray<number>
+  /** The per-child timeout in seconds (`--timeout`; CLI runs get 10x). */
+  readonly timeoutS: number
+}
+
+export const quickParts: PartSizes = {
+  cliRss: 2e4,
+  datasets: 2e4,
+  readerRows: 2e4,
+  tools: 2e3,
+  cache: 1e3,
+  cacheEntries: 1e4,
+  world: 100,
+  worldRounds: 1,
+  adaptive: 400,
+  adaptiveRounds: 1,
+  wire: 500,
+  wireParallelism: [8, 64, 256],
+  timeoutS: 60
+}
+
+export const fullParts: PartSizes = {
+  cliRss: 1e7,
+  datasets: 1e6,
+  readerRows: 2e5,
+  tools: 1e5,
+  cache: 1e5,
+  cacheEntries: 1e6,
+  world: 2000,
+  adaptive: 3000,
+  adaptiveRounds: 2,
+  wire: 2e4,
+  wireParallelism: [8, 64, 256],
+  timeoutS: 1800
+}
+
 export interface Narrowing {
   readonly sizes?: ReadonlyArray<number> | undefined
   readonly parallelism?: ReadonlyArray<number> | undefined
