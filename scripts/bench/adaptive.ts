@@ -8,7 +8,7 @@
  * range from `--summary`. Target: the adaptive run's median wall within 1.3x
  * of the best fixed parallelism's median.
  *
- *   node scripts/bench/adaptive.ts [--trials 3000] [--rounds 2] [--fixed 8,16,32,64]
+ *   node scripts/bench/adaptive.ts [--trials 3000] [--rounds 2] [--fixed 8,16,32,64] [--via npm|script]
  */
 import * as fs from "node:fs"
 import * as http from "node:http"
@@ -16,15 +16,17 @@ import type { AddressInfo } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { parseArgs } from "node:util"
-import { type CliRecord, runCli } from "./cli.ts"
+import { type CliRecord, launcherOf, runCli } from "./cli.ts"
 
 const { values } = parseArgs({
   options: {
     trials: { type: "string", default: "3000" },
     rounds: { type: "string", default: "2" },
-    fixed: { type: "string", default: "8,16,32,64" }
+    fixed: { type: "string", default: "8,16,32,64" },
+    via: { type: "string" }
   }
 })
+const via = launcherOf(values.via)
 const trials = Number(values.trials)
 const rounds = Number(values.rounds)
 for (const [flag, n] of [["--trials", trials], ["--rounds", rounds]] as const) {
@@ -101,7 +103,7 @@ try {
         "--summary", summary, ...c.flags
       ]
       const before = { served, throttled }
-      const r: CliRecord = await runCli("npm", trials, cli, undefined, command)
+      const r: CliRecord = await runCli(via, trials, cli, undefined, command)
       const limit = fs.existsSync(summary)
         ? (JSON.parse(fs.readFileSync(summary, "utf8")) as { concurrency_limit?: { min: number; max: number } }).concurrency_limit
         : undefined

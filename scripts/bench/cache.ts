@@ -13,7 +13,7 @@
  *   (every call a hit); each run's own peak RSS (its node's VmHWM, as
  *   target (e) reads it). Target: with the cache on, N within 1.2x of N/10.
  *
- *   node scripts/bench/cache.ts [--entries 1e6] [--calls 1e5] [--trials 1e5] [--skip-memory]
+ *   node scripts/bench/cache.ts [--entries 1e6] [--calls 1e5] [--trials 1e5] [--skip-memory] [--via npm|script]
  */
 import * as fs from "node:fs"
 import * as http from "node:http"
@@ -26,16 +26,18 @@ import { Effect } from "effect"
 import * as CacheKey from "../../src/cache/Key.ts"
 import * as ResponseCache from "../../src/cache/ResponseCache.ts"
 import * as SqliteCache from "../../src/cache/Sqlite.ts"
-import { cliOwnMb, type CliRecord, runCli } from "./cli.ts"
+import { cliOwnMb, type CliRecord, launcherOf, runCli } from "./cli.ts"
 
 const { values } = parseArgs({
   options: {
     entries: { type: "string", default: "1e6" },
     calls: { type: "string", default: "1e5" },
     trials: { type: "string", default: "1e5" },
-    "skip-memory": { type: "boolean", default: false }
+    "skip-memory": { type: "boolean", default: false },
+    via: { type: "string" }
   }
 })
+const via = launcherOf(values.via)
 const entries = Number(values.entries)
 const calls = Number(values.calls)
 const trials = Number(values.trials)
@@ -147,7 +149,7 @@ const memoryBench = async () => {
     const runs: Array<readonly [string, CliRecord]> = []
     const measure = async (label: string, n: number, cache: string | undefined) => {
       const before = served
-      const r = await runCli("npm", n, cli, undefined, command(n, cache))
+      const r = await runCli(via, n, cli, undefined, command(n, cache))
       say(label, r, served - before)
       runs.push([label, r])
       return r

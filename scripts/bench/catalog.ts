@@ -58,7 +58,7 @@ export interface ChildResult {
   /** RSS and heap after imports and a forced GC, before the run. */
   readonly baseRssMb: number
   readonly baseHeapMb: number
-  /** max(sampled RSS, process.resourceUsage().maxRSS). */
+  /** max(sampled RSS, process.resourceUsage().maxRSS); the samples only for a run after the first in a shared child. */
   readonly peakRssMb: number
   readonly peakHeapMb: number
   /** The largest heap left after a forced full GC, when `liveHeapMs` was set: what the run retains. */
@@ -66,6 +66,8 @@ export interface ChildResult {
   readonly samples: number
   /** The longest gap between two memory samples: how long the event loop was starved of timers. */
   readonly maxSampleGapMs: number
+  /** Run after another in the same child (`--quick`'s configurations of several rounds): its JIT was warm and its peak RSS is sampled only. */
+  readonly sharedChild?: boolean
   readonly probe?: {
     readonly peakLiveFibers: number
     readonly peakOutstanding: number

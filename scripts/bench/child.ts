@@ -69,20 +69,29 @@ export const prepareWorker = async (loader: Loader): Promise<string> => {
   return outfile
 }
 
-export const nodeArgs = (spec: RunSpec, options: ChildOptions): Array<string> => [
+export const nodeArgs = (specs: ReadonlyArray<RunSpec>, options: ChildOptions): Array<string> => [
   "--expose-gc",
   `--max-old-space-size=${options.maxOldSpaceMb}`,
   ...(options.loader === "tsx" ? ["--import", import.meta.resolve("tsx")] : []),
   ...(options.cpuProfDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${options.cpuProfDir}`]),
   options.workerPath,
-  JSON.stringify(spec)
+  JSON.stringify(specs.length === 1 ? specs[0] : specs)
 ]
 
 const tail = (text: string, lines: number): string => text.trim().split("\n").slice(-lines).join(" | ")
 
-export const runChild = (spec: RunSpec, options: ChildOptions): Promise<Outcome> =>
+/** Runs one approach in a child of its own. */
+export const runChild = async (spec: RunSpec, options: ChildOptions): Promise<Outcome> => (await runChildren([spec], options))[0]!
+
+/**
+ * Runs the specs one after another in one child (`--quick`: one start per
+ * configuration rather than per run), an outcome for each, in order; the
+ * timeout is `timeoutMs` per spec. When the child ends early, the runs it
+ * finished keep their results and the others get its end (crash, OOM, timeout).
+ */
+export const runChildren = (specs: ReadonlyArray<RunSpec>, options: ChildOptions): Promise<Array<Outcome>> =>
   new Promise((resolve) => {
-    const child = spawn(process.execPath, nodeArgs(spec, options), { stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, nodeArgs(specs, options), { stdio: ["ignore", "pipe", "pipe"] })
     let stdout = ""
     let stderr = ""
     let timedOut = false
@@ -93,29 +102,36 @@ export const runChild = (spec: RunSpec, options: ChildOptions): Promise<Outcome>
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
       stderr = (stderr + chunk).slice(-8192)
     })
+    const timeoutMs = options.timeoutMs * specs.length
     const timer = setTimeout(() => {
       timedOut = true
       child.kill("SIGKILL")
-    }, options.timeoutMs)
+    }, timeoutMs)
     child.on("close", (code, signal) => {
       clearTimeout(timer)
-      const line = stdout.split("\n").find((l) => l.startsWith(RESULT_PREFIX))
-      if (timedOut) return resolve({ status: "timeout", detail: `killed after ${options.timeoutMs / 1000} s` })
-      if (code === 0 && line !== undefined) {
-        const result = JSON.parse(line.slice(RESULT_PREFIX.length)) as ChildResult
-        return resolve(
-          result.completed === spec.trials
-            ? { status: "ok", result }
-            : { status: "wrong", result, detail: `completed ${result.completed} of ${spec.trials}` }
-        )
-      }
+      const results = stdout.split("\n").filter((l) => l.startsWith(RESULT_PREFIX)).map((l) =>
+        JSON.parse(l.slice(RESULT_PREFIX.length)) as ChildResult
+      )
+      const finished: Array<Outcome> = results.slice(0, specs.length).map((result, i) =>
+        result.completed === specs[i]!.trials
+          ? { status: "ok", result }
+          : { status: "wrong", result, detail: `completed ${result.completed} of ${specs[i]!.trials}` }
+      )
+      const clean = code === 0 && !timedOut
+      if (clean && finished.length === specs.length) return resolve(finished)
+      // A child that printed every result and then failed to end cleanly: its last run takes the failure
+      // (a lone child's result line does not make a crash or a timeout a result).
+      if (!clean && finished.length === specs.length) finished.pop()
       const how = signal === null ? `exit ${code}` : `signal ${signal}`
-      if (/heap out of memory|Reached heap limit|Allocation failed/i.test(stderr)) {
-        return resolve({ status: "oom", detail: `${how}, heap limit ${options.maxOldSpaceMb} MB` })
-      }
+      const after = finished.length === 0 ? "" : ` (after ${finished.length} of the ${specs.length} runs of its child)`
       const hint = /ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX|ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING/.test(stderr)
         ? " (Node's type stripping cannot load this code: try --loader tsx)"
         : ""
-      resolve({ status: "crashed", detail: `${how}${hint}: ${tail(stderr, 3)}` })
+      const end: Outcome = timedOut
+        ? { status: "timeout", detail: `killed after ${timeoutMs / 1000} s${after}` }
+        : /heap out of memory|Reached heap limit|Allocation failed/i.test(stderr)
+        ? { status: "oom", detail: `${how}, heap limit ${options.maxOldSpaceMb} MB${after}` }
+        : { status: "crashed", detail: `${how}${hint}${after}: ${tail(stderr, 3)}` }
+      resolve([...finished, ...specs.slice(finished.length).map(() => end)])
     })
   })

@@ -21,6 +21,28 @@ export const cliVias = ["npm", "bin"] as const
 export type CliVia = (typeof cliVias)[number]
 export const isCliVia = (name: string): name is CliVia => (cliVias as ReadonlyArray<string>).includes(name)
 
+/**
+ * How the bench's parts (datasets, tools, cache, world, adaptive) start the
+ * CLI: `npm`, as users do (`npm run trials -- run ...`), or `script`, the
+ * command of package.json's `trials` script run directly, without npm and its
+ * shell (the quick bench: one process and npm's start less per run; the
+ * CLI's own process, which the memory targets judge, is the same).
+ */
+export const cliLaunchers = ["npm", "script"] as const
+export type CliLauncher = (typeof cliLaunchers)[number]
+export const isCliLauncher = (name: string): name is CliLauncher => (cliLaunchers as ReadonlyArray<string>).includes(name)
+
+/** Reads a part's `--via` flag: npm (the default) or script. */
+export const launcherOf = (text: string | undefined): CliLauncher => {
+  if (text === undefined) return "npm"
+  if (!isCliLauncher(text)) throw new Error(`Expected --via to be one of ${cliLaunchers.join(", ")}, got ${text}`)
+  return text
+}
+
+/** How a launcher is named in the parts' reports. */
+export const launcherText = (via: CliLauncher): string =>
+  via === "npm" ? "npm run trials -- run" : "package.json's trials script run without npm"
+
 /** The target's command, less `--out` (a fresh temporary file per run). */
 export const cliArgs = (trials: number): Array<string> => [
   "run",
@@ -46,7 +68,7 @@ export interface CliProcess {
 }
 
 export interface CliRecord {
-  readonly via: CliVia
+  readonly via: CliVia | "script"
   readonly trials: number
   /** What was started, for the report. */
   readonly command: string
@@ -211,6 +233,15 @@ export const resolveBin = (build = true): Bin => {
   }
 }
 
+// package.json's `trials` script, run as its own command: node (this one) with the script's flags.
+const viaScript = (args: ReadonlyArray<string>): { file: string; args: Array<string>; shown: string } => {
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts?: Record<string, string> }
+  const script = pkg.scripts?.["trials"]
+  const words = script?.trim().split(/\s+/) ?? []
+  if (words[0] !== "node") throw new Error(`package.json's trials script does not start with node: ${script ?? "no such script"}`)
+  return { file: process.execPath, args: [...words.slice(1), ...args], shown: `${words.join(" ")} (the trials script without npm)` }
+}
+
 // How the kernel starts a script: the `#!` line's interpreter, its one optional argument, the file.
 const viaShebang = (path: string, args: ReadonlyArray<string>): { file: string; args: Array<string>; shown: string } => {
   const first = readFileSync(path, "utf8").split("\n", 1)[0]!
@@ -237,7 +268,7 @@ export interface CliOptions {
  * lines the run must write.
  */
 export const runCli = async (
-  via: CliVia,
+  via: CliVia | "script",
   trials: number,
   options: CliOptions,
   bin?: Bin,
@@ -249,6 +280,8 @@ export const runCli = async (
   const env = { ...process.env, PATH: `${join(root, "node_modules/.bin")}:${process.env.PATH ?? ""}` }
   const started = via === "npm"
     ? { file: "npm", args: ["run", "trials", "--", ...args], shown: "npm run trials --" }
+    : via === "script"
+    ? viaScript(args)
     : viaShebang(bin!.path, args)
   const shown = `${started.shown} ${command.join(" ")} --out ${out}`
   const base = { via, trials, command: shown, ...(bin !== undefined && { binNote: bin.note }), load1: os.loadavg()[0]! }

@@ -14,7 +14,7 @@ import { createWriteStream, mkdtempSync, rmSync } from "node:fs"
 import os from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { type CliOptions, cliOwnMb, cliPeakMb, type CliRecord, runCli } from "./cli.ts"
+import { type CliLauncher, type CliOptions, cliOwnMb, cliPeakMb, type CliRecord, launcherText, runCli } from "./cli.ts"
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
 const node = join(root, "node_modules/.bin/node")
@@ -45,6 +45,10 @@ export interface DatasetMemoryRecord extends CliRecord {
 export interface DatasetBench {
   readonly readerRows: number
   readonly memoryRows: number
+  /** How the CLI was started (absent in JSON written before it was added: npm). */
+  readonly via?: CliLauncher
+  /** Every format of a round read in one process (the quick bench). */
+  readonly sharedReader?: boolean
   readonly readers: ReadonlyArray<ReaderRecord>
   readonly memory: ReadonlyArray<DatasetMemoryRecord>
 }
@@ -131,25 +135,52 @@ const readOnce = (format: ReaderFormat, file: string, rows: number, round: numbe
   }
 }
 
+// Every format's file read in one process (dataset-reader.ts --files), a record for each: rows/s, no peak RSS.
+const readShared = (files: ReadonlyMap<ReaderFormat, string>, rows: number, round: number): Array<ReaderRecord> => {
+  try {
+    const args = [join(root, "scripts/bench/dataset-reader.ts"), "--files", ...readerFormats.map((f) => files.get(f)!)]
+    const lines = execFileSync(node, args, { cwd: root, encoding: "utf8" }).trim().split("\n").map((l) => JSON.parse(l) as { rows: number; wallMs: number })
+    return readerFormats.map((format, i): ReaderRecord => {
+      const r = lines[i]
+      if (r === undefined) return { format, rows, round, status: "crashed", detail: `the shared reader printed ${lines.length} lines for ${readerFormats.length} files` }
+      if (r.rows !== rows) return { format, rows, round, status: "crashed", detail: `read ${r.rows} rows of ${rows}` }
+      return { format, rows, round, status: "ok", wallMs: r.wallMs, rowsPerSecond: (rows * 1000) / r.wallMs }
+    })
+  } catch (error) {
+    const detail = error instanceof Error ? error.message.slice(0, 300) : String(error)
+    return readerFormats.map((format) => ({ format, rows, round, status: "crashed", detail }))
+  }
+}
+
 /**
  * Runs both parts: the readers at `readerRows` (`rounds` rounds, formats
- * alternating), then the CLI at `memoryRows` over each memory format.
+ * alternating; with `sharedReader`, the quick bench's, every format of a round
+ * in one process after a warm-up read), then the CLI at `memoryRows` over each
+ * memory format.
  */
 export const runDatasetBench = async (
-  options: { readonly readerRows: number; readonly memoryRows: number; readonly rounds: number; readonly cli: CliOptions },
+  options: {
+    readonly readerRows: number
+    readonly memoryRows: number
+    readonly rounds: number
+    readonly cli: CliOptions
+    readonly via: CliLauncher
+    readonly sharedReader: boolean
+  },
   say: (line: string) => void,
   onRecord: (bench: DatasetBench) => void
 ): Promise<DatasetBench> => {
   const dir = mkdtempSync(join(os.tmpdir(), "agent-trials-bench-datasets-"))
   const readers: Array<ReaderRecord> = []
   const memory: Array<DatasetMemoryRecord> = []
-  const bench = () => ({ readerRows: options.readerRows, memoryRows: options.memoryRows, readers, memory })
+  const bench = () => ({ readerRows: options.readerRows, memoryRows: options.memoryRows, via: options.via, sharedReader: options.sharedReader, readers, memory })
   try {
     const files = new Map<ReaderFormat, string>()
     for (const format of readerFormats) files.set(format, await writeDataset(dir, format, options.readerRows))
     for (let round = 1; round <= options.rounds; round++) {
-      for (const format of readerFormats) {
-        const record = readOnce(format, files.get(format)!, options.readerRows, round)
+      const shared = options.sharedReader ? readShared(files, options.readerRows, round) : undefined
+      for (const [i, format] of readerFormats.entries()) {
+        const record = shared?.[i] ?? readOnce(format, files.get(format)!, options.readerRows, round)
         readers.push(record)
         say(
           `datasets: reader ${format} ${options.readerRows} rows round ${round}/${options.rounds}: ` +
@@ -163,7 +194,7 @@ export const runDatasetBench = async (
       for (const format of memoryFormats) {
         const file = await writeDataset(dir, format, options.memoryRows)
         const command = ["run", "--tasks", file, "--agent", "sim:latency=0ms", "--parallelism", "64", "--no-progress"]
-        const record = await runCli("npm", options.memoryRows, options.cli, undefined, command)
+        const record = await runCli(options.via, options.memoryRows, options.cli, undefined, command)
         rmSync(file, { force: true })
         memory.push({ ...record, format })
         say(
@@ -232,7 +263,8 @@ export const renderDatasets = (bench: DatasetBench): string => {
   const medians = readerMedians(bench)
   const jsonl = medians.get("jsonl")
   const lines = [
-    `Dataset readers, ${bench.readerRows} rows (median of ${Math.max(0, ...bench.readers.map((r) => r.round))} rounds, each in its own process):`,
+    `Dataset readers, ${bench.readerRows} rows (median of ${Math.max(0, ...bench.readers.map((r) => r.round))} rounds, ` +
+    `${bench.sharedReader === true ? "every format of a round in one process after a warm-up read" : "each in its own process"}):`,
     "  format    rows/s     vs jsonl",
     ...readerFormats.map((f) => {
       const m = medians.get(f)
@@ -242,7 +274,7 @@ export const renderDatasets = (bench: DatasetBench): string => {
     })
   ]
   if (bench.memory.length > 0) {
-    lines.push("", `CLI over ${bench.memoryRows} rows, --agent sim:latency=0ms --parallelism 64 (npm run trials -- run):`)
+    lines.push("", `CLI over ${bench.memoryRows} rows, --agent sim:latency=0ms --parallelism 64 (${launcherText(bench.via ?? "npm")}):`)
     for (const r of bench.memory) {
       lines.push(
         `  ${r.format.padEnd(8)}  ${r.status}  ${((r.wallMs ?? 0) / 1000).toFixed(1)} s  own peak ${(cliOwnMb(r) ?? 0).toFixed(0)} MB  tree ${

@@ -12,7 +12,7 @@ import { parseArgs } from "node:util"
 import { fileURLToPath } from "node:url"
 import { type AgentName, isAgentName } from "./agents.ts"
 import { type ApproachName, catalog, isApproachName } from "./catalog.ts"
-import { type ChildOptions, loaders, prepareWorker, runChild } from "./child.ts"
+import { type ChildOptions, loaders, prepareWorker, runChildren } from "./child.ts"
 import { type Bin, type CliRecord, type CliVia, cliVias, isCliVia, resolveBin, runCli } from "./cli.ts"
 import { approachRounds, type Config, configRounds, contextApproaches, expand, fullParts, fullPlan, quickParts, quickPlan } from "./plan.ts"
 import { type Meta, render } from "./report.ts"
@@ -24,8 +24,10 @@ import { renderTools, runToolBench, type ToolBench, toolTargets } from "./tools.
 import { renderWire, runWireBench, type WireBench, wireTargets } from "./wire.ts"
 
 const usage = `npm run bench -- [options]
-  --quick                 a smoke of every target at small sizes, one round (221 s measured at a load
-                          average of 9-16; the bin is measured only when already built: npm run build)
+  --quick                 a smoke of every target at small sizes, one round (86 s at a load average of 5;
+                          the bin is measured only when already built: npm run build); a configuration of
+                          several rounds runs in one child, the parts start the CLI with package.json's
+                          trials script without npm, the readers share one process
   --rounds N              rounds per configuration (default 3)
   --only a,b              approaches: unordered, bare, scored, ordered, raw, pmap, plimit, eager
   --agents a,b            agents: noop, tick, sleep1ms
@@ -43,13 +45,13 @@ const usage = `npm run bench -- [options]
                           src/ when dist/ is older than src/); default both
   --datasets N            the dataset readers (rows/s of JSONL, CSV, JSON, Parquet at --reader-rows) and
                           target (f): the CLI over N-row JSONL, CSV and Parquet files, peak RSS
-                          (default 1e6; 0 skips it; skipped by default when the plan is narrowed)
-  --reader-rows N         rows each reader reads (default 2e5)
+                          (default 1e6, 1e4 quick; 0 skips it; skipped by default when the plan is narrowed)
+  --reader-rows N         rows each reader reads (default 2e5, 1e4 quick)
   --datasets-only         run only the dataset part (--datasets N, default 1e6)
   --tools N               the tool loop (tools.ts): the CLI with an effect-ai: model and 3 tool calls per
                           trial, plain module tools at N/10 and N, an MCP server over stdio at N/10, beside
                           sim:latency=0ms at N; targets (g) memory and (h) live fibers at N vs N/10
-                          (default 1e5, about 100 s; 0 skips it; skipped by default when the plan is narrowed)
+                          (default 1e5, about 100 s, 1e3 quick; 0 skips it; skipped by default when the plan is narrowed)
   --tools-only            run only the tool loop part (--tools N, default 1e5)
   --cache N               the response cache (cache.ts): targets (i) a lookup adds under 50 us per
                           trial at 1e6 stored entries, and (j) the CLI's peak RSS with --cache on at
@@ -59,21 +61,22 @@ const usage = `npm run bench -- [options]
   --world N               a world per trial (world.ts): the CLI over N tasks at parallelism 8 with
                           nothing, --workspace, --setup, --sandbox bwrap, and an openai: agent with
                           --tools exec and a check: scorer, against the same run without the world;
-                          the time a world adds to each trial (default 100 quick, 2000 full; 0 skips
-                          it; skipped by default when the plan is narrowed)
+                          the time a world adds to each trial (default 2000; quick: 40, and each piece of
+                          the world once, 4 runs rather than 8; 0 skips it; skipped by default when the
+                          plan is narrowed)
   --world-only            run only the world part (--world N)
   --adaptive N            --adaptive under rate limits (adaptive.ts): the CLI with openai: against a 20 ms
                           server refusing 10% with 429 + Retry-After: 1, at fixed parallelism 8, 16, 32, 64
                           and with --adaptive up to 64, N trials each; target (k) the adaptive wall within
-                          1.3x of the best fixed one (default 400 quick, 3000 full; 0 skips it; skipped by
-                          default when the plan is narrowed)
+                          1.3x of the best fixed one (default 3000, 2 rounds; quick: 200, against fixed 64
+                          only; 0 skips it; skipped by default when the plan is narrowed)
   --adaptive-only         run only the adaptive part (--adaptive N)
   --wire N                the wire (wire.ts): a local OpenAI-compatible server (20 ms, keep-alive), a plain
                           Node client beside the CLI with openai: and http:// agents, alternating, N trials
                           each at --wire-parallelism; CPU per trial, share of the ideal wall, peak RSS, and
-                          startup (npm start, npm run trials, the bin) (default 2e4 full, 1e3 quick;
+                          startup (npm start, npm run trials, the bin) (default 2e4 full, 500 quick;
                           0 skips it; skipped by default when the plan is narrowed)
-  --wire-parallelism 8,64 the wire's parallelisms (default 8,64,256)
+  --wire-parallelism 8,64 the wire's parallelisms (default 8,64,256; 64 quick)
   --wire-only             run only the wire part (--wire N)
   --timeout S             per-child timeout in seconds (default 60 quick, 1800 full; CLI runs get 10x)
   --loader bundle|tsx|strip  how the child loads TypeScript: bundle (default) compiles
@@ -229,6 +232,11 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   const wireTrials = values.wire === "0" ? 0 : numbers("--wire", values.wire)?.[0] ?? (narrowed && !wireOnly ? 0 : partSizes.wire)
   const readerRows = numbers("--reader-rows", values["reader-rows"])?.[0] ?? partSizes.readerRows
   const cliOptions = { sampleMs: 50, timeoutMs: childOptions.timeoutMs * 10 }
+  // Quick mode runs a configuration of several rounds (sleep1ms's 15) in one child, after an unrecorded
+  // warm-up run: a start per configuration, not per run. A single-round configuration keeps a child per
+  // run: in a shared child a later run inherits the heap the runs before it grew, and spends less on GC.
+  const sharedChild = quick
+  const sharesChild = (config: Config) => sharedChild && roundsFor(config) > 1
   const capOf = (a: ApproachName) => caps[a] ?? Infinity
   // The quadratic eager runner costs seconds per run for a contrast that does not need a median.
   // A group's context approaches may run fewer rounds than the pair its target compares.
@@ -260,6 +268,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
     liveHeapMs,
     caps,
     roundsOfEager: roundsOf("eager"),
+    sharedChild,
     moreRounds: configs.filter((c) => roundsFor(c) > rounds).map((c) =>
       `${c.agent} T=${fmtCount(c.trials)} P=${c.parallelism}: ${roundsFor(c)} rounds` +
       (c.contextRounds === undefined || c.contextRounds >= roundsFor(c)
@@ -292,7 +301,10 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
     writeFileSync(values.json, `${JSON.stringify(doc, null, 2)}\n`)
   }
 
-  console.error(`bench: ${meta.mode}, ${configs.length} configurations, ${total} child runs (${cliWays.length} of the CLI), ${rounds} rounds, node ${meta.node}`)
+  console.error(
+    `bench: ${meta.mode}, ${configs.length} configurations, ${total} runs (${cliWays.length} of the CLI; ` +
+      `${sharedChild ? "a child per run, or per configuration of several rounds" : "a child per run"}), ${rounds} rounds, node ${meta.node}`
+  )
   // Each part's elapsed time and the load it ran under, so where a run's seconds go can be read off its log.
   const part = async (name: string, body: () => Promise<unknown>): Promise<void> => {
     const t0 = performance.now()
@@ -307,7 +319,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   if (cliWays.length > 0) await part("cli-rss", runCliWays)
   if (datasetRows > 0) await part("datasets", async () => {
     datasets = await runDatasetBench(
-      { readerRows, memoryRows: datasetRows, rounds: Math.min(rounds, 3), cli: cliOptions },
+      { readerRows, memoryRows: datasetRows, rounds: Math.min(rounds, 3), cli: cliOptions, via: partSizes.launcher, sharedReader: quick },
       (line) => console.error(line),
       (bench) => {
         datasets = bench
@@ -334,15 +346,21 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
       save(false)
     })
   })
-  if (cacheTrials > 0) await part("cache", () => runCacheBench(cacheTrials, partSizes.cacheEntries, childOptions.timeoutMs * 10))
+  const via = ["--via", partSizes.launcher]
+  if (cacheTrials > 0) {
+    await part("cache", () => runCacheBench(cacheTrials, partSizes.cacheEntries, via, childOptions.timeoutMs * 10))
+  }
   if (worldTrials > 0) {
-    await part("world", () => runPart("world", ["--trials", String(worldTrials), ...(partSizes.worldRounds === undefined ? [] : ["--rounds", String(partSizes.worldRounds)])], childOptions.timeoutMs * 10))
+    const worldRounds = partSizes.worldRounds === undefined ? [] : ["--rounds", String(partSizes.worldRounds)]
+    const args = ["--trials", String(worldTrials), ...worldRounds, ...(partSizes.worldAll ? [] : ["--quick"]), ...via]
+    await part("world", () => runPart("world", args, childOptions.timeoutMs * 10))
   }
   if (adaptiveTrials > 0) {
-    await part("adaptive", () => runPart("adaptive", ["--trials", String(adaptiveTrials), "--rounds", String(partSizes.adaptiveRounds)], childOptions.timeoutMs * 10))
+    const args = ["--trials", String(adaptiveTrials), "--rounds", String(partSizes.adaptiveRounds), "--fixed", partSizes.adaptiveFixed.join(","), ...via]
+    await part("adaptive", () => runPart("adaptive", args, childOptions.timeoutMs * 10))
   }
   if (toolTrials > 0) await part("tools", async () => {
-    tools = await runToolBench({ trials: toolTrials, cli: cliOptions }, (line) => console.error(line), (bench) => {
+    tools = await runToolBench({ trials: toolTrials, cli: cliOptions, via: partSizes.launcher }, (line) => console.error(line), (bench) => {
       tools = bench
       save(false)
     })
@@ -357,13 +375,24 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
       }
     }
     const roundsHere = roundsFor(config)
+    const planned: Array<{ readonly approach: ApproachName; readonly round: number }> = []
     for (let round = 1; round <= roundsHere; round++) {
       for (const approach of config.approaches.filter((a) => config.trials <= capOf(a) && round <= roundsOf(a, config))) {
-        const load1 = os.loadavg()[0]!
-        const outcome = await runChild(
-          { approach, agent: config.agent, trials: config.trials, parallelism: config.parallelism, sampleMs, liveHeapMs },
-          childOptions
-        )
+        planned.push({ approach, round })
+      }
+    }
+    const specOf = (approach: ApproachName) => ({ approach, agent: config.agent, trials: config.trials, parallelism: config.parallelism, sampleMs, liveHeapMs })
+    // A child per run; or (sharesChild) one child for the whole configuration, its runs in the same order after
+    // an unrecorded warm-up run of the first approach, so that no recorded run pays for the JIT's first pass alone.
+    const shared = sharesChild(config)
+    for (const batch of shared ? [planned] : planned.map((p) => [p])) {
+      const load1 = os.loadavg()[0]!
+      const specs = batch.map(({ approach }) => specOf(approach))
+      const outcomes = shared
+        ? (await runChildren([specOf(config.approaches[0]!), ...specs], childOptions)).slice(1)
+        : await runChildren(specs, childOptions)
+      for (const [i, { approach, round }] of batch.entries()) {
+        const outcome = outcomes[i]!
         runs.push({ ...base(config, approach, round), load1, ...outcome })
         done++
         const said = "result" in outcome
@@ -371,8 +400,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
             `${((outcome.result.wallMs * 1000) / config.trials).toFixed(2)} us/trial, ${outcome.result.peakRssMb.toFixed(0)} MB`
           : `${outcome.status}: ${outcome.detail}`
         console.error(`[${done}/${total}] ${at} round ${round}/${roundsHere} ${catalog[approach].label}: ${said}`)
-        save(false)
       }
+      save(false)
     }
   }
 
@@ -413,12 +442,12 @@ const base = (config: Config, approach: ApproachName, round: number) => ({
   round
 })
 
-// The response cache's part: scripts/bench/cache.ts in a child on this Node (with tsx), its
-// lines passed through; it prints targets (i) and (j) with PASS or FAIL.
-const runCacheBench = (trials: number, entries: number, timeoutMs: number): Promise<void> =>
+// The response cache's part: scripts/bench/cache.ts in a child on this Node (its own type stripping,
+// which starts faster than tsx), its lines passed through; it prints targets (i) and (j) with PASS or FAIL.
+const runCacheBench = (trials: number, entries: number, extra: ReadonlyArray<string>, timeoutMs: number): Promise<void> =>
   new Promise((resolve, reject) => {
     const script = fileURLToPath(new URL("./cache.ts", import.meta.url))
-    const args = ["--import", "tsx", script, "--entries", String(entries), "--calls", String(trials), "--trials", String(trials)]
+    const args = [script, "--entries", String(entries), "--calls", String(trials), "--trials", String(trials), ...extra]
     console.error(`bench: the response cache, ${fmtCount(trials)} calls and trials at ${fmtCount(entries)} entries`)
     const child = spawn(process.execPath, args, { stdio: ["ignore", "inherit", "inherit"] })
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
@@ -430,12 +459,12 @@ const runCacheBench = (trials: number, entries: number, timeoutMs: number): Prom
     })
   })
 
-// A part in a child on this Node (with tsx), its lines passed through: scripts/bench/NAME.ts.
+// A part in a child on this Node (its own type stripping), its lines passed through: scripts/bench/NAME.ts.
 const runPart = (name: string, args: ReadonlyArray<string>, timeoutMs: number): Promise<void> =>
   new Promise((resolve, reject) => {
     const script = fileURLToPath(new URL(`./${name}.ts`, import.meta.url))
     console.error(`bench: the ${name} part, ${args.join(" ")}`)
-    const child = spawn(process.execPath, ["--import", "tsx", script, ...args], { stdio: ["ignore", "inherit", "inherit"] })
+    const child = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "inherit", "inherit"] })
     const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
     child.on("error", reject)
     child.on("close", (code, signal) => {

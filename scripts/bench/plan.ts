@@ -4,6 +4,7 @@
  * `--only` narrow or replace parts of every group.
  */
 import type { AgentName } from "./agents.ts"
+import type { CliLauncher } from "./cli.ts"
 import { type ApproachName, approachNames } from "./catalog.ts"
 
 export interface Group {
@@ -49,9 +50,10 @@ const unscored: ReadonlyArray<ApproachName> = all.filter((a) => a !== "scored")
 // The targets compare `unordered` with `bare`; raw and p-map are the context.
 const compared: ReadonlyArray<ApproachName> = ["unordered", "bare", "raw", "pmap"]
 
-// A smoke of every target at small sizes, one round (`--quick`, under 120 s on 2 quiet cores): each
-// approach and agent runs and its figures are printed, but the targets are defined at the full plan's
-// sizes and medians; their verdicts here say only that the measurement works.
+// A smoke of every target at small sizes, one round (`--quick`, under 120 s on 2 cores under moderate
+// load): each approach and agent runs and its figures are printed, but the targets are defined at the
+// full plan's sizes and medians; their verdicts here say only that the measurement works. The eager
+// runner (context, no target) runs with the tick agent only: with noop it would add 2.5 s for nothing new.
 export const quickPlan: ReadonlyArray<Group> = [
   { purpose: "(b) CPU per trial, and the scoring stage's cost, tick", agent: "tick", trials: [1e4], parallelism: [64], approaches: all },
   { purpose: "(d) peak RSS, and (b), tick", agent: "tick", trials: [5e4], parallelism: [64], approaches: compared },
@@ -67,7 +69,7 @@ export const quickPlan: ReadonlyArray<Group> = [
     minRounds: 15,
     contextRounds: 7
   },
-  { purpose: "already-resolved agent", agent: "noop", trials: [1e4], parallelism: [64], approaches: unscored }
+  { purpose: "already-resolved agent", agent: "noop", trials: [1e4], parallelism: [64], approaches: unscored.filter((a) => a !== "eager") }
 ]
 
 export const fullPlan: ReadonlyArray<Group> = [
@@ -94,32 +96,46 @@ export interface PartSizes {
   /** Calls and trials of the response cache, targets (i) and (j) (`--cache`), at this many stored entries. */
   readonly cache: number
   readonly cacheEntries: number
-  /** Tasks of each world run (`--world`), and its rounds (absent: world.ts's own default, 3). */
+  /**
+   * Tasks of each world run (`--world`), its rounds (absent: world.ts's own default, 3), and whether
+   * every run of its table is made or (world.ts --quick) each piece of the world once.
+   */
   readonly world: number
   readonly worldRounds?: number
-  /** Trials of each adaptive case, target (k) (`--adaptive`), and its rounds. */
+  readonly worldAll: boolean
+  /** Trials of each adaptive case, target (k) (`--adaptive`), its rounds, and the fixed parallelisms it is held against. */
   readonly adaptive: number
   readonly adaptiveRounds: number
+  readonly adaptiveFixed: ReadonlyArray<number>
   /** Trials of each wire run (`--wire`) and its parallelisms (`--wire-parallelism`). */
   readonly wire: number
   readonly wireParallelism: ReadonlyArray<number>
+  /** How the parts start the CLI (cli.ts's launchers): npm as users do, or the trials script without npm. */
+  readonly launcher: CliLauncher
   /** The per-child timeout in seconds (`--timeout`; CLI runs get 10x). */
   readonly timeoutS: number
 }
 
 export const quickParts: PartSizes = {
   cliRss: 2e4,
-  datasets: 2e4,
-  readerRows: 2e4,
-  tools: 2e3,
+  datasets: 1e4,
+  readerRows: 1e4,
+  tools: 1e3,
   cache: 1e3,
   cacheEntries: 1e4,
-  world: 100,
+  world: 40,
   worldRounds: 1,
-  adaptive: 400,
+  worldAll: false,
+  // Each case waits out Retry-After: 1 s on its 429s: the fixed 8 case took 8.2 s at 400 trials.
+  adaptive: 200,
   adaptiveRounds: 1,
+  // Fixed 64, the best fixed case at 400 and 3,000 trials, and the limit --adaptive climbs to; fixed 8 alone
+  // took 9.5 s at 200 trials.
+  adaptiveFixed: [64],
   wire: 500,
-  wireParallelism: [8, 64, 256],
+  // The parallelism the wire's targets are judged at.
+  wireParallelism: [64],
+  launcher: "script",
   timeoutS: 60
 }
 
@@ -131,10 +147,13 @@ export const fullParts: PartSizes = {
   cache: 1e5,
   cacheEntries: 1e6,
   world: 2000,
+  worldAll: true,
   adaptive: 3000,
   adaptiveRounds: 2,
+  adaptiveFixed: [8, 16, 32, 64],
   wire: 2e4,
   wireParallelism: [8, 64, 256],
+  launcher: "npm",
   timeoutS: 1800
 }
 

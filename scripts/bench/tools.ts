@@ -22,7 +22,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import os from "node:os"
 import { join } from "node:path"
-import { type CliOptions, cliOwnMb, type CliRecord, runCli } from "./cli.ts"
+import { type CliLauncher, type CliOptions, cliOwnMb, type CliRecord, launcherText, runCli } from "./cli.ts"
 import { CALLS_PER_TRIAL } from "./tool-agent.ts"
 import { writeLines } from "./datasets.ts"
 
@@ -54,6 +54,8 @@ export interface ToolRunRecord extends CliRecord {
 
 export interface ToolBench {
   readonly trials: number
+  /** How the CLI was started (absent in JSON written before it was added: npm). */
+  readonly via?: CliLauncher
   readonly runs: ReadonlyArray<ToolRunRecord>
 }
 
@@ -85,10 +87,10 @@ const readFigures = (file: string): ToolRunFigures | string => {
   }
 }
 
-const runOne = async (dir: string, tasks: string, kind: ToolRunKind, trials: number, cli: CliOptions): Promise<ToolRunRecord> => {
+const runOne = async (dir: string, tasks: string, kind: ToolRunKind, trials: number, cli: CliOptions, via: CliLauncher): Promise<ToolRunRecord> => {
   const summary = join(dir, `summary-${kind}-${trials}.json`)
   const command = ["run", "--tasks", tasks, ...agentArgs(kind), "--parallelism", String(TOOL_PARALLELISM), "--summary", summary, "--no-progress"]
-  const record = await runCli("npm", trials, cli, undefined, command)
+  const record = await runCli(via, trials, cli, undefined, command)
   const figures = readFigures(summary)
   rmSync(summary, { force: true })
   if (typeof figures === "string") return { ...record, kind, status: record.status === "ok" ? "wrong" : record.status, detail: record.detail ?? figures }
@@ -104,13 +106,13 @@ const runOne = async (dir: string, tasks: string, kind: ToolRunKind, trials: num
 
 /** The runs, in order: sim at N, module at N/10 and N, MCP at N/10. */
 export const runToolBench = async (
-  options: { readonly trials: number; readonly cli: CliOptions },
+  options: { readonly trials: number; readonly cli: CliOptions; readonly via: CliLauncher },
   say: (line: string) => void,
   onRecord: (bench: ToolBench) => void
 ): Promise<ToolBench> => {
   const dir = mkdtempSync(join(os.tmpdir(), "agent-trials-bench-tools-"))
   const runs: Array<ToolRunRecord> = []
-  const bench = () => ({ trials: options.trials, runs })
+  const bench = () => ({ trials: options.trials, via: options.via, runs })
   const small = Math.max(1, Math.round(options.trials / 10))
   try {
     const files = new Map<number, string>()
@@ -123,7 +125,7 @@ export const runToolBench = async (
     }
     const plan: ReadonlyArray<readonly [ToolRunKind, number]> = [["sim", options.trials], ["module", small], ["module", options.trials], ["mcp", small]]
     for (const [kind, n] of plan) {
-      const record = await runOne(dir, files.get(n)!, kind, n, options.cli)
+      const record = await runOne(dir, files.get(n)!, kind, n, options.cli, options.via)
       runs.push(record)
       say(`tools: ${describeRun(record)}`)
       onRecord(bench())
@@ -183,7 +185,7 @@ export const renderTools = (bench: ToolBench): string => {
   const sim = bench.runs.find((r) => r.kind === "sim" && r.status === "ok")
   const loop = bench.runs.find((r) => r.kind === "module" && r.trials === bench.trials && r.status === "ok")
   const lines = [
-    `Tool loop, --parallelism ${TOOL_PARALLELISM} (npm run trials -- run; ${CALLS_PER_TRIAL} parallel tool calls and 2 model turns per trial, the model answering at once):`,
+    `Tool loop, --parallelism ${TOOL_PARALLELISM} (${launcherText(bench.via ?? "npm")}; ${CALLS_PER_TRIAL} parallel tool calls and 2 model turns per trial, the model answering at once):`,
     ...bench.runs.map((r) => `  ${describeRun(r)}`)
   ]
   if (sim?.wallMs !== undefined && loop?.figures !== undefined && sim.figures !== undefined) {

@@ -1,5 +1,7 @@
 /**
- * The child: runs one approach once and prints one JSON line with its figures.
+ * The child: runs one approach once and prints one JSON line with its figures;
+ * given a JSON array of specs (`--quick`'s shared child), runs them one after
+ * another, a forced GC before each, and prints a line for each.
  * Started by the parent with `node --expose-gc --max-old-space-size=... --import tsx`;
  * runnable by hand too:
  *   node --expose-gc --import tsx scripts/bench/worker.ts '{"approach":"unordered","agent":"tick","trials":100000,"parallelism":64,"sampleMs":25}'
@@ -10,12 +12,13 @@ import { type ChildResult, isApproachName, RESULT_PREFIX, type RunSpec } from ".
 
 const MB = 1024 * 1024
 
-const parseSpec = (text: string | undefined): RunSpec => {
-  const spec = JSON.parse(text ?? "null") as RunSpec | null
-  if (spec === null || !isApproachName(spec.approach) || !isAgentName(spec.agent)) {
-    throw new Error(`Expected a run spec as the first argument, got ${text}`)
+const parseSpecs = (text: string | undefined): ReadonlyArray<RunSpec> => {
+  const parsed = JSON.parse(text ?? "null") as RunSpec | ReadonlyArray<RunSpec> | null
+  const specs = Array.isArray(parsed) ? parsed : [parsed]
+  if (specs.length === 0 || specs.some((spec) => spec === null || !isApproachName(spec.approach) || !isAgentName(spec.agent))) {
+    throw new Error(`Expected a run spec (or a JSON array of them) as the first argument, got ${text}`)
   }
-  return spec
+  return specs
 }
 
 // Peaks of RSS and heap, sampled on a timer. A run that starves the event loop
@@ -49,8 +52,12 @@ const startSampler = (everyMs: number, liveHeapMs: number | undefined, gc: (() =
   }
 }
 
-const main = async (): Promise<void> => {
-  const spec = parseSpec(process.argv[2])
+/**
+ * One run. `first`: the process's first run, whose peak RSS may take the
+ * kernel's high-water mark; a later run's peak is its samples only, since
+ * that mark counts the runs before it.
+ */
+const runOne = async (spec: RunSpec, first: boolean): Promise<ChildResult> => {
   const run = approaches[spec.approach]
   const gc = (globalThis as { gc?: () => void }).gc
   gc?.()
@@ -65,8 +72,8 @@ const main = async (): Promise<void> => {
   const memory = stop()
   const cpu = process.cpuUsage(cpuBefore)
   const main = process.threadCpuUsage(mainBefore)
-  const maxRss = process.resourceUsage().maxRSS * 1024
-  const result: ChildResult = {
+  const maxRss = first ? process.resourceUsage().maxRSS * 1024 : 0
+  return {
     completed: output.completed,
     wallMs,
     cpuMs: (cpu.user + cpu.system) / 1000,
@@ -85,9 +92,16 @@ const main = async (): Promise<void> => {
         peakActive: output.probe.peakActive,
         liveFibers: output.probe.liveFibers
       }
-    })
+    }),
+    ...(!first && { sharedChild: true })
   }
-  process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(result)}\n`)
+}
+
+const main = async (): Promise<void> => {
+  const specs = parseSpecs(process.argv[2])
+  for (const [i, spec] of specs.entries()) {
+    process.stdout.write(`${RESULT_PREFIX}${JSON.stringify(await runOne(spec, i === 0))}\n`)
+  }
 }
 
 main().catch((error: unknown) => {

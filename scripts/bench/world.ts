@@ -16,11 +16,13 @@
  *   the same with `--score check:'test -s out.txt'`.
  *
  * Each configuration runs `--rounds` times (default 3), alternating; the
- * median throughput is kept. The cost of a world per trial is printed as
+ * median throughput is kept. `--quick` (the quick bench's smoke) runs each
+ * plain run and the last, fullest run added to it only: every piece of the
+ * world once, in four runs rather than eight. The cost of a world per trial is printed as
  * the time it adds to each trial's slot: `P / throughput` with the world
  * less the same without it (at parallelism P).
  *
- *   node --import tsx scripts/bench/world.ts [--trials 2000] [--parallelism 8] [--rounds 3]
+ *   node scripts/bench/world.ts [--trials 2000] [--parallelism 8] [--rounds 3] [--quick] [--via npm|script]
  */
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -29,15 +31,18 @@ import type { AddressInfo } from "node:net"
 import os from "node:os"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
-import { runCli } from "./cli.ts"
+import { launcherOf, runCli } from "./cli.ts"
 
 const { values } = parseArgs({
   options: {
     trials: { type: "string", default: "2000" },
     parallelism: { type: "string", default: "8" },
-    rounds: { type: "string", default: "3" }
+    rounds: { type: "string", default: "3" },
+    quick: { type: "boolean", default: false },
+    via: { type: "string" }
   }
 })
+const via = launcherOf(values.via)
 const trials = Number(values.trials)
 const parallelism = Number(values.parallelism)
 const rounds = Number(values.rounds)
@@ -100,7 +105,7 @@ const main = async () => {
     const bwrap = bwrapUsable()
     const sandbox = bwrap ? ["--sandbox", "bwrap"] : []
     if (!bwrap) console.error("world: bwrap is not usable here: the sandboxed rows are left out")
-    const configs: ReadonlyArray<Config> = [
+    const all: ReadonlyArray<Config> = [
       { name: "sim", args: ["--agent", "sim:latency=0ms"] },
       { name: "sim --workspace", base: "sim", args: ["--agent", "sim:latency=0ms", ...ws] },
       { name: "sim --workspace --setup true", base: "sim", args: ["--agent", "sim:latency=0ms", ...ws, "--setup", "true"] },
@@ -116,13 +121,20 @@ const main = async () => {
         }]
         : [])
     ]
+    // Quick: the plain runs, and for each the last (fullest) run with a world on it, named in full
+    // where its name reads on from the row before it.
+    const configs = values.quick
+      ? all.filter((c) => c.base === undefined || c === all.findLast((d) => d.base === c.base)).map((c) =>
+        c.name.startsWith("... and ") ? { ...c, name: `${all[all.indexOf(c) - 1]!.name} ${c.name.slice("... and ".length)}` } : c
+      )
+      : all
     const throughputs = new Map<string, Array<number>>()
     for (let round = 0; round < rounds; round++) {
       for (const config of configs) {
         const summary = join(dir, "summary.json")
         rmSync(summary, { force: true })
         const command = ["run", "--tasks", tasks, ...config.args, "--parallelism", String(parallelism), "--summary", summary, "--no-progress"]
-        const record = await runCli("npm", trials, { sampleMs: 200, timeoutMs: 1_800_000 }, undefined, command)
+        const record = await runCli(via, trials, { sampleMs: 200, timeoutMs: 1_800_000 }, undefined, command)
         if (record.status !== "ok") throw new Error(`world: ${config.name}: ${record.status} ${record.detail ?? ""}`)
         const s = JSON.parse(readFileSync(summary, "utf8")) as { throughput_per_s: number; failed: number }
         if (s.failed > 0) throw new Error(`world: ${config.name}: ${s.failed} trials failed`)
