@@ -24,6 +24,9 @@ describe("bench plan", () => {
     assert.isTrue(has("tick", "unordered", "bare"))
     assert.isTrue(has("sleep1ms", "unordered", "bare"))
     assert.isTrue(has("tick", "unordered", "scored"))
+    // One child per configuration where the plan says so, never where (b) and (d) read tick's CPU and RSS ratios.
+    assert.deepStrictEqual(configs.filter((c) => c.sharedChild === true).map((c) => c.agent).sort(), ["noop", "sleep1ms"])
+    assert.isTrue(expand(fullPlan, {}).every((c) => c.sharedChild === undefined))
     // Smaller than the full plan's sizes: no quick configuration runs more trials than the full plan's largest for its agent.
     for (const c of configs) {
       const full = Math.max(...fullPlan.filter((g) => g.agent === c.agent).flatMap((g) => g.trials))

@@ -66,7 +66,7 @@ export interface ChildResult {
   readonly samples: number
   /** The longest gap between two memory samples: how long the event loop was starved of timers. */
   readonly maxSampleGapMs: number
-  /** Run after another in the same child (`--quick`'s configurations of several rounds): its JIT was warm and its peak RSS is sampled only. */
+  /** Run after another in the same child (the quick plan's sleep1ms and noop): its JIT was warm and its peak RSS is sampled only. */
   readonly sharedChild?: boolean
   readonly probe?: {
     readonly peakLiveFibers: number

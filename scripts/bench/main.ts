@@ -25,9 +25,9 @@ import { renderWire, runWireBench, type WireBench, wireTargets } from "./wire.ts
 
 const usage = `npm run bench -- [options]
   --quick                 a smoke of every target at small sizes, one round (86 s at a load average of 5;
-                          the bin is measured only when already built: npm run build); a configuration of
-                          several rounds runs in one child, the parts start the CLI with package.json's
-                          trials script without npm, the readers share one process
+                          the bin is measured only when already built: npm run build); the sleep1ms and
+                          noop runs share one child per configuration, the parts start the CLI with
+                          package.json's trials script without npm, the readers share one process
   --rounds N              rounds per configuration (default 3)
   --only a,b              approaches: unordered, bare, scored, ordered, raw, pmap, plimit, eager
   --agents a,b            agents: noop, tick, sleep1ms
@@ -232,11 +232,11 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   const wireTrials = values.wire === "0" ? 0 : numbers("--wire", values.wire)?.[0] ?? (narrowed && !wireOnly ? 0 : partSizes.wire)
   const readerRows = numbers("--reader-rows", values["reader-rows"])?.[0] ?? partSizes.readerRows
   const cliOptions = { sampleMs: 50, timeoutMs: childOptions.timeoutMs * 10 }
-  // Quick mode runs a configuration of several rounds (sleep1ms's 15) in one child, after an unrecorded
-  // warm-up run: a start per configuration, not per run. A single-round configuration keeps a child per
-  // run: in a shared child a later run inherits the heap the runs before it grew, and spends less on GC.
-  const sharedChild = quick
-  const sharesChild = (config: Config) => sharedChild && roundsFor(config) > 1
+  // The quick plan runs sleep1ms's 44 runs and noop's in one child per configuration, after an unrecorded
+  // warm-up run: a start per configuration, not per run. tick's keep a child per run: (b) and (d) read
+  // CPU and RSS ratios there, and in a shared child a later run inherits the heap the runs before it
+  // grew, and spends less on GC.
+  const shared = configs.filter((c) => c.sharedChild === true)
   const capOf = (a: ApproachName) => caps[a] ?? Infinity
   // The quadratic eager runner costs seconds per run for a contrast that does not need a median.
   // A group's context approaches may run fewer rounds than the pair its target compares.
@@ -268,7 +268,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
     liveHeapMs,
     caps,
     roundsOfEager: roundsOf("eager"),
-    sharedChild,
+    sharedChild: shared.map((c) => `${c.agent} T=${fmtCount(c.trials)} P=${c.parallelism}`),
     moreRounds: configs.filter((c) => roundsFor(c) > rounds).map((c) =>
       `${c.agent} T=${fmtCount(c.trials)} P=${c.parallelism}: ${roundsFor(c)} rounds` +
       (c.contextRounds === undefined || c.contextRounds >= roundsFor(c)
@@ -303,7 +303,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
 
   console.error(
     `bench: ${meta.mode}, ${configs.length} configurations, ${total} runs (${cliWays.length} of the CLI; ` +
-      `${sharedChild ? "a child per run, or per configuration of several rounds" : "a child per run"}), ${rounds} rounds, node ${meta.node}`
+      `a child per run${shared.length === 0 ? "" : `, or per configuration for ${meta.sharedChild.join(", ")}`}), ${rounds} rounds, node ${meta.node}`
   )
   // Each part's elapsed time and the load it ran under, so where a run's seconds go can be read off its log.
   const part = async (name: string, body: () => Promise<unknown>): Promise<void> => {
@@ -382,13 +382,13 @@ export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
       }
     }
     const specOf = (approach: ApproachName) => ({ approach, agent: config.agent, trials: config.trials, parallelism: config.parallelism, sampleMs, liveHeapMs })
-    // A child per run; or (sharesChild) one child for the whole configuration, its runs in the same order after
+    // A child per run; or (the plan's sharedChild) one child for the whole configuration, its runs in the same order after
     // an unrecorded warm-up run of the first approach, so that no recorded run pays for the JIT's first pass alone.
-    const shared = sharesChild(config)
-    for (const batch of shared ? [planned] : planned.map((p) => [p])) {
+    const sharesChild = config.sharedChild === true
+    for (const batch of sharesChild ? [planned] : planned.map((p) => [p])) {
       const load1 = os.loadavg()[0]!
       const specs = batch.map(({ approach }) => specOf(approach))
-      const outcomes = shared
+      const outcomes = sharesChild
         ? (await runChildren([specOf(config.approaches[0]!), ...specs], childOptions)).slice(1)
         : await runChildren(specs, childOptions)
       for (const [i, { approach, round }] of batch.entries()) {

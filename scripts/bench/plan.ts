@@ -17,6 +17,11 @@ export interface Group {
   readonly minRounds?: number
   /** At most this many rounds for the context approaches (raw, p-map), `--rounds` or not. */
   readonly contextRounds?: number
+  /**
+   * Its configurations' runs share one child each, after an unrecorded warm-up run (the quick plan,
+   * where a child's start costs more than a run and no target reads a CPU or RSS ratio of them).
+   */
+  readonly sharedChild?: boolean
 }
 
 export interface Config {
@@ -26,6 +31,7 @@ export interface Config {
   readonly approaches: ReadonlyArray<ApproachName>
   readonly minRounds?: number
   readonly contextRounds?: number
+  readonly sharedChild?: boolean
 }
 
 /** The approaches no target judges: they give the context (`vs raw`, against p-map). */
@@ -67,9 +73,17 @@ export const quickPlan: ReadonlyArray<Group> = [
     parallelism: [64],
     approaches: compared,
     minRounds: 15,
-    contextRounds: 7
+    contextRounds: 7,
+    sharedChild: true
   },
-  { purpose: "already-resolved agent", agent: "noop", trials: [1e4], parallelism: [64], approaches: unscored.filter((a) => a !== "eager") }
+  {
+    purpose: "already-resolved agent",
+    agent: "noop",
+    trials: [1e4],
+    parallelism: [64],
+    approaches: unscored.filter((a) => a !== "eager"),
+    sharedChild: true
+  }
 ]
 
 export const fullPlan: ReadonlyArray<Group> = [
@@ -175,6 +189,7 @@ export const expand = (groups: ReadonlyArray<Group>, narrowing: Narrowing): Arra
       approaches: Set<ApproachName>
       minRounds?: number
       contextRounds?: number
+      sharedChild?: boolean
     }
   >()
   for (const group of groups) {
@@ -188,6 +203,7 @@ export const expand = (groups: ReadonlyArray<Group>, narrowing: Narrowing): Arra
         for (const a of approaches) config.approaches.add(a)
         if (group.minRounds !== undefined) config.minRounds = Math.max(config.minRounds ?? 0, group.minRounds)
         if (group.contextRounds !== undefined) config.contextRounds = group.contextRounds
+        if (group.sharedChild === true) config.sharedChild = true
         byKey.set(key, config)
       }
     }

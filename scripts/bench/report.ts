@@ -17,8 +17,8 @@ export interface Meta {
   readonly commit?: string | undefined
   readonly srcDirty?: boolean | undefined
   readonly roundsOfEager: number
-  /** A configuration of several rounds runs in one child (`--quick`); absent in JSON written before it was added. */
-  readonly sharedChild?: boolean
+  /** The configurations whose runs shared one child (the quick plan's); absent in JSON written before it was added. */
+  readonly sharedChild?: ReadonlyArray<string>
   /** Configurations run for more rounds than `rounds` (a plan's minimum), as "agent T=... P=...: N rounds". */
   readonly moreRounds?: ReadonlyArray<string>
 }
@@ -64,8 +64,9 @@ export const render = (meta: Meta, runs: ReadonlyArray<RunRecord>, cli: Readonly
     `loader ${meta.loader}, commit ${meta.commit}${meta.srcDirty ? " (src/ has uncommitted edits)" : ""}; ` +
     `1-min load average before runs: max ${maxLoad.toFixed(2)}` +
     (meta.roundsOfEager < meta.rounds ? `; runTrialsEager: ${meta.roundsOfEager} round` : "") +
-    (meta.sharedChild === true
-      ? "; a configuration of several rounds runs in one child, after an unrecorded warm-up run (peak RSS: the samples, not the kernel's high-water mark)"
+    (meta.sharedChild !== undefined && meta.sharedChild.length > 0
+      ? `; one child for all the runs of ${meta.sharedChild.join(", ")}, after an unrecorded warm-up run ` +
+        "(peak RSS: the samples, not the kernel's high-water mark)"
       : "") +
     (meta.moreRounds !== undefined && meta.moreRounds.length > 0 ? `; ${meta.moreRounds.join(", ")}` : "")
   const warning = maxLoad > meta.cpus
