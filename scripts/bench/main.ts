@@ -24,10 +24,11 @@ import { renderTools, runToolBench, type ToolBench, toolTargets } from "./tools.
 import { renderWire, runWireBench, type WireBench, wireTargets } from "./wire.ts"
 
 const usage = `npm run bench -- [options]
-  --quick                 a smoke of every target at small sizes, one round (86 s at a load average of 5;
-                          the bin is measured only when already built: npm run build); the sleep1ms and
-                          noop runs share one child per configuration, the parts start the CLI with
-                          package.json's trials script without npm, the readers share one process
+  --quick                 a smoke of every target at small sizes, one round (79-102 s at a load
+                          average of 3-7; the bin is measured only when already built: npm run build);
+                          the sleep1ms and noop runs share one child per configuration, the parts start
+                          the CLI with package.json's trials script without npm, the readers share one
+                          process
   --rounds N              rounds per configuration (default 3)
   --only a,b              approaches: unordered, bare, scored, ordered, raw, pmap, plimit, eager
   --agents a,b            agents: noop, tick, sleep1ms
