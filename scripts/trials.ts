@@ -3,17 +3,29 @@
  * npm runs it in the package root: paths in flags resolve from the directory
  * npm was run in (INIT_CWD), as the bin's do.
  *
- * Our own source runs with Node's type stripping, as the built bin's users'
- * modules do; tsx's loader (about 0.5 CPU-s more to start) is registered
- * first only when the command may load a module of the user's (a `module:` or
- * `effect-ai:` spec, a `.ts` file, a config file that may name them), which
- * it then loads with no limits on their TypeScript.
+ * What runs is a bundle of the current src/ (scripts/internal/bundle.ts: made
+ * again when any file of src/ changes, kept in the OS temp folder), with
+ * Node's compile cache beside it and source maps on, so errors name the lines
+ * of src/. Without esbuild (or on a Node older than 24, which the bin then
+ * refuses in its own words) src/ runs under Node's type stripping as is.
+ * tsx's loader (about 0.5 CPU-s more to start) is registered first only when
+ * the command may load a module of the user's (a `module:` or `effect-ai:`
+ * spec, a `.ts` file, a config file that may name them), which it then loads
+ * with no limits on their TypeScript.
  */
 import * as fs from "node:fs"
+import * as module from "node:module"
 import * as path from "node:path"
+import { pathToFileURL } from "node:url"
 import { invocationDir } from "../src/internal/invocationDir.ts"
+import { cacheDir, sourceBundle } from "./internal/bundle.ts"
 
-const dir = invocationDir(process.env, process.cwd(), path.resolve(import.meta.dirname, ".."))
+const root = path.resolve(import.meta.dirname, "..")
+const modern = Number(process.versions.node.split(".")[0]) >= 24
+if (modern) module.enableCompileCache(path.join(cacheDir(root), "compile"))
+const bundle = modern ? await sourceBundle(root).catch(() => undefined) : undefined
+
+const dir = invocationDir(process.env, process.cwd(), root)
 if (dir !== undefined) process.chdir(dir)
 
 const userModule = /module:|effect-ai:|\.[mc]?tsx?\b/
@@ -23,4 +35,21 @@ const mayLoadUserModules = texts.some((text) => userModule.test(text) || text.st
 // tsx ships no types for its loader entry: imported by name, for its side effect.
 const tsxLoader: string = "tsx"
 if (mayLoadUserModules) await import(tsxLoader)
-await import("../src/cli/bin.ts")
+// tsx (registered here, or by `--import tsx`) rewrites the ES modules it
+// loads, their source maps lost: the bundle's own are read here, before tsx
+// sees them (hooks registered last run first).
+if (bundle !== undefined) {
+  const ours = pathToFileURL(path.dirname(bundle)).href + "/"
+  module.registerHooks({
+    load: (url, context, next) =>
+      url.startsWith(ours) && url.endsWith(".js")
+        ? { format: "module", source: fs.readFileSync(new URL(url)), shortCircuit: true }
+        : next(url, context)
+  })
+}
+if (bundle === undefined) {
+  await import("../src/cli/bin.ts")
+} else {
+  process.setSourceMapsEnabled(true)
+  await import(pathToFileURL(bundle).href)
+}

@@ -201,6 +201,87 @@ describe.concurrent("the installed package", { timeout: 180_000 }, () => {
     assert.deepStrictEqual(r, { code: 2, stdout: "", stderr: `agent-trials needs Node 24 or newer (this is ${version})\n` })
   })
 
+  // The bin is one bundle (scripts/internal/bundle.ts) holding its own copy of effect: a user's
+  // module brings the project's. Effects, layers and services meet across the two copies.
+  const resolvedBy = async (args: ReadonlyArray<string>) => {
+    const hook = path.join(tmp, "resolve-hook.mjs")
+    const urls = path.join(tmp, `resolved-${Math.random().toString(36).slice(2)}.json`)
+    fs.writeFileSync(hook, `
+      import { registerHooks } from "node:module"
+      import { writeFileSync } from "node:fs"
+      const urls = []
+      registerHooks({ resolve: (specifier, context, next) => { const r = next(specifier, context); urls.push(r.url); return r } })
+      process.on("exit", () => writeFileSync(process.env.RESOLVED_TO, JSON.stringify(urls)))`)
+    const bin = path.join(project, "node_modules", "agent-trials", "dist", "cli", "bin.js")
+    const r = await succeed(node, ["--import", pathToFileURL(hook).href, bin, ...args], project, { RESOLVED_TO: urls })
+    return { ...r, urls: JSON.parse(fs.readFileSync(urls, "utf8")) as Array<string> }
+  }
+
+  it("the bin is a bundle: a run loads its own chunks and Node's modules, no package from node_modules", async () => {
+    const out = path.join(project, "bundle-only.jsonl")
+    const { urls } = await resolvedBy(["run", "--synthetic", "3", "--agent", "sim", "--no-progress", "--out", out])
+    const dist = pathToFileURL(path.join(project, "node_modules", "agent-trials", "dist", "cli")).href
+    assert.deepStrictEqual(urls.filter((url) => !url.startsWith("node:") && !url.startsWith(`${dist}/`)), [])
+    assert.isAbove(urls.filter((url) => url.startsWith(`${dist}/chunks/`)).length, 0)
+    assert.strictEqual(fs.readFileSync(out, "utf8").trimEnd().split("\n").length, 3)
+  })
+
+  it("the bin runs a module agent's Effect made with the project's own effect (a second copy), its failure a failed trial", async () => {
+    const agents = path.join(project, "effect-agents")
+    fs.mkdirSync(agents, { recursive: true })
+    fs.writeFileSync(
+      path.join(agents, "agent.mjs"),
+      `import { Context, Effect } from "effect"
+      class Prefix extends Context.Service()("consumer/Prefix") {}
+      export const answer = (task) =>
+        Effect.gen(function*() {
+          yield* Effect.sleep("1 millis")
+          const prefix = yield* Effect.serviceOption(Prefix)
+          if (task.id.endsWith("-2")) return yield* Effect.fail(new Error("no answer for " + task.id))
+          return { output_text: "fx " + task.id + " " + prefix._tag }
+        })\n`
+    )
+    const out = path.join(project, "effect-agent.jsonl")
+    const { urls } = await resolvedBy(["run", "--synthetic", "3", "--agent", "module:./effect-agents/agent.mjs#answer", "--score", "none", "--no-progress", "--out", out])
+    // The agent's effect is the project's, beside the bin's bundled one.
+    const projectEffect = pathToFileURL(path.join(project, "node_modules", "effect", "dist")).href
+    assert.isTrue(urls.some((url) => url.startsWith(`${projectEffect}/`)))
+    const trials = fs.readFileSync(out, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line)).sort((a, b) => a.task_id < b.task_id ? -1 : 1)
+    assert.deepStrictEqual(trials.map((t) => [t.task_id, t.status]), [["synthetic-0", "completed"], ["synthetic-1", "completed"], ["synthetic-2", "failed"]])
+    assert.deepStrictEqual(trials.slice(0, 2).map((t) => t.output.output_text), ["fx synthetic-0 None", "fx synthetic-1 None"])
+    assert.include(JSON.stringify(trials[2]), "no answer for synthetic-2")
+  })
+
+  it("the bin runs an effect-ai: layer made with the project's own effect/ai, its tool calls and usage recorded", async () => {
+    fs.writeFileSync(
+      path.join(project, "model.mjs"),
+      `import { Effect, Layer, Stream } from "effect"
+      import { LanguageModel } from "effect/ai"
+      const usage = { inputTokens: { total: 12 }, outputTokens: { total: 4 } }
+      export const layer = Layer.effect(LanguageModel.LanguageModel, LanguageModel.make({
+        generateText: (options) => {
+          const results = options.prompt.content.flatMap((m) => m.role === "tool" ? m.content : [])
+          const sum = results.find((p) => p.type === "tool-result" && p.name === "add")
+          if (sum !== undefined) return Effect.succeed([{ type: "text", text: "sum " + String(sum.result) }, { type: "finish", reason: "stop", usage }])
+          return Effect.succeed([{ type: "tool-call", id: "c1", name: "add", params: { a: 2, b: 3 } }, { type: "finish", reason: "tool-calls", usage }])
+        },
+        streamText: () => Stream.empty
+      }))\n`
+    )
+    fs.writeFileSync(
+      path.join(project, "tools.mjs"),
+      `export default { add: { description: "adds two numbers", parameters: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] }, execute: ({ a, b }) => a + b } }\n`
+    )
+    const out = path.join(project, "effect-ai.jsonl")
+    await succeed(path.join(project, "node_modules", ".bin", "agent-trials"), [
+      "run", "--synthetic", "2", "--agent", "effect-ai:./model.mjs#layer", "--tools", "module:./tools.mjs", "--score", "none", "--no-progress", "--out", out
+    ], project)
+    const trials = fs.readFileSync(out, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line))
+    assert.deepStrictEqual(trials.map((t) => [t.status, t.output.output_text]), [["completed", "sum 5"], ["completed", "sum 5"]])
+    assert.deepStrictEqual(trials.map((t) => t.output.usage.input_tokens), [24, 24])
+    assert.deepStrictEqual(trials[0].output.trajectory.map((s: { type: string }) => s.type), ["model", "tool_call", "tool_result", "model"])
+  })
+
   it("the bin: --help lists run, and run --synthetic 100 writes 100 trials", async () => {
     const agentTrials = path.join(project, "node_modules", ".bin", "agent-trials")
     const help = await succeed(agentTrials, ["--help"], project)
