@@ -15,8 +15,8 @@ import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import type { Dispatcher } from "@effect/platform-node/Undici"
 import { runMain } from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Console, Effect, Layer, Runtime } from "effect"
-import type { HttpClient } from "effect/http"
+import { Console, Context, Effect, Layer, Runtime, Scope } from "effect"
+import { HttpClient, type HttpClientRequest } from "effect/http"
 import type { Command } from "effect/cli"
 import { runCli, UsageError } from "./Cli.ts"
 import * as Telemetry from "../runner/Telemetry.ts"
@@ -47,27 +47,20 @@ const exitWhenFlushed: Runtime.Teardown = (exit) =>
     process.stdout.write("", () => process.stderr.write("", () => process.exit(code)))
   })
 
-// The agents' raw POST (domain/internal/rawPost.ts) over the HttpClient's own undici
-// dispatcher: one pool of connections for both. A dispatch handler of its own
-// gathers the body's chunks: no Readable stream, promise or abort listener per
-// request, as `dispatcher.request` makes.
-const rawPost = Layer.effect(
-  RawPost,
-  Effect.map(Effect.service(NodeHttpClient.Dispatcher), (dispatcher): RawPostFn => (url, headers, body, done) => {
-    const answer = new RawAnswering(done)
-    dispatcher.dispatch({
-      origin: url.origin,
-      path: url.pathname + url.search,
-      method: "POST",
-      headers,
-      body,
-      // As the HttpClient's: waits are bounded by the run's --timeout, not here.
-      headersTimeout: 60 * 60 * 1000,
-      bodyTimeout: 0
-    }, answer)
-    return answer.abort
-  })
-)
+// The agents' raw POST (domain/internal/rawPost.ts) sends through a dispatch
+// handler of its own that gathers the body's chunks: no Readable stream,
+// promise or abort listener per request, as `dispatcher.request` makes.
+const send = (dispatcher: Dispatcher, url: URL, headers: Record<string, string>, body: string, answer: RawAnswering) =>
+  dispatcher.dispatch({
+    origin: url.origin,
+    path: url.pathname + url.search,
+    method: "POST",
+    headers,
+    body,
+    // As the HttpClient's: waits are bounded by the run's --timeout, not here.
+    headersTimeout: 60 * 60 * 1000,
+    bodyTimeout: 0
+  }, answer)
 
 // One request's handler: the status, `retry-after` and the body's chunks, then
 // `done` once. An abort before the request starts is applied when it does.
@@ -109,6 +102,10 @@ class RawAnswering implements Dispatcher.DispatchHandler {
     this.done({ status: this.status, retryAfter: this.retryAfter, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text })
   }
   onResponseError(_: Dispatcher.DispatchController, error: Error): void {
+    this.fail(error)
+  }
+  /** The request never got a dispatcher, or failed on the way. */
+  fail(error: unknown): void {
     if (this.ended) return
     this.ended = true
     this.done(undefined, error)
@@ -116,16 +113,40 @@ class RawAnswering implements Dispatcher.DispatchHandler {
 }
 
 /**
- * The command's HTTP: undici's `HttpClient` and, over the same dispatcher,
- * the agents' raw POST (`RawPost`), which they use while no tracer takes
- * the client spans.
+ * The command's HTTP: undici's `HttpClient` and, over the same dispatcher
+ * (one pool of connections for both), the agents' raw POST (`RawPost`),
+ * which they use while no tracer takes the client spans. undici (about a
+ * hundred modules) is loaded and its dispatcher made by the first request,
+ * not by every command: a run of `sim` or of a module agent makes none.
  *
  * @category layers
  * @since 0.9.0
  */
-export const httpClient: Layer.Layer<HttpClient.HttpClient> = Layer.merge(NodeHttpClient.layerUndiciNoDispatcher, rawPost).pipe(
-  Layer.provide(NodeHttpClient.layerDispatcher)
-)
+export const httpClient: Layer.Layer<HttpClient.HttpClient> = Layer.effectContext(Effect.gen(function*() {
+  const scope = yield* Effect.scope
+  const dispatcher = yield* Effect.cached(Scope.provide(NodeHttpClient.makeDispatcher, scope))
+  const undici = yield* Effect.cached(
+    Effect.flatMap(dispatcher, (d) => Effect.provideService(NodeHttpClient.makeUndici, NodeHttpClient.Dispatcher, d))
+  )
+  const client = HttpClient.makeWith(
+    (request: Effect.Effect<HttpClientRequest.HttpClientRequest>) => Effect.flatMap(undici, (c) => c.postprocess(request)),
+    (request: HttpClientRequest.HttpClientRequest) => Effect.succeed(request)
+  )
+  // The dispatcher, once the first request has made it: later ones use it as it is.
+  let made: Dispatcher | undefined
+  const post: RawPostFn = (url, headers, body, done) => {
+    const answer = new RawAnswering(done)
+    if (made !== undefined) send(made, url, headers, body, answer)
+    else {
+      Effect.runPromise(dispatcher).then((d) => {
+        made = d
+        send(d, url, headers, body, answer)
+      }, (error: unknown) => answer.fail(error))
+    }
+    return answer.abort
+  }
+  return Context.make(HttpClient.HttpClient, client).pipe(Context.add(RawPost, post))
+}))
 
 /**
  * Runs `command` on the process's arguments, as the process's program (the
