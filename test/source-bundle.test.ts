@@ -76,7 +76,37 @@ describe("the npm scripts' bundle of src/", { timeout: 120_000 }, () => {
     const after = await trials(root, ["run", "--help"])
     assert.include(after.stdout, "Run each edited task", describeResult(after))
     assert.notInclude(after.stdout, "Run every task of a dataset through an agent")
-    assert.strictEqual(bundlesOf(root).length, 2)
+    // The old bundle, which no process runs any more, is removed.
+    assert.strictEqual(bundlesOf(root).length, 1)
+  })
+
+  it("a bundle a running command uses is kept when another is made, and removed once that command is gone (even killed)", async () => {
+    const root = copyOfRepo("prune")
+    const child = spawn(node, [path.join(root, "scripts", "trials.ts"), "run", "--synthetic", "100000", "--agent", "sim:latency=1s,fail=0", "--no-progress", "--out", path.join(root, "long.jsonl")], {
+      cwd: root,
+      env: { ...process.env, AGENT_TRIALS_CONFIG: "/dev/null" },
+      stdio: "ignore"
+    })
+    const exited = new Promise((resolve) => child.on("close", resolve))
+    try {
+      // Its bundle, once made, names it among its users.
+      const users = () => fs.existsSync(cacheDir(root)) ? bundlesOf(root).flatMap((b) => fs.readdirSync(path.join(cacheDir(root), b, "users"))) : []
+      for (let i = 0; i < 600 && !users().includes(String(child.pid)); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+      assert.include(users(), String(child.pid))
+      const [used] = bundlesOf(root)
+      const run = path.join(root, "src", "cli", "run.ts")
+      fs.writeFileSync(run, fs.readFileSync(run, "utf8").replace("Run every task of a dataset through an agent", "Run each edited task"))
+      const edited = await trials(root, ["run", "--help"])
+      assert.include(edited.stdout, "Run each edited task", describeResult(edited))
+      assert.strictEqual(bundlesOf(root).length, 2)
+      assert.include(bundlesOf(root), used)
+    } finally {
+      child.kill("SIGKILL")
+      await exited
+    }
+    const again = await trials(root, ["run", "--help"])
+    assert.strictEqual(again.code, 0, describeResult(again))
+    assert.strictEqual(bundlesOf(root).length, 1)
   })
 
   it("an error thrown by src/ names its file and line there, through the bundle's source map", async () => {

@@ -245,9 +245,48 @@ export const cacheDir = (root: string): string =>
     createHash("sha256").update(root).digest("hex").slice(0, 12)
   )
 
-// Bundles not used for this long are removed when a new one is written; a
-// process may still be loading chunks of a recent one.
-const keepMs = 24 * 60 * 60 * 1000
+// A bundle is removed by the next start of another one when no process runs it: each
+// process that runs one leaves its pid in the bundle's users/ folder (removed
+// at its exit; a pid no longer alive, after a kill -9, does not count), since
+// a run loads chunks as it goes, its outputs' at its end. A build left half
+// done (its process killed) is removed after an hour.
+const buildKeepMs = 60 * 60 * 1000
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+// Every bundle has its users/ from the start (made before it is moved into place).
+const inUse = (dir: string): boolean => {
+  const users = path.join(dir, "users")
+  return fs.existsSync(users) && fs.readdirSync(users).some((pid) => alive(Number(pid)))
+}
+
+// `dir`'s users/ names this process, until it exits; `at` is where `dir` will be.
+const use = (dir: string, at: string = dir): void => {
+  const users = path.join(dir, "users")
+  fs.mkdirSync(users, { recursive: true })
+  fs.writeFileSync(path.join(users, String(process.pid)), "")
+  const mine = path.join(at, "users", String(process.pid))
+  process.on("exit", () => fs.rmSync(mine, { force: true }))
+}
+
+const prune = (base: string, current: string): void => {
+  for (const name of fs.readdirSync(base)) {
+    const dir = path.join(base, name)
+    try {
+      if (name.startsWith("src-") && dir !== current && !inUse(dir)) fs.rmSync(dir, { recursive: true, force: true })
+      if (name.startsWith("building-") && Date.now() - fs.statSync(dir).mtimeMs > buildKeepMs) fs.rmSync(dir, { recursive: true, force: true })
+    } catch {
+      // Removed meanwhile by another process: nothing left to do.
+    }
+  }
+}
 
 /**
  * The entry (bin.js) of the bundle of `root`'s current source, made now if
@@ -263,9 +302,8 @@ export const sourceBundle = async (root: string): Promise<string> => {
   const dir = path.join(base, `src-${sourceKey(root)}`)
   const entry = path.join(dir, "bin.js")
   if (fs.existsSync(entry)) {
-    // In use: kept by the pruning below.
-    const now = new Date()
-    fs.utimesSync(dir, now, now)
+    use(dir)
+    prune(base, dir)
     return entry
   }
   fs.mkdirSync(base, { recursive: true, mode: 0o700 })
@@ -276,16 +314,14 @@ export const sourceBundle = async (root: string): Promise<string> => {
     fs.writeFileSync(path.join(building, "package.json"), JSON.stringify({ name: "agent-trials", version, private: true, type: "module" }))
     // The packages left out are found from the bundle as from src/.
     fs.symlinkSync(path.join(root, "node_modules"), path.join(building, "node_modules"), "junction")
+    // In use from the moment it is in place: another process's pruning keeps it.
+    use(building, dir)
     fs.renameSync(building, dir)
   } catch (error) {
     fs.rmSync(building, { recursive: true, force: true })
     if (!fs.existsSync(entry)) throw error
+    use(dir)
   }
-  for (const old of fs.readdirSync(base)) {
-    const file = path.join(base, old)
-    if (file === dir || old === "compile") continue
-    const stat = fs.statSync(file, { throwIfNoEntry: false })
-    if (stat !== undefined && Date.now() - stat.mtimeMs > keepMs) fs.rmSync(file, { recursive: true, force: true })
-  }
+  prune(base, dir)
   return entry
 }
