@@ -226,6 +226,14 @@ describe.concurrent("the installed package", { timeout: 180_000 }, () => {
     assert.strictEqual(fs.readFileSync(out, "utf8").trimEnd().split("\n").length, 3)
   })
 
+  it("the bin keeps Node's compile cache in the OS temp folder for the next start", async () => {
+    const temp = path.join(tmp, "os-temp")
+    fs.mkdirSync(temp)
+    const out = path.join(project, "compile-cache.jsonl")
+    await succeed(path.join(project, "node_modules", ".bin", "agent-trials"), ["run", "--synthetic", "2", "--no-progress", "--out", out], project, { TMPDIR: temp })
+    assert.isAbove(fs.readdirSync(path.join(temp, "node-compile-cache"), { recursive: true }).length, 0)
+  })
+
   it("the bin runs a module agent's Effect made with the project's own effect (a second copy), its failure a failed trial", async () => {
     const agents = path.join(project, "effect-agents")
     fs.mkdirSync(agents, { recursive: true })

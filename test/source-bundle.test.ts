@@ -10,6 +10,7 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { pathToFileURL } from "node:url"
 import { cacheDir } from "../scripts/internal/bundle.ts"
 
 const repoRoot = path.resolve(import.meta.dirname, "..")
@@ -68,6 +69,8 @@ describe("the npm scripts' bundle of src/", { timeout: 120_000 }, () => {
     assert.deepStrictEqual([1, 2].map((n) => fs.readFileSync(out(n), "utf8").trimEnd().split("\n").length), [3, 3])
     assert.strictEqual(bundlesOf(root).length, 1)
     assert.deepStrictEqual(fs.readdirSync(cacheDir(root)).filter((name) => name.startsWith("building-")), [])
+    // Node's compile cache, beside the bundles: what the two commands compiled, for the next start.
+    assert.isAbove(fs.readdirSync(path.join(cacheDir(root), "compile"), { recursive: true }).length, 0)
 
     const before = await trials(root, ["run", "--help"])
     assert.include(before.stdout, "Run every task of a dataset through an agent", describeResult(before))
@@ -107,6 +110,44 @@ describe("the npm scripts' bundle of src/", { timeout: 120_000 }, () => {
     const again = await trials(root, ["run", "--help"])
     assert.strictEqual(again.code, 0, describeResult(again))
     assert.strictEqual(bundlesOf(root).length, 1)
+  })
+
+  it("a local run through the bundle loads no chunk holding the cluster's code, and no PostgreSQL client", async () => {
+    const root = copyOfRepo("local")
+    const hook = path.join(tmp, "resolve-hook.mjs")
+    fs.writeFileSync(hook, `
+      import { registerHooks } from "node:module"
+      import { writeFileSync } from "node:fs"
+      const urls = []
+      registerHooks({ resolve: (specifier, context, next) => { const r = next(specifier, context); urls.push(r.url); return r } })
+      process.on("exit", () => writeFileSync(process.env.RESOLVED_TO, JSON.stringify(urls)))`)
+    const resolved = path.join(tmp, "local-resolved.json")
+    const out = path.join(root, "local.jsonl")
+    const r = await new Promise<Result>((resolve, reject) => {
+      const child = spawn(node, ["--import", pathToFileURL(hook).href, path.join(root, "scripts", "trials.ts"), "run", "--synthetic", "5", "--no-progress", "--out", out], {
+        cwd: root,
+        env: { ...process.env, AGENT_TRIALS_CONFIG: "/dev/null", RESOLVED_TO: resolved },
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      let stderr = ""
+      child.stderr.setEncoding("utf8").on("data", (s: string) => stderr += s)
+      child.on("error", reject)
+      child.on("close", (code) => resolve({ code, stdout: "", stderr }))
+    })
+    assert.strictEqual(r.code, 0, describeResult(r))
+    assert.strictEqual(fs.readFileSync(out, "utf8").trimEnd().split("\n").length, 5)
+    const urls: Array<string> = JSON.parse(fs.readFileSync(resolved, "utf8"))
+    const bundle = pathToFileURL(path.join(cacheDir(root), bundlesOf(root)[0]!)).href
+    const chunks = urls.filter((url) => url.startsWith(`${bundle}/`) && url.endsWith(".js"))
+    assert.isAbove(chunks.length, 5)
+    // What each chunk loaded holds, by its source map: the files of src/ it was made from.
+    const sources = chunks.flatMap((url) => {
+      const map = JSON.parse(fs.readFileSync(new URL(`${url}.map`), "utf8")) as { readonly sources: ReadonlyArray<string> }
+      return map.sources.map((source) => path.resolve(path.dirname(new URL(url).pathname), source))
+    })
+    assert.include(sources, path.join(root, "src", "runner", "Runner.ts"))
+    assert.deepStrictEqual(sources.filter((file) => file.startsWith(path.join(root, "src", "cluster") + path.sep) || file === path.join(root, "src", "programs", "Cluster.ts")), [])
+    assert.deepStrictEqual(urls.filter((url) => /\/node_modules\/pg\//.test(url)), [])
   })
 
   it("an error thrown by src/ names its file and line there, through the bundle's source map", async () => {

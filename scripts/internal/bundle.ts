@@ -12,8 +12,10 @@
  * string keys (test/package.test.ts runs both through the installed bin).
  * Left to Node to resolve at run time: the peers a user's project brings
  * (`ai`, `@openai/agents`), what is optional or loaded only by name
- * (`playwright-core`, `tsx`), the Postgres client with its native option, and
- * two CommonJS packages src/ loads with `import()` (`ajv`, `yaml`).
+ * (`playwright-core`, `tsx`), the Postgres client `pg` with its native option
+ * (`@effect/sql-pg` over it is bundled: a package on effect must share the
+ * bundle's copy, whose `Redacted` values no other copy can read), and two
+ * CommonJS packages src/ loads with `import()` (`ajv`, `yaml`).
  * Code that only some runs need is split into chunks that load when used
  * (every dynamic `import()` of src/).
  */
@@ -29,7 +31,7 @@ import type { BuildOptions, Plugin } from "esbuild"
  * src/ imports with `import()`: a split chunk of CommonJS gives `import()`
  * only its default export, where Node gives the named ones too.
  */
-export const external: ReadonlyArray<string> = ["ai", "@openai/agents", "playwright-core", "tsx", "pg", "@effect/sql-pg", "ajv", "yaml"]
+export const external: ReadonlyArray<string> = ["ai", "@openai/agents", "playwright-core", "tsx", "pg", "ajv", "yaml"]
 
 // undici is CommonJS, re-exported by @effect/platform-node's Undici.js with
 // `export *`, whose names esbuild cannot see inside a split chunk: that module
