@@ -14,7 +14,7 @@ import { field } from "./fields.ts"
 import { HttpBodyError, HttpStatusError, NetworkError, retryAfterMs } from "../HttpErrors.ts"
 import { encodeJson } from "../../internal/jsonBody.ts"
 import { redactUrl } from "../../internal/redact.ts"
-import { type RawAnswer, RawPost, type RawPostFn } from "./rawPost.ts"
+import { RawPost, type RawPostFn } from "./rawPost.ts"
 import type { Usage } from "../Trial.ts"
 
 /** @internal */
@@ -42,13 +42,16 @@ export const postJson = (
   Effect.withFiber((fiber): Effect.Effect<unknown, HttpStatusError | NetworkError | InvalidAgentOutput | HttpBodyError, HttpClient.HttpClient> => {
     const raw = fiber.getRef(RawPost)
     const where = options.where ?? options.scrub(redactUrl(options.url))
+    const viaRaw = raw === undefined || fiber.getRef(Tracer.Tracer) !== Tracer.nativeTracer
+      ? undefined
+      : postRawThen(raw, { ...options, where }, Effect.succeed)
+    if (viaRaw !== undefined) return viaRaw
     // Tasks read from files are JSON by construction; a program's own may hold a BigInt or a cycle.
     const encoded = encodeJson(options.body)
     if (typeof encoded !== "string") {
       return Effect.fail(new HttpBodyError({ url: where, problem: options.scrub(encoded.problem) }))
     }
-    const target = raw === undefined || fiber.getRef(Tracer.Tracer) !== Tracer.nativeTracer ? undefined : parsedUrl(options.url)
-    return target === undefined ? viaClient(options, where, encoded) : viaRaw(options, where, encoded, raw!, target)
+    return viaClient(options, where, encoded)
   })
 
 const viaClient = (options: PostOptions, where: string, encoded: string) =>
@@ -71,20 +74,6 @@ const rawHeaders = (options: PostOptions): Record<string, string> => {
   if (options.bearer !== undefined) headers["authorization"] = `Bearer ${Redacted.value(options.bearer)}`
   headers["content-type"] = "application/json"
   return headers
-}
-
-const viaRaw = (options: PostOptions, where: string, encoded: string, raw: RawPostFn, target: URL) => {
-  const headers = rawHeaders(options)
-  return Effect.flatMap(
-    Effect.callback<RawAnswer, NetworkError>((resume) => {
-      const abort = raw(target, headers, encoded, (answer, cause) =>
-        resume(
-          answer === undefined ? Effect.fail(networkError(cause, "TransportError", where, options.scrub)) : Effect.succeed(answer)
-        ))
-      return Effect.sync(abort)
-    }),
-    (answer) => settle(answer.status, answer.retryAfter, answer.text, where, options.scrub)
-  )
 }
 
 /**
