@@ -145,20 +145,44 @@ const withoutUndefined = (value: unknown): unknown => {
 }
 
 /**
- * The common shape, checked without the Schema machinery: a string output and,
- * if present, a plain-object metadata. Anything else takes the Schema path.
+ * The common shape, checked without the Schema machinery: a string output,
+ * if present a plain-object metadata and a usage of counts (`plainUsage`).
+ * Anything else, or anything unsure, takes the Schema path.
  *
  * @internal
  */
 export const isPlainOutput = (value: unknown): value is AgentOutput => {
   if (typeof value !== "object" || value === null) return false
-  const o = value as { readonly output_text?: unknown; readonly metadata?: unknown }
+  const o = value as { readonly output_text?: unknown; readonly metadata?: unknown; readonly usage?: unknown }
   if (typeof o.output_text !== "string") return false
   for (const key in o) {
-    if (key !== "output_text" && key !== "metadata" && key !== "response") return false
+    if (key !== "output_text" && key !== "metadata" && key !== "response" && key !== "usage") return false
   }
+  if ("usage" in o && !plainUsage(o.usage)) return false
   const m = o.metadata
   return m === undefined ? !("metadata" in o) : typeof m === "object" && m !== null && !Array.isArray(m)
+}
+
+const countKeys = new Set(["input_tokens", "output_tokens", "total_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens"])
+
+// What the Usage Schema accepts, in its common form: the three counts, the
+// optional ones, all safe non-negative integers, a model name, a finite
+// non-negative cost; no `user` (left to the Schema).
+const plainUsage = (usage: unknown): boolean => {
+  if (typeof usage !== "object" || usage === null || Array.isArray(usage)) return false
+  const u = usage as Record<string, unknown>
+  for (const key of ["input_tokens", "output_tokens", "total_tokens"]) if (!(key in u)) return false
+  for (const key in u) {
+    const value = u[key]
+    if (countKeys.has(key)) {
+      if (!Number.isSafeInteger(value) || (value as number) < 0) return false
+    } else if (key === "model") {
+      if (typeof value !== "string") return false
+    } else if (key === "cost_usd") {
+      if (typeof value !== "number" || !Number.isFinite(value) || value < 0) return false
+    } else return false
+  }
+  return true
 }
 
 /**

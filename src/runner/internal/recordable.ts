@@ -10,6 +10,7 @@
  */
 import { Exit, Schema } from "effect"
 import { InvalidAgentOutput } from "../../domain/Errors.ts"
+import { isPlainOutput } from "../../domain/internal/agent.ts"
 import { schemaFailure } from "../../domain/internal/failure.ts"
 import { AgentOutput, type TrialError } from "../../domain/Trial.ts"
 import { describeUnwritable, writable } from "../../internal/writable.ts"
@@ -94,7 +95,7 @@ const decodeOutput = Schema.decodeUnknownExit(AgentOutput)
 
 // Where `output` fails the AgentOutput Schema (`output.usage.input_tokens: Expected an integer, got 1e+300`).
 const misfit = (output: unknown): string | undefined => {
-  if (plainFit(output)) return undefined
+  if (isPlainOutput(output)) return undefined
   const exit = decodeOutput(output)
   if (exit._tag === "Success") return undefined
   const { path, problem } = schemaFailure(exit.cause.reasons[0])
@@ -102,36 +103,3 @@ const misfit = (output: unknown): string | undefined => {
   return `${field === "" ? "output" : `output.${field}`}: ${problem}`
 }
 
-// The common shape, checked without the Schema machinery (a few microseconds
-// a trial): an output of a call with its counts and no steps. Anything else,
-// or anything unsure, is left to the Schema.
-const plainFit = (output: unknown): boolean => {
-  if (typeof output !== "object" || output === null) return false
-  const o = output as Record<string, unknown>
-  if (typeof o["output_text"] !== "string") return false
-  for (const key in o) {
-    if (key !== "output_text" && key !== "response" && key !== "metadata" && key !== "usage") return false
-  }
-  const metadata = o["metadata"]
-  if ("metadata" in o && (typeof metadata !== "object" || metadata === null || Array.isArray(metadata))) return false
-  return !("usage" in o) || plainUsage(o["usage"])
-}
-
-const countKeys = new Set(["input_tokens", "output_tokens", "total_tokens", "cached_input_tokens", "cache_write_input_tokens", "reasoning_tokens"])
-
-const plainUsage = (usage: unknown): boolean => {
-  if (typeof usage !== "object" || usage === null || Array.isArray(usage)) return false
-  const u = usage as Record<string, unknown>
-  for (const key of ["input_tokens", "output_tokens", "total_tokens"]) if (!(key in u)) return false
-  for (const key in u) {
-    const value = u[key]
-    if (countKeys.has(key)) {
-      if (!Number.isSafeInteger(value) || (value as number) < 0) return false
-    } else if (key === "model") {
-      if (typeof value !== "string") return false
-    } else if (key === "cost_usd") {
-      if (typeof value !== "number" || !Number.isFinite(value) || value < 0) return false
-    } else return false
-  }
-  return true
-}
